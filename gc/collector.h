@@ -1,0 +1,162 @@
+// The interface between the VM (the mutator) and a collector.
+//
+// The VM sees a collector through three things: the inline allocation fast
+// path (a bump buffer the collector refills), the card-marking write barrier,
+// and this class's virtual slow paths. A collector sees the VM only through
+// the object layout (layout.h) and the RootSet below.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gc/layout.h"
+
+namespace gc {
+
+// A contiguous run of root slots. The VM hands roots over as many small
+// groups (static overpartitioning, Flood et al. 2001, L93-95 and L113) so
+// that parallel collectors can claim them dynamically.
+struct RootGroup {
+  Value* slots;
+  size_t count;
+};
+
+// Answers, after tracing, whether an object survived and where it now is.
+class WeakResolver {
+ public:
+  virtual ~WeakResolver() = default;
+  // The object's current header address, or nullptr if it died.
+  virtual Word* resolve(Word* header) = 0;
+};
+
+class RootSet {
+ public:
+  virtual ~RootSet() = default;
+  // Called on the mutator thread when a collection starts, before any root
+  // is read (the VM clears dead stack slots here).
+  virtual void prepare_for_collection() {}
+  // Appends every root group. Groups must not overlap.
+  virtual void root_groups(std::vector<RootGroup>& out) = 0;
+  // After tracing: update or drop weak references (fibers' native state).
+  virtual void process_weak(WeakResolver& resolver) = 0;
+};
+
+// Why a collection ran; shown in logs.
+enum class GcCause { kAllocationFailure, kExplicit, kStress, kLargeAllocation };
+const char* cause_name(GcCause cause);
+
+struct HeapOptions {
+  uint64_t max_heap_bytes = 0;   // 0: a quarter of physical memory
+  unsigned gc_threads = 1;
+  uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
+  bool verify = false;
+};
+
+// Summary statistics every collector keeps (gc_stats() and :stats).
+struct GcStats {
+  uint64_t collections = 0;
+  double pause_total_ms = 0;
+  double pause_max_ms = 0;
+  uint64_t bytes_allocated = 0;   // bytes handed to the mutator, ever
+  uint64_t bytes_copied = 0;      // moving collectors
+  uint64_t peak_heap_bytes = 0;
+  uint64_t last_live_bytes = 0;   // live bytes after the last collection
+};
+
+// Objects of at least this many bytes go to the large-object space and never
+// move: copying them costs more than their headers save (Jikes RVM and
+// HotSpot both use a few kilobytes).
+constexpr size_t kLargeObjectBytes = 16 * 1024;
+
+// Cards: one byte per 512 bytes of reservation, 0 = dirty (HotSpot's values,
+// so the barrier stores a zero). 512 bytes is HotSpot's card size.
+constexpr unsigned kCardShift = 9;
+constexpr uint8_t kCardDirty = 0;
+constexpr uint8_t kCardClean = 1;
+
+class Collector {
+ public:
+  virtual ~Collector() = default;
+
+  // Mutator allocation buffer. The fast path (Mutator::allocate in
+  // gc/mutator.h) bumps top; when it would pass limit it calls
+  // allocate_slow. A collector may set limit == top to see every allocation
+  // (stress mode).
+  Word* top = nullptr;
+  Word* limit = nullptr;
+
+  // Biased card table: card_base[address >> kCardShift] is the card byte.
+  uint8_t* card_base = nullptr;
+
+  // Allocates and formats an object (layout.h: format_object), collecting
+  // if needed. Returns nullptr when the heap is exhausted even after a full
+  // collection; the caller reports out of memory. Sizes are already rounded.
+  virtual Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) = 0;
+  // Allocates in the large-object space whatever the size: the object never
+  // moves (fiber value stacks rely on this).
+  virtual Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) = 0;
+  // A full collection now.
+  virtual void collect(GcCause cause) = 0;
+
+  virtual const char* name() const = 0;
+  virtual uint64_t heap_used() const = 0;   // bytes in objects and buffers now
+  virtual uint64_t heap_size() const = 0;   // bytes the heap currently spans
+  uint64_t max_heap() const { return options_.max_heap_bytes; }
+  const GcStats& stats() const { return stats_; }
+  // Live bytes at the last failed allocation, for the out-of-memory message.
+  uint64_t live_at_exhaustion() const { return live_at_exhaustion_; }
+  // True if addr lies in the reservation (any space, live or not).
+  virtual bool in_heap(const void* addr) const = 0;
+  // Identity hash: stable across moves (layout.h, HashState).
+  virtual uint64_t identity_hash(Word* header) = 0;
+
+ protected:
+  Collector(RootSet& roots, const HeapOptions& options) : roots_(roots), options_(options) {}
+  RootSet& roots_;
+  HeapOptions options_;
+  GcStats stats_;
+  uint64_t live_at_exhaustion_ = 0;
+};
+
+// The registry: one line per collector in registry.cpp.
+struct CollectorInfo {
+  const char* name;
+  const char* description;
+  std::unique_ptr<Collector> (*create)(RootSet& roots, const HeapOptions& options);
+};
+const std::vector<CollectorInfo>& registered_collectors();
+const CollectorInfo* find_collector(const std::string& name);
+
+// Physical memory in bytes (the default heap is a quarter of it).
+uint64_t physical_memory_bytes();
+
+}  // namespace gc
+
+namespace gc {
+
+// The allocation fast path, inlined into the interpreter: a bump of the
+// collector's buffer. Everything else (refill, large objects, collection,
+// rounding of huge sizes) is the collector's slow path.
+inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  uint64_t words = object_words(nrefs, raw_words);
+  Word* p = c.top;
+  if (nrefs < (1u << SizeCode::kRefMantissaBits) && raw_words < (1u << SizeCode::kRawMantissaBits) &&
+      words * kWordSize < kLargeObjectBytes && static_cast<uint64_t>(c.limit - p) >= words) [[likely]] {
+    c.top = p + words;
+    return format_object(p, class_id, nrefs, raw_words);
+  }
+  return c.allocate_slow(class_id, rounded_refs(nrefs), rounded_raw(raw_words));
+}
+
+// The write barrier: every reference store into a heap object goes through
+// here. It dirties the card of the slot unconditionally (no test of the
+// value stored), which is one shift and one byte store.
+inline void write_ref(Collector& c, Value* slot, Value v) {
+  *slot = v;
+  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
+}
+
+}  // namespace gc
