@@ -1,0 +1,37 @@
+// A local allocation buffer (Flood et al. 2001, section 4): a run of a space
+// that one thread bumps without synchronisation. The mutator's buffer is
+// Collector::top/limit; a GC worker copying into to-space holds one of these.
+#pragma once
+
+#include "gc/layout.h"
+
+namespace gc {
+
+struct Lab {
+  Word* top = nullptr;
+  Word* end = nullptr;
+
+  bool fits(uint64_t words) const { return static_cast<uint64_t>(end - top) >= words; }
+  // Bumps; the caller has checked fits().
+  Word* bump(uint64_t words) {
+    Word* p = top;
+    top = p + words;
+    return p;
+  }
+};
+
+// Makes [begin, end) one dead object (kFillerClass, header only plus raw
+// words) so that a linear walk steps over it. Any length of at least one
+// word can be filled, which is why a LAB's tail can always be retired.
+inline void fill_dead_space(Word* begin, Word* end) {
+  while (begin < end) {
+    uint64_t raw = static_cast<uint64_t>(end - begin) - 1;
+    // The raw size must be exactly representable; the largest exact size is
+    // the mantissa's range, so long gaps become several fillers.
+    if (raw >= (1u << SizeCode::kRawMantissaBits)) raw = (1u << SizeCode::kRawMantissaBits) - 1;
+    *begin = Header::make(kFillerClass, 0, raw);
+    begin += 1 + raw;
+  }
+}
+
+}  // namespace gc

@@ -1,0 +1,512 @@
+#include "gc/collectors/semispace/semispace.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "gc/alloc/lab.h"
+
+namespace gc {
+
+namespace {
+
+// Small enough that a short script touches little memory; large enough that
+// starting the VM (prelude, class table, interned strings) does not collect.
+constexpr uint64_t kInitialSemispaceBytes = 4ull << 20;
+
+// The smallest --heap honoured: room for a few pages in each semispace, so
+// that tests of out-of-memory behaviour can use tiny heaps.
+constexpr uint64_t kMinHeapBytes = 64ull << 10;
+
+// To-space LAB size (Flood et al. 2001, section 4: "large enough to reduce
+// contention on the copy pointer, yet small enough to avoid excessive
+// fragmentation"). Serially LABs are extended in place and waste nothing;
+// the value matters once several workers claim them.
+constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
+
+// Live data above this fraction of a semispace after a collection doubles
+// it: a copying collector's cost is proportional to live data and its
+// frequency inversely proportional to free space, so keeping at least half
+// free bounds the collection cost per allocated byte.
+constexpr uint64_t kGrowWhenLiveExceedsOneIn = 2;
+
+HeapOptions resolved_options(const HeapOptions& in) {
+  HeapOptions o = in;
+  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
+  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
+  if (o.gc_threads == 0) o.gc_threads = 1;  // accepted and ignored: this collector is serial
+  return o;
+}
+
+// A 64-bit finaliser (splitmix64): neighbouring addresses get unrelated
+// hashes.
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58'476D'1CE4'E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D0'49BB'1331'11EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+// Identity hashes fit a double's mantissa, so the VM can hand them to
+// programs as exact numbers.
+constexpr uint64_t kHashMask = (1ull << 52) - 1;
+
+[[noreturn]] void to_space_overflow() {
+  // Unreachable by construction: the to-space region is as large as the
+  // whole heap, and collect_for checks that from-space (plus the hash words
+  // it owes) fits before it starts.
+  std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
+  std::abort();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The scavenger: one GC worker's state for one collection. Everything on
+// the per-object path is inline here, with no virtual call and no
+// allocation per object (the large-object mark stack grows geometrically
+// and is kept between collections). A parallel version gives each worker
+// one of these, with a deque in place of the Cheney scan pointer.
+
+class Scavenger {
+ public:
+  explicit Scavenger(SemispaceCollector& c)
+      : c_(c),
+        to_(*c.current_),
+        from_begin_(reinterpret_cast<uintptr_t>(c.other_->begin())),
+        from_bytes_(c.other_->used_bytes()),
+        los_begin_(reinterpret_cast<uintptr_t>(c.los_.begin())),
+        los_bytes_(reinterpret_cast<uintptr_t>(c.los_.frontier()) - los_begin_),
+        los_stack_(c.large_mark_stack_),
+        scan_(to_.begin()) {
+    lab_.top = lab_.end = to_.begin();
+  }
+
+  // Roots and slots alike: copy (or find the copy of) a from-space target
+  // and redirect the slot; mark a large-object target in place.
+  void scavenge_slot(Value* slot) {
+    uint64_t bits = slot->bits;
+    if ((bits & Value::kTagMask) != Value::kRefTag) return;
+    uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
+    if (addr - from_begin_ < from_bytes_) {
+      slot->bits = Value::kRefTag | reinterpret_cast<uintptr_t>(forward(reinterpret_cast<Word*>(addr)));
+    } else if (addr - los_begin_ < los_bytes_) {
+      mark_large(reinterpret_cast<Word*>(addr));
+    }
+  }
+
+  // Cheney's scan: the objects between the scan pointer and the copy
+  // pointer (the LAB's top) are grey; scanning one may copy more.
+  void scan_to_space() {
+    while (scan_ < lab_.top) {
+      Word* h = header_from_start(scan_);
+      Word header = *h;
+      scan_slots(h, Header::nrefs(header));
+      scan_ = h + 1 + Header::raw_words(header);
+    }
+  }
+
+  bool has_large_work() const { return !los_stack_.empty(); }
+
+  // Large objects are grey while on the mark stack; scanning them is the
+  // same slot loop, in place.
+  void trace_large_objects() {
+    while (!los_stack_.empty()) {
+      Word* h = los_stack_.back();
+      los_stack_.pop_back();
+      scan_slots(h, Header::nrefs(*h));
+    }
+  }
+
+  // Ends the collection's copying: the space's top is the copy pointer.
+  void finish() {
+    to_.retire_lab(lab_);
+    c_.stats_.bytes_copied += copied_words_ * kWordSize;
+  }
+
+ private:
+  void scan_slots(Word* h, uint64_t n) {
+    Value* slots = ref_slots_begin(h, n);
+    for (uint64_t i = 0; i < n; ++i) scavenge_slot(slots + i);
+  }
+
+  // A forwarding pointer (tag 00) is the new header address.
+  Word* forward(Word* old) {
+    Word h = *old;
+    if (Header::is_forwarded(h)) return reinterpret_cast<Word*>(h);
+    return copy(old, h);
+  }
+
+  // The whole object (count word, slots, header, raw words) moves with one
+  // memcpy; the old header word becomes the forwarding pointer.
+  Word* copy(Word* old, Word h) {
+    if (Header::hash_state(h) == HashState::kHashed) [[unlikely]]
+      return copy_hashed(old, h);
+    uint64_t below = words_below(Header::nrefs(h));
+    uint64_t words = below + 1 + Header::raw_words(h);
+    Word* dst = to_allocate(words);
+    std::memcpy(dst, old - below, words * kWordSize);
+    Word* moved = dst + below;
+    *old = reinterpret_cast<Word>(moved);
+    copied_words_ += words;
+    return moved;
+  }
+
+  // An object hashed at its current address keeps that hash in a new last
+  // raw word and changes state to kHashedAndMoved (layout.h, HashState).
+  [[gnu::noinline]] Word* copy_hashed(Word* old, Word h) {
+    uint64_t below = words_below(Header::nrefs(h));
+    uint64_t raw = Header::raw_words(h);
+    uint64_t new_raw = rounded_raw(raw + 1);
+    uint64_t words = below + 1 + new_raw;
+    Word* dst = to_allocate(words);
+    std::memcpy(dst, old - below, (below + 1 + raw) * kWordSize);
+    Word* moved = dst + below;
+    std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
+    moved[new_raw] = c_.hash_of_address(old);
+    *moved = Header::with_hash_state(Header::with_raw_words(h, new_raw), HashState::kHashedAndMoved);
+    *old = reinterpret_cast<Word>(moved);
+    copied_words_ += words;
+    return moved;
+  }
+
+  void mark_large(Word* h) {
+    Word w = *h;
+    if (Header::is_marked(w)) return;
+    *h = w | Header::kMarkBit;
+    los_stack_.push_back(h);
+  }
+
+  Word* to_allocate(uint64_t words) {
+    if (!lab_.fits(words)) [[unlikely]]
+      refill_lab(words);
+    return lab_.bump(words);
+  }
+
+  [[gnu::noinline]] void refill_lab(uint64_t words) {
+    if (!to_.claim_lab(lab_, words, kGcLabWords)) to_space_overflow();
+  }
+
+  SemispaceCollector& c_;
+  CopySpace& to_;
+  uintptr_t from_begin_;
+  uint64_t from_bytes_;
+  uintptr_t los_begin_;
+  uint64_t los_bytes_;
+  std::vector<Word*>& los_stack_;
+  Lab lab_;
+  Word* scan_;
+  uint64_t copied_words_ = 0;
+};
+
+// process_weak's answer: forwarded -> the copy; a marked large object ->
+// itself; anything else in the heap died.
+class SemispaceWeakResolver final : public WeakResolver {
+ public:
+  explicit SemispaceWeakResolver(SemispaceCollector& c) : c_(c) {}
+  Word* resolve(Word* h) override {
+    if (c_.other_->contains(h)) return Header::is_forwarded(*h) ? reinterpret_cast<Word*>(*h) : nullptr;
+    if (c_.los_.contains(h)) return Header::is_marked(*h) ? h : nullptr;
+    if (h >= c_.current_->begin() && h < c_.current_->top()) return h;  // already resolved
+    return c_.in_heap(h) ? nullptr : h;
+  }
+
+ private:
+  SemispaceCollector& c_;
+};
+
+// ---------------------------------------------------------------------------
+// Construction
+
+SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& options)
+    : Collector(roots, resolved_options(options)),
+      // Each semispace region is as large as the whole heap: S is at most
+      // half of it, and copying may add one hash word per object, so
+      // survivors (at most S plus S words) always fit the region.
+      reservation_(3 * options_.max_heap_bytes),
+      cards_(reservation_),
+      space_a_("semispace-A", reservation_.base(), reservation_.base() + options_.max_heap_bytes / kWordSize),
+      space_b_("semispace-B", space_a_.region_end(), space_a_.region_end() + options_.max_heap_bytes / kWordSize),
+      los_(space_b_.region_end(), reservation_.end()),
+      current_(&space_a_),
+      other_(&space_b_),
+      semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))) {
+  card_base = cards_.biased_base();
+  current_->reset(semispace_bytes_);
+  other_->reset(semispace_bytes_);
+  cards_.clean(current_->begin(), current_->end());
+  large_mark_stack_.reserve(256);
+  install_mutator_buffer();
+  note_heap_size();
+}
+
+SemispaceCollector::~SemispaceCollector() = default;
+
+std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& options) {
+  return std::make_unique<SemispaceCollector>(roots, options);
+}
+
+// ---------------------------------------------------------------------------
+// One collection
+
+void SemispaceCollector::collect(GcCause cause) { collect_for(cause, 0); }
+
+void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes) {
+  auto start = std::chrono::steady_clock::now();
+  account_mutator_buffer();
+  current_->set_top(top);
+  pending_large_bytes_ = pending_large_bytes;
+  roots_.prepare_for_collection();
+  if (options_.verify) verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
+
+  // Survivors need at most from-space's bytes plus the hash words it owes;
+  // the sizing policy makes the region hold that, so this only guards it.
+  if (current_->used_bytes() / kWordSize + hash_reserve_words_ > other_->region_bytes() / kWordSize) {
+    live_at_exhaustion_ = heap_used();
+    return;
+  }
+
+  flip();
+  Scavenger scavenger(*this);
+  scavenge_roots(scavenger);
+  trace_transitive_closure(scavenger);
+  scavenger.finish();
+  process_weak();
+  sweep_large_objects();
+  resize_semispaces();
+  release_from_space();
+  install_mutator_buffer();
+
+  if (options_.verify) verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats_.collections++;
+  stats_.pause_total_ms += ms;
+  stats_.pause_max_ms = std::max(stats_.pause_max_ms, ms);
+  note_heap_size();
+  (void)cause;  // for the log, once gc/observe exists
+}
+
+// The spaces change roles: the mutator's space becomes from-space and the
+// empty one, at the current capacity, becomes to-space.
+void SemispaceCollector::flip() {
+  std::swap(current_, other_);
+  current_->reset(semispace_bytes_);
+  cards_.clean(current_->begin(), current_->end());
+  // Every kHashed object in from-space gets its hash word as it is copied;
+  // to-space starts owing nothing.
+  hash_reserve_words_ = 0;
+}
+
+// One root group at a time, in order (the parallel version claims them).
+void SemispaceCollector::scavenge_roots(Scavenger& s) {
+  root_groups_.clear();
+  roots_.root_groups(root_groups_);
+  for (const RootGroup& group : root_groups_) scavenge_root_group(s, group);
+}
+
+void SemispaceCollector::scavenge_root_group(Scavenger& s, const RootGroup& group) {
+  for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
+}
+
+// Scanning to-space may mark large objects; scanning those may copy more
+// objects into to-space. Alternate until both are empty.
+void SemispaceCollector::trace_transitive_closure(Scavenger& s) {
+  for (;;) {
+    s.scan_to_space();
+    if (!s.has_large_work()) break;
+    s.trace_large_objects();
+  }
+}
+
+void SemispaceCollector::process_weak() {
+  SemispaceWeakResolver resolver(*this);
+  roots_.process_weak(resolver);
+}
+
+void SemispaceCollector::sweep_large_objects() { los_.sweep(debug_poisoning()); }
+
+// The sizing policy (semispace.h): grow S while live data exceeds half of
+// it, keep 2 * S + L within the heap bound, never below what is live.
+void SemispaceCollector::resize_semispaces() {
+  uint64_t live = current_->used_bytes();
+  uint64_t bound = semispace_bound(pending_large_bytes_);
+  uint64_t target = semispace_bytes_;
+  while (live > target / kGrowWhenLiveExceedsOneIn && target < bound) target *= 2;
+  target = std::min(target, bound);
+  target = std::max({target, round_up_pages(live), static_cast<uint64_t>(kPageBytes)});
+  if (target < semispace_bytes_) {
+    Reservation::release_pages(current_->begin() + target / kWordSize, current_->end());
+  } else if (target > semispace_bytes_) {
+    cards_.clean(current_->end(), current_->begin() + target / kWordSize);
+  }
+  semispace_bytes_ = target;
+  current_->set_capacity(target);
+  stats_.last_live_bytes = live + los_.committed_bytes();
+}
+
+// From-space is empty now. In stress and verify modes its old contents are
+// poisoned so that a stale reference reads garbage, not a plausible object.
+void SemispaceCollector::release_from_space() {
+  if (debug_poisoning()) other_->poison_contents();
+  if (other_->capacity_bytes() > semispace_bytes_)
+    Reservation::release_pages(other_->begin() + semispace_bytes_ / kWordSize, other_->end());
+  other_->reset(semispace_bytes_);
+}
+
+// After a collection the mutator's buffer is the rest of to-space, less the
+// hash words the space owes. In stress mode limit stays at top so that
+// every allocation reaches allocate_slow.
+void SemispaceCollector::install_mutator_buffer() {
+  top = current_->top();
+  Word* end = current_->end();
+  alloc_end_ = static_cast<uint64_t>(end - top) > hash_reserve_words_ ? end - hash_reserve_words_ : top;
+  limit = options_.stress_interval ? top : alloc_end_;
+  buffer_start_ = top;
+}
+
+// ---------------------------------------------------------------------------
+// Slow paths
+
+Word* SemispaceCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  count_stress_allocation();
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) || raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+    return out_of_memory();
+  uint64_t words = object_words(nrefs, raw_words);
+  if (words * kWordSize >= kLargeObjectBytes)
+    return allocate_large(class_id, nrefs, raw_words, words, GcCause::kLargeAllocation);
+  return allocate_in_copy_space(class_id, nrefs, raw_words, words);
+}
+
+Word* SemispaceCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  count_stress_allocation();
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) || raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+    return out_of_memory();
+  return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words), GcCause::kLargeAllocation);
+}
+
+void SemispaceCollector::count_stress_allocation() {
+  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0) collect_for(GcCause::kStress, 0);
+}
+
+Word* SemispaceCollector::allocate_in_copy_space(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
+                                                 uint64_t words) {
+  if (static_cast<uint64_t>(alloc_end_ - top) < words) {
+    collect_for(GcCause::kAllocationFailure, 0);
+    if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words)) return out_of_memory();
+  }
+  account_mutator_buffer();
+  Word* p = top;
+  top = p + words;
+  buffer_start_ = top;
+  if (options_.stress_interval) limit = top;
+  stats_.bytes_allocated += words * kWordSize;
+  return format_object(p, class_id, nrefs, raw_words);
+}
+
+// Right after a collection that left too little room: take more of the
+// region if the heap bound allows.
+bool SemispaceCollector::try_grow_current_space(uint64_t words) {
+  current_->set_top(top);
+  uint64_t need = current_->used_bytes() + (words + hash_reserve_words_) * kWordSize;
+  uint64_t target = std::max(round_up_pages(need), semispace_bytes_ * 2);
+  target = std::min(target, semispace_bound(0));
+  if (target < need) return false;
+  cards_.clean(current_->end(), current_->begin() + target / kWordSize);
+  semispace_bytes_ = target;
+  current_->set_capacity(target);
+  install_mutator_buffer();
+  note_heap_size();
+  return true;
+}
+
+Word* SemispaceCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
+                                         GcCause cause) {
+  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
+  collect_for(cause, LargeObjectSpace::pages_for(words) * kPageBytes);
+  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
+  return out_of_memory();
+}
+
+Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {
+  uint64_t pages = LargeObjectSpace::pages_for(words);
+  uint64_t bytes = pages * kPageBytes;
+  if (2 * semispace_bytes_ + los_.committed_bytes() + bytes > options_.max_heap_bytes) return nullptr;
+  Word* start = los_.allocate_pages(pages);
+  if (!start) return nullptr;
+  cards_.clean(start, start + bytes / kWordSize);
+  Word* h = format_object(start, class_id, nrefs, raw_words);
+  los_.add_object(h, start, pages);
+  stats_.bytes_allocated += words * kWordSize;
+  note_heap_size();
+  return h;
+}
+
+Word* SemispaceCollector::out_of_memory() {
+  live_at_exhaustion_ = heap_used();
+  return nullptr;
+}
+
+// The fast path bumps top without counting; the slow paths count what it
+// consumed since the buffer was last accounted.
+void SemispaceCollector::account_mutator_buffer() {
+  stats_.bytes_allocated += static_cast<uint64_t>(top - buffer_start_) * kWordSize;
+  buffer_start_ = top;
+}
+
+void SemispaceCollector::flush_stats() { account_mutator_buffer(); }
+
+uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const {
+  uint64_t large = los_.committed_bytes() + pending_large_bytes;
+  uint64_t max = options_.max_heap_bytes;
+  return large >= max ? 0 : round_down_pages((max - large) / 2);
+}
+
+void SemispaceCollector::note_heap_size() { stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size()); }
+
+// ---------------------------------------------------------------------------
+// Queries
+
+uint64_t SemispaceCollector::heap_used() const {
+  return static_cast<uint64_t>(top - current_->begin()) * kWordSize + los_.committed_bytes();
+}
+
+uint64_t SemispaceCollector::heap_size() const { return 2 * semispace_bytes_ + los_.committed_bytes(); }
+
+uint64_t SemispaceCollector::hash_of_address(const Word* header) const {
+  return mix(reservation_.offset_of(header)) & kHashMask;
+}
+
+// kUnhashed -> kHashed: the hash is the address's; an object in the copy
+// space now owes one word for when it moves, which comes out of the
+// mutator's buffer.
+uint64_t SemispaceCollector::identity_hash(Word* header) {
+  Word h = *header;
+  switch (Header::hash_state(h)) {
+    case HashState::kHashedAndMoved:
+      return header[Header::raw_words(h)];
+    case HashState::kHashed:
+      return hash_of_address(header);
+    default:
+      break;
+  }
+  *header = Header::with_hash_state(h, HashState::kHashed);
+  if (in_current_space(header)) {
+    hash_reserve_words_++;
+    if (alloc_end_ > top) alloc_end_--;
+    if (limit > alloc_end_) limit = alloc_end_;
+  }
+  return hash_of_address(header);
+}
+
+void SemispaceCollector::describe_heap(verify::HeapShape& out) const {
+  out.linear_spaces.push_back({current_->name(), current_->begin(), top});
+  out.evacuated_spaces.push_back({other_->name(), other_->begin(), other_->region_end()});
+  out.large_space = {"large", space_b_.region_end(), reservation_.end()};
+  for (const LargeObjectSpace::Object& o : los_.objects()) out.large_objects.push_back(o.header);
+}
+
+}  // namespace gc

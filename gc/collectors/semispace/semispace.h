@@ -1,0 +1,121 @@
+// semispace: a serial Cheney copying collector (Cheney 1970), written in the
+// shape of pSemispaces (Flood et al. 2001, section 4) so that it can grow
+// into the parallel collector:
+//   - root groups are scavenged one group at a time (section 3.1's static
+//     overpartitioning; a parallel version claims them dynamically);
+//   - survivors are copied into to-space through a LAB (section 4); with
+//     one worker the LABs are contiguous and the to-space region is itself
+//     the queue of objects to scan (Cheney's scan pointer); a parallel
+//     version replaces that queue with work-stealing deques;
+//   - large objects are marked in place and scanned from a mark stack.
+//
+// Heap (one reservation, heap/reservation.h):
+//   [ semispace A region | semispace B region | large-object region ]
+// Each region is reserved at the maximum heap size; the sizing policy below
+// decides how much of a semispace region is used.
+//
+// Sizing policy. --heap bounds 2 * S + L, where S is the capacity of each
+// semispace and L the bytes of large-object pages in use. S starts at
+// kInitialSemispaceBytes (or less when the heap is smaller), doubles after
+// a collection that leaves more than half of it live, and never exceeds
+// (max - L) / 2; after a collection it shrinks toward that bound when large
+// objects need the room. An allocation that does not fit after a
+// collection with S at its bound returns nullptr (out of memory).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/heap/reservation.h"
+#include "gc/spaces/copy_space.h"
+#include "gc/spaces/large_object_space.h"
+#include "gc/verify/verifier.h"
+
+namespace gc {
+
+class Scavenger;
+
+class SemispaceCollector final : public Collector, public verify::VerifiableHeap {
+ public:
+  SemispaceCollector(RootSet& roots, const HeapOptions& options);
+  ~SemispaceCollector() override;
+
+  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
+  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
+  void collect(GcCause cause) override;
+
+  const char* name() const override { return "semispace"; }
+  // Bytes in objects: the current semispace up to top, plus large-object
+  // pages. The rest of the current semispace is the mutator's buffer.
+  uint64_t heap_used() const override;
+  // 2 * S + L: both semispaces count, as the policy above bounds them.
+  uint64_t heap_size() const override;
+  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
+  uint64_t identity_hash(Word* header) override;
+  void flush_stats() override;
+
+  void describe_heap(verify::HeapShape& out) const override;
+
+  // For tests and observability.
+  uint64_t semispace_bytes() const { return semispace_bytes_; }
+  bool in_current_space(const Word* p) const { return p >= current_->begin() && p < top; }
+  bool in_large_space(const Word* p) const { return los_.contains(p); }
+  const LargeObjectSpace& large_objects() const { return los_; }
+
+ private:
+  friend class Scavenger;
+  friend class SemispaceWeakResolver;
+
+  // --- one collection, in order (collect() reads as this list)
+  void flip();
+  void scavenge_roots(Scavenger& s);
+  void scavenge_root_group(Scavenger& s, const RootGroup& group);
+  void trace_transitive_closure(Scavenger& s);  // scan_to_space + trace_large_objects to a fixed point
+  void process_weak();
+  void sweep_large_objects();
+  void resize_semispaces();
+  void release_from_space();
+  void install_mutator_buffer();
+
+  // --- slow paths
+  void collect_for(GcCause cause, uint64_t pending_large_bytes);
+  Word* allocate_in_copy_space(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
+  Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words, GcCause cause);
+  Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
+  bool try_grow_current_space(uint64_t words);
+  void count_stress_allocation();
+  void account_mutator_buffer();
+  Word* out_of_memory();
+  uint64_t semispace_bound(uint64_t pending_large_bytes) const;
+  uint64_t hash_of_address(const Word* header) const;
+  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
+  void note_heap_size();
+
+  Reservation reservation_;
+  CardTable cards_;
+  CopySpace space_a_;
+  CopySpace space_b_;
+  LargeObjectSpace los_;
+  CopySpace* current_;  // to-space between collections: the mutator allocates here
+  CopySpace* other_;    // from-space during a collection, empty otherwise
+
+  uint64_t semispace_bytes_;       // S
+  uint64_t pending_large_bytes_ = 0;
+  // Words the current space owes to objects in state kHashed: each grows
+  // one hash word when copied, so to-space needs this much beyond the
+  // objects themselves. The mutator's buffer ends this far below the
+  // capacity.
+  uint64_t hash_reserve_words_ = 0;
+  Word* buffer_start_ = nullptr;   // where the mutator buffer began (bytes_allocated)
+  Word* alloc_end_ = nullptr;      // the buffer's real end (limit is top in stress mode)
+  uint64_t stress_count_ = 0;
+
+  std::vector<RootGroup> root_groups_;   // reused: no allocation per collection
+  std::vector<Word*> large_mark_stack_;  // reused
+};
+
+std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& options);
+
+}  // namespace gc

@@ -1,0 +1,56 @@
+#include "gc/heap/reservation.h"
+
+#include <sys/mman.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "gc/collector.h"
+
+namespace gc {
+
+namespace {
+
+void* reserve_or_die(uint64_t bytes, const char* what) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "gc: cannot reserve %llu bytes of address space for the %s: %s\n",
+                 static_cast<unsigned long long>(bytes), what, std::strerror(errno));
+    std::exit(70);
+  }
+  return p;
+}
+
+}  // namespace
+
+Reservation::Reservation(uint64_t bytes) : size_(round_up_pages(bytes)) {
+  base_ = static_cast<Word*>(reserve_or_die(size_, "heap"));
+}
+
+Reservation::~Reservation() { munmap(base_, size_); }
+
+void Reservation::release_pages(Word* begin, Word* end) {
+  if (end > begin) madvise(begin, static_cast<size_t>(end - begin) * kWordSize, MADV_DONTNEED);
+}
+
+CardTable::CardTable(const Reservation& heap) {
+  uintptr_t first = reinterpret_cast<uintptr_t>(heap.base()) >> kCardShift;
+  uintptr_t last = (reinterpret_cast<uintptr_t>(heap.end()) + (1u << kCardShift) - 1) >> kCardShift;
+  table_bytes_ = round_up_pages(last - first);
+  table_ = static_cast<uint8_t*>(reserve_or_die(table_bytes_, "card table"));
+  // Computed on integers: the biased pointer lies outside the table, and
+  // only biased_ + (address >> kCardShift) is ever dereferenced.
+  biased_ = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(table_) - first);
+}
+
+CardTable::~CardTable() { munmap(table_, table_bytes_); }
+
+void CardTable::clean(const Word* begin, const Word* end) {
+  if (end <= begin) return;
+  uintptr_t first = reinterpret_cast<uintptr_t>(begin) >> kCardShift;
+  uintptr_t last = (reinterpret_cast<uintptr_t>(end) + (1u << kCardShift) - 1) >> kCardShift;
+  std::memset(biased_ + first, kCardClean, last - first);
+}
+
+}  // namespace gc

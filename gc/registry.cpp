@@ -1,0 +1,21 @@
+// The registry: one line per collector (DESIGN.md: a new collector is one
+// folder under gc/collectors/ plus one line here).
+#include "gc/collector.h"
+#include "gc/collectors/semispace/semispace.h"
+
+namespace gc {
+
+const std::vector<CollectorInfo>& registered_collectors() {
+  static const std::vector<CollectorInfo> collectors = {
+      {"semispace", "serial Cheney copying collector (Flood et al. 2001 pSemispaces, serial form)", create_semispace},
+  };
+  return collectors;
+}
+
+const CollectorInfo* find_collector(const std::string& name) {
+  for (const CollectorInfo& info : registered_collectors())
+    if (name == info.name) return &info;
+  return nullptr;
+}
+
+}  // namespace gc

@@ -1,0 +1,44 @@
+#include "gc/spaces/copy_space.h"
+
+#include <algorithm>
+
+#include "gc/heap/reservation.h"
+
+namespace gc {
+
+void CopySpace::reset(uint64_t capacity_bytes) {
+  top_ = begin_;
+  set_capacity(capacity_bytes);
+}
+
+void CopySpace::set_capacity(uint64_t capacity_bytes) {
+  uint64_t bytes = std::min(round_up_pages(capacity_bytes), region_bytes());
+  end_ = begin_ + bytes / kWordSize;
+}
+
+bool CopySpace::claim_lab(Lab& lab, uint64_t min_words, uint64_t lab_words) {
+  uint64_t words = std::max(min_words, lab_words);
+  if (lab.end != top_) {
+    fill_dead_space(lab.top, lab.end);
+    lab.top = lab.end = top_;
+  }
+  uint64_t room = static_cast<uint64_t>(region_end_ - top_);
+  if (room < min_words - static_cast<uint64_t>(lab.end - lab.top)) return false;
+  words = std::min(words, room);
+  top_ += words;
+  lab.end = top_;
+  return true;
+}
+
+void CopySpace::retire_lab(Lab& lab) {
+  if (lab.end == top_) {
+    top_ = lab.top;
+  } else {
+    fill_dead_space(lab.top, lab.end);
+  }
+  lab.top = lab.end = top_;
+}
+
+void CopySpace::poison_contents() { std::fill(begin_, top_, Header::kPoison); }
+
+}  // namespace gc

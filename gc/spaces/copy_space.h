@@ -1,0 +1,65 @@
+// A copy space (MMTk's CopySpace policy): one region of the reservation
+// filled by bumping, emptied all at once when its survivors have been
+// evacuated elsewhere. A semispace collector owns two and flips them.
+//
+// The region is reserved at its largest size; the space's capacity (the
+// part the heap-size policy lets it use) is a prefix of it, so growing or
+// shrinking a space never moves it.
+#pragma once
+
+#include <cstdint>
+
+#include "gc/alloc/lab.h"
+#include "gc/layout.h"
+
+namespace gc {
+
+class CopySpace {
+ public:
+  CopySpace(const char* name, Word* region_begin, Word* region_end)
+      : name_(name), begin_(region_begin), region_end_(region_end), top_(region_begin), end_(region_begin) {}
+
+  const char* name() const { return name_; }
+  Word* begin() const { return begin_; }
+  Word* top() const { return top_; }               // end of the objects
+  Word* end() const { return end_; }               // end of the capacity
+  Word* region_end() const { return region_end_; }
+  uint64_t capacity_bytes() const { return static_cast<uint64_t>(end_ - begin_) * kWordSize; }
+  uint64_t used_bytes() const { return static_cast<uint64_t>(top_ - begin_) * kWordSize; }
+  uint64_t region_bytes() const { return static_cast<uint64_t>(region_end_ - begin_) * kWordSize; }
+
+  // One unsigned compare: the test the scavenger makes for every reference.
+  bool contains(const Word* p) const { return static_cast<uint64_t>(p - begin_) < static_cast<uint64_t>(top_ - begin_); }
+  bool in_region(const Word* p) const { return p >= begin_ && p < region_end_; }
+
+  // Empties the space and gives it capacity_bytes (page multiple, at most
+  // the region).
+  void reset(uint64_t capacity_bytes);
+  void set_capacity(uint64_t capacity_bytes);
+  void set_top(Word* top) { top_ = top; }
+
+  // Hands a GC worker room for at least min_words in to-space, up to the
+  // region's end (not the capacity: the sizing policy guarantees survivors
+  // fit, and the region is the hard bound that can never be overrun). A LAB
+  // that ends where the space's claims end is extended in place, so a
+  // single worker's LABs form one contiguous run with no waste, which the
+  // Cheney scan walks as its queue; a worker whose LAB is not at the
+  // frontier retires its tail as a filler and gets a fresh LAB. Returns
+  // false if the region cannot hold min_words more.
+  bool claim_lab(Lab& lab, uint64_t min_words, uint64_t lab_words);
+  // After a collection: gives back the unused tail of the last worker's
+  // LAB, so the objects end at the space's top.
+  void retire_lab(Lab& lab);
+
+  // Overwrites [begin, top) with Header::kPoison (stress and verify modes).
+  void poison_contents();
+
+ private:
+  const char* name_;
+  Word* begin_;
+  Word* region_end_;
+  Word* top_;
+  Word* end_;
+};
+
+}  // namespace gc

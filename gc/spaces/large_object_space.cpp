@@ -1,0 +1,82 @@
+#include "gc/spaces/large_object_space.h"
+
+#include <algorithm>
+
+#include "gc/heap/reservation.h"
+
+namespace gc {
+
+static_assert(kPageBytes == 4096);
+constexpr uint64_t kWordsPerPage = kPageBytes / kWordSize;
+
+uint64_t LargeObjectSpace::pages_for(uint64_t words) { return (words + kWordsPerPage - 1) / kWordsPerPage; }
+
+Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
+  for (auto it = free_runs_.begin(); it != free_runs_.end(); ++it) {
+    if (it->second < pages) continue;
+    Word* start = it->first;
+    uint64_t left = it->second - pages;
+    free_runs_.erase(it);
+    if (left) free_runs_.emplace(start + pages * kWordsPerPage, left);
+    committed_pages_ += pages;
+    return start;
+  }
+  if (static_cast<uint64_t>(region_end_ - frontier_) / kWordsPerPage < pages) return nullptr;
+  Word* start = frontier_;
+  frontier_ += pages * kWordsPerPage;
+  committed_pages_ += pages;
+  return start;
+}
+
+void LargeObjectSpace::add_object(Word* header, Word* start, uint64_t pages) {
+  objects_.push_back(Object{header, start, pages});
+}
+
+uint64_t LargeObjectSpace::sweep(bool poison) {
+  uint64_t freed = 0;
+  size_t kept = 0;
+  for (Object& o : objects_) {
+    Word h = *o.header;
+    if (Header::is_marked(h)) {
+      *o.header = h & ~Header::kMarkBit;
+      objects_[kept++] = o;
+    } else {
+      freed += o.pages * kPageBytes;
+      free_run(o.start, o.pages, poison);
+    }
+  }
+  objects_.resize(kept);
+  return freed;
+}
+
+void LargeObjectSpace::free_run(Word* start, uint64_t pages, bool poison) {
+  Word* end = start + pages * kWordsPerPage;
+  if (poison) {
+    std::fill(start, end, Header::kPoison);
+  } else {
+    Reservation::release_pages(start, end);
+  }
+  committed_pages_ -= pages;
+  // Coalesce with the run that ends where this one starts, and with the run
+  // that starts where this one ends.
+  auto next = free_runs_.lower_bound(start);
+  if (next != free_runs_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second * kWordsPerPage == start) {
+      start = prev->first;
+      free_runs_.erase(prev);
+    }
+  }
+  if (next != free_runs_.end() && next->first == end) {
+    end = next->first + next->second * kWordsPerPage;
+    free_runs_.erase(next);
+  }
+  // A run that reaches the frontier rejoins the never-used part.
+  if (end == frontier_) {
+    frontier_ = start;
+  } else {
+    free_runs_.emplace(start, static_cast<uint64_t>(end - start) / kWordsPerPage);
+  }
+}
+
+}  // namespace gc

@@ -1,0 +1,67 @@
+// The large-object space (MMTk's LargeObjectSpace policy; DESIGN.md, "Values
+// and objects"): objects of at least kLargeObjectBytes, and every pinned
+// object, live here on whole pages and never move. Copying them would cost
+// more than it saves, and fiber value stacks need addresses that stay put.
+//
+// Tracing marks them with the header's mark bit; after a collection every
+// unmarked object is freed, its pages returned to the OS, and its run of
+// pages put back in an address-ordered free list where neighbouring runs
+// coalesce.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "gc/heap/reservation.h"
+#include "gc/layout.h"
+
+namespace gc {
+
+class LargeObjectSpace {
+ public:
+  struct Object {
+    Word* header;
+    Word* start;     // page-aligned
+    uint64_t pages;
+  };
+
+  LargeObjectSpace(Word* region_begin, Word* region_end)
+      : begin_(region_begin), region_end_(region_end), frontier_(region_begin) {}
+
+  // A page-aligned run for an object of `words` words, or nullptr when the
+  // region has no run long enough. The caller formats the object and then
+  // calls add_object.
+  Word* allocate_pages(uint64_t pages);
+  void add_object(Word* header, Word* start, uint64_t pages);
+
+  Word* begin() const { return begin_; }
+  Word* frontier() const { return frontier_; }
+  bool contains(const Word* p) const { return p >= begin_ && p < frontier_; }
+  uint64_t committed_bytes() const { return committed_pages_ * kPageBytes; }
+  uint64_t object_count() const { return objects_.size(); }
+  const std::vector<Object>& objects() const { return objects_; }
+
+  // Frees every unmarked object and clears the marks of the others. Freed
+  // objects are poisoned (poison == true: stress and verify modes, where a
+  // stale reference must read as garbage) or their pages given back to the
+  // OS. Returns the bytes freed.
+  uint64_t sweep(bool poison);
+
+  static uint64_t pages_for(uint64_t words);
+
+ private:
+  void free_run(Word* start, uint64_t pages, bool poison);
+
+  Word* begin_;
+  Word* region_end_;
+  Word* frontier_;  // pages at and above it have never been handed out
+  uint64_t committed_pages_ = 0;
+  std::vector<Object> objects_;
+  // Free runs below the frontier, by address, so neighbours coalesce. The
+  // space holds few objects (each is at least 16 KB), so a first-fit walk
+  // of this map is cheap next to the allocation it serves.
+  std::map<Word*, uint64_t> free_runs_;
+};
+
+}  // namespace gc

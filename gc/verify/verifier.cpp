@@ -1,0 +1,153 @@
+#include "gc/verify/verifier.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gc::verify {
+
+std::string Failure::message() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " (object 0x%" PRIxPTR ", slot %" PRId64 ", space %s, collection %" PRIu64 ")", object,
+                slot, space.empty() ? "-" : space.c_str(), collection);
+  return "gc-verify: " + what + buf;
+}
+
+namespace {
+
+// The verifier reads headers with its own decoding of layout.h's bit fields
+// through the Header accessors only; it never calls a collector's code.
+class Checker {
+ public:
+  Checker(const HeapShape& shape, uint64_t collection) : shape_(shape), collection_(collection) {}
+
+  std::optional<Failure> run(RootSet& roots) {
+    for (const SpaceRange& s : shape_.linear_spaces)
+      if (!walk_linear_space(s)) return failure_;
+    for (const Word* h : shape_.large_objects)
+      if (!check_large_object(h)) return failure_;
+    if (!trace_from_roots(roots)) return failure_;
+    return std::nullopt;
+  }
+
+ private:
+  bool fail(std::string what, const Word* object, int64_t slot, const char* space) {
+    failure_ = Failure{std::move(what), reinterpret_cast<uintptr_t>(object), slot, space ? space : "-", collection_};
+    return false;
+  }
+
+  // A header word that a live object may have: tag 01, a class id in range,
+  // a defined hash state, and no mark left over from a collection.
+  const char* header_problem(Word h) const {
+    if ((h & Header::kTagMask) != Header::kHeaderTag) {
+      if (h == Header::kPoison) return "poisoned header";
+      if ((h & Header::kTagMask) == 0) return "forwarding pointer where a header belongs";
+      return "not a header";
+    }
+    if (Header::class_id(h) > shape_.max_class_id) return "class id out of range";
+    if (static_cast<uint64_t>(Header::hash_state(h)) > static_cast<uint64_t>(HashState::kHashedAndMoved))
+      return "undefined hash state";
+    if (Header::is_marked(h)) return "mark bit set outside a collection";
+    return nullptr;
+  }
+
+  bool walk_linear_space(const SpaceRange& s) {
+    const Word* p = s.begin;
+    while (p < s.end) {
+      Word first = *p;
+      const Word* header = p;
+      if ((first & Header::kTagMask) == Header::kCountTag) {
+        uint64_t n = first >> 2;
+        if (n == 0 || n + 1 >= static_cast<uint64_t>(s.end - p)) return fail("count word runs past the space", p, -1, s.name);
+        header = p + 1 + n;
+        if (const char* why = header_problem(*header)) return fail(why, header, -1, s.name);
+        if (Header::nrefs(*header) != n) return fail("count word disagrees with header", header, -1, s.name);
+      } else {
+        if (const char* why = header_problem(first)) return fail(why, header, -1, s.name);
+        if (Header::nrefs(first) != 0) return fail("object with references lacks its count word", header, -1, s.name);
+      }
+      uint64_t raw = Header::raw_words(*header);
+      if (raw >= static_cast<uint64_t>(s.end - header)) return fail("object runs past the end of its space", header, -1, s.name);
+      if (Header::class_id(*header) != kFillerClass) objects_.emplace(header, s.name);
+      p = header + 1 + raw;
+    }
+    return true;
+  }
+
+  bool check_large_object(const Word* h) {
+    const char* space = shape_.large_space.name;
+    if (h < shape_.large_space.begin || h >= shape_.large_space.end) return fail("large object outside its space", h, -1, space);
+    if (const char* why = header_problem(*h)) return fail(why, h, -1, space);
+    if (Header::class_id(*h) == kFillerClass) return fail("large object of the filler class", h, -1, space);
+    objects_.emplace(h, space);
+    return true;
+  }
+
+  const char* evacuated_space_of(const Word* p) const {
+    for (const SpaceRange& s : shape_.evacuated_spaces)
+      if (p >= s.begin && p < s.end) return s.name;
+    return nullptr;
+  }
+
+  // Checks one reference; holder is the object (or nullptr for a root).
+  bool check_reference(Value v, const Word* holder, int64_t slot, const char* holder_space) {
+    if (!v.is_ref()) return true;
+    const Word* target = v.as_ref();
+    if (objects_.count(target)) {
+      if (visited_.insert(target).second) stack_.push_back(target);
+      return true;
+    }
+    if (const char* ev = evacuated_space_of(target))
+      return fail(std::string("reference into evacuated space ") + ev, holder, slot, holder_space);
+    return fail("reference to no live object", holder, slot, holder_space);
+  }
+
+  bool trace_from_roots(RootSet& roots) {
+    std::vector<RootGroup> groups;
+    roots.root_groups(groups);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      std::string space = "roots (group " + std::to_string(g) + ")";
+      for (size_t i = 0; i < groups[g].count; ++i)
+        if (!check_reference(groups[g].slots[i], nullptr, static_cast<int64_t>(i), space.c_str())) return false;
+    }
+    while (!stack_.empty()) {
+      const Word* h = stack_.back();
+      stack_.pop_back();
+      const char* space = objects_.at(h);
+      uint64_t n = Header::nrefs(*h);
+      for (uint64_t i = 0; i < n; ++i) {
+        Value v = *reinterpret_cast<const Value*>(h - 1 - i);
+        if (!check_reference(v, h, static_cast<int64_t>(i), space)) return false;
+      }
+    }
+    return true;
+  }
+
+  const HeapShape& shape_;
+  uint64_t collection_;
+  std::optional<Failure> failure_;
+  std::unordered_map<const Word*, const char*> objects_;  // header -> space name
+  std::unordered_set<const Word*> visited_;
+  std::vector<const Word*> stack_;
+};
+
+}  // namespace
+
+std::optional<Failure> check_heap(const HeapShape& shape, RootSet& roots, uint64_t collection) {
+  return Checker(shape, collection).run(roots);
+}
+
+void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when) {
+  HeapShape shape;
+  heap.describe_heap(shape);
+  if (std::optional<Failure> f = check_heap(shape, roots, collection)) {
+    f->what += std::string(", ") + when + " collection";
+    std::fprintf(stderr, "%s\n", f->message().c_str());
+    std::fflush(stderr);
+    std::_Exit(kVerifyExitStatus);
+  }
+}
+
+}  // namespace gc::verify

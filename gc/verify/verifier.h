@@ -1,0 +1,77 @@
+// The heap verifier (DESIGN.md, "Correctness machinery"; --gc-verify).
+//
+// It is independent of every collector: it shares no code with copying,
+// marking or scanning, and sees a heap only through the small description
+// below, which a collector fills in. Run before and after a collection, it
+//   1. walks every linearly allocated live space from start to end, checking
+//      that it is well-formed objects end to end (count word, header,
+//      sizes) with nothing left over;
+//   2. checks every live large object's header;
+//   3. traces from the root groups with its own explicit stack and visited
+//      set, checking that every reference (root or slot) is the header
+//      address of an object found in 1 or 2 and in particular never points
+//      into an evacuated space.
+//
+// check_heap returns the first failure as a value (tests use this);
+// verify_heap_or_exit prints it as
+//   gc-verify: <what> (object 0x..., slot i, space ..., collection N)
+// on stderr and exits with status kVerifyExitStatus.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/layout.h"
+
+namespace gc::verify {
+
+// 71 is EX_OSERR's neighbour in sysexits.h, otherwise unused by the VM: a
+// corrupted heap is an internal error, and scripts and tests can tell it
+// from a program's own failure (exit 1) and from out of memory.
+constexpr int kVerifyExitStatus = 71;
+
+struct SpaceRange {
+  const char* name;
+  const Word* begin;
+  const Word* end;
+};
+
+// What a collector tells the verifier about its heap right now.
+struct HeapShape {
+  // Spaces allocated by bumping, each walkable from begin to exactly end.
+  std::vector<SpaceRange> linear_spaces;
+  // Spaces whose contents are stale (from-space): nothing may point there.
+  std::vector<SpaceRange> evacuated_spaces;
+  // Live large objects (header addresses) and the region they live in.
+  std::vector<const Word*> large_objects;
+  SpaceRange large_space{"large", nullptr, nullptr};
+  // Class ids above this are corrupt headers.
+  uint32_t max_class_id = kMaxClassId;
+};
+
+// Implemented by every collector that supports --gc-verify.
+class VerifiableHeap {
+ public:
+  virtual ~VerifiableHeap() = default;
+  virtual void describe_heap(HeapShape& out) const = 0;
+};
+
+struct Failure {
+  std::string what;
+  uintptr_t object = 0;   // header address of the object holding the slot
+  int64_t slot = -1;      // slot index, -1 when not about a slot
+  std::string space;      // the space the object (or root group) lies in
+  uint64_t collection = 0;
+
+  std::string message() const;
+};
+
+std::optional<Failure> check_heap(const HeapShape& shape, RootSet& roots, uint64_t collection);
+// The --gc-verify path: on failure prints Failure::message() (prefixed with
+// `when`, e.g. "before" or "after") and exits with kVerifyExitStatus.
+void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when);
+
+}  // namespace gc::verify
