@@ -1,0 +1,132 @@
+// Fibers: stackful coroutines on Boost.Context. Each fiber runs the
+// interpreter on its own guarded native stack; its values live in a pinned
+// Stack object, so the collector sees a suspended fiber as an ordinary
+// object and frees it, with both stacks, once it is unreachable.
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include "vm/fiber.h"
+
+namespace vm {
+
+namespace ctx = boost::context;
+
+namespace {
+
+// The interpreter does not recurse on the native stack for calls, so a
+// fiber needs little of it: builtins, formatting and the collector run here
+// too. Guard pages catch an overrun.
+constexpr size_t kNativeStackBytes = 256 * 1024;
+
+// A fiber's value stack starts small (there may be many fibers) and grows.
+constexpr size_t kFiberStackSlots = 256;
+
+}  // namespace
+
+Value VM::fiber_new(Value* function_slot) {
+  Value f = *function_slot;
+  int params = -1;
+  if (is_kind(f, gc::kClosureClass)) params = closure_fn(f.as_ref())->fn->arity;
+  if (is_kind(f, gc::kBoundMethodClass)) params = closure_fn(bound_method(f.as_ref()).as_ref())->fn->arity;
+  if (params < 0) error(std::string("Fiber: expected a function, got ") + type_name(f));
+  if (params > 1)
+    error("Fiber: the function must take at most one parameter, " + function_name(f) + " takes " +
+          std::to_string(params));
+
+  Word* stack = heap_->allocate_pinned(gc::kStackClass, gc::rounded_refs(kFiberStackSlots), 0);
+  if (!stack) out_of_memory();
+  HandleScope scope(*this);
+  Handle stack_handle(*this, Value::ref(stack));
+  Word* fiber = alloc(gc::kFiberClass, 2, 1);
+  stack = stack_handle.ref();
+  fiber_stack(fiber) = Value::ref(stack);
+  fiber_function(fiber) = *function_slot;
+
+  auto* state = new FiberState();
+  state->object = fiber;
+  state->stack = storage_slots(stack);
+  state->stack_end = state->stack + nrefs_of(stack);
+  state->stack[0] = *function_slot;
+  state->sp = state->stack + 1;
+  state->high_water = state->sp;
+  fiber_state(fiber) = state;
+  fibers_.push_back({Value::ref(fiber), state});
+  return Value::ref(fiber);
+}
+
+void VM::destroy_fiber_state(FiberState* state) {
+  // Destroying a suspended continuation unwinds its native stack.
+  state->context = ctx::fiber();
+  delete state;
+}
+
+// The body of a fiber, on its own native stack.
+void VM::run_fiber(FiberState* st) {
+  try {
+    Value f = st->stack[0];
+    int argc = 0;
+    if (is_kind(f, gc::kBoundMethodClass)) {
+      st->stack[1] = bound_receiver(f.as_ref());
+      st->stack[0] = bound_method(f.as_ref());
+      argc = 1;
+    }
+    const FnInfo* fn = closure_fn(st->stack[0].as_ref());
+    if (fn->fn->arity == 1) st->stack[++argc] = transfer_;
+    st->sp = st->stack + 1 + argc;
+    size_t needed = 1 + fn->fn->max_slots + 8;
+    if (st->stack + needed > st->stack_end) grow_stack(st, needed);
+    if (st->stack + needed > st->high_water) st->high_water = st->stack + needed;
+    st->frames.push_back(Frame{st->stack, fn->fn->code.data(), const_cast<FnInfo*>(fn), false});
+    execute(st);
+    transfer_ = st->stack[0];
+    st->sp = st->stack;
+  } catch (const ctx::detail::forced_unwind&) {
+    throw;
+  } catch (...) {
+    st->failure = std::current_exception();
+  }
+  st->status = FiberState::Status::kDone;
+}
+
+Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
+  if (!is_kind(*fiber_slot, gc::kFiberClass)) error(std::string("resume: expected a fiber, got ") + type_name(*fiber_slot));
+  FiberState* st = fiber_state(fiber_slot->as_ref());
+  if (st->status == FiberState::Status::kDone) error("cannot resume a finished fiber");
+  if (st->status == FiberState::Status::kRunning) error("cannot resume a running fiber");
+  transfer_ = value_slot ? *value_slot : Value::nil();
+  FiberState* resumer = current_;
+  current_ = st;
+  if (st->status == FiberState::Status::kNew) {
+    st->context = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(kNativeStackBytes),
+                             [this, st](ctx::fiber&& back) {
+                               st->resumer = std::move(back);
+                               run_fiber(st);
+                               return std::move(st->resumer);
+                             });
+  }
+  st->status = FiberState::Status::kRunning;
+  st->context = std::move(st->context).resume();
+  current_ = resumer;
+  if (st->failure) {
+    std::exception_ptr failure = st->failure;
+    st->failure = nullptr;
+    std::rethrow_exception(failure);
+  }
+  return transfer_;
+}
+
+Value VM::fiber_yield(Value* value_slot) {
+  if (current_ == main_fiber_) error("cannot yield outside a fiber");
+  FiberState* st = current_;
+  transfer_ = value_slot ? *value_slot : Value::nil();
+  st->status = FiberState::Status::kSuspended;
+  st->resumer = std::move(st->resumer).resume();
+  st->status = FiberState::Status::kRunning;
+  return transfer_;
+}
+
+bool VM::fiber_done(Value fiber) {
+  if (!is_kind(fiber, gc::kFiberClass)) error(std::string("done: expected a fiber, got ") + type_name(fiber));
+  return fiber_state(fiber.as_ref())->status == FiberState::Status::kDone;
+}
+
+}  // namespace vm

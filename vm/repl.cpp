@@ -1,0 +1,169 @@
+// The REPL on GNU readline: history in ~/.gclab_history, multi-line input
+// while brackets are open, completion of globals and keywords, and a few
+// commands that show the collector at work.
+#include "vm/repl.h"
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+#include "compiler/compiler.h"
+
+namespace vm {
+
+namespace {
+
+VM* g_vm = nullptr;  // readline's completion callbacks take no context
+
+const char* const kHelp = R"(Type code and press Enter; an expression's value is printed.
+Lines continue while brackets are open.
+  :help           this help
+  :quit           leave (also Ctrl-D)
+  :gc             run a full collection and show what it did
+  :stats          collector statistics so far
+  :disasm EXPR    show the bytecode of an expression or statement
+)";
+
+std::string history_path() {
+  const char* home = std::getenv("HOME");
+  return home ? std::string(home) + "/.gclab_history" : std::string();
+}
+
+char* complete_name(const char* text, int state) {
+  static std::vector<std::string> matches;
+  static size_t next;
+  if (state == 0) {
+    matches.clear();
+    next = 0;
+    size_t n = std::strlen(text);
+    for (const std::string& k : compiler::keywords())
+      if (k.compare(0, n, text) == 0) matches.push_back(k);
+    for (const std::string& g : g_vm->global_names())
+      if (g.compare(0, n, text) == 0) matches.push_back(g);
+  }
+  if (next < matches.size()) return strdup(matches[next++].c_str());
+  return nullptr;
+}
+
+char** complete(const char* text, int, int) {
+  rl_attempted_completion_over = 1;
+  return rl_completion_matches(text, complete_name);
+}
+
+void print_stats(VM& vm) {
+  const gc::GcStats& s = vm.heap().stats();
+  std::printf("collector        %s\n", vm.heap().name());
+  std::printf("collections      %llu\n", static_cast<unsigned long long>(s.collections));
+  std::printf("pause total      %.3f ms\n", s.pause_total_ms);
+  std::printf("pause max        %.3f ms\n", s.pause_max_ms);
+  std::printf("bytes allocated  %llu\n", static_cast<unsigned long long>(s.bytes_allocated));
+  std::printf("heap used        %llu\n", static_cast<unsigned long long>(vm.heap().heap_used()));
+  std::printf("heap size        %llu\n", static_cast<unsigned long long>(vm.heap().heap_size()));
+}
+
+void run_gc_command(VM& vm) {
+  uint64_t before = vm.heap().heap_used();
+  double pause_before = vm.heap().stats().pause_total_ms;
+  vm.collect_now();
+  const gc::GcStats& s = vm.heap().stats();
+  std::printf("GC(%llu) Pause Full (Explicit) %lluK->%lluK(%lluK) %.3fms\n",
+              static_cast<unsigned long long>(s.collections), static_cast<unsigned long long>(before / 1024),
+              static_cast<unsigned long long>(vm.heap().heap_used() / 1024),
+              static_cast<unsigned long long>(vm.heap().heap_size() / 1024), s.pause_total_ms - pause_before);
+}
+
+// Handles a :command; returns false to leave the REPL.
+bool run_command(VM& vm, const std::string& line) {
+  std::istringstream in(line);
+  std::string cmd;
+  in >> cmd;
+  if (cmd == ":quit" || cmd == ":q") return false;
+  if (cmd == ":help") std::fputs(kHelp, stdout);
+  else if (cmd == ":gc") run_gc_command(vm);
+  else if (cmd == ":stats") print_stats(vm);
+  else if (cmd == ":disasm") {
+    std::string rest;
+    std::getline(in, rest);
+    std::string source = rest;
+    if (source.find(';') == std::string::npos && source.find('}') == std::string::npos) source += ";";
+    vm.disassemble_source("<repl>", source, std::cout);
+  } else {
+    std::printf("unknown command %s (try :help)\n", cmd.c_str());
+  }
+  std::fflush(stdout);
+  return true;
+}
+
+}  // namespace
+
+bool needs_more_input(std::string_view text) {
+  int depth = 0;
+  bool in_string = false, in_comment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (in_comment) {
+      if (c == '*' && next == '/') in_comment = false, ++i;
+    } else if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      else if (c == '\n') in_string = false;  // the compiler reports it
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '/' && next == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && next == '*') {
+      in_comment = true, ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return depth > 0 || in_comment;
+}
+
+int run_repl(VM& vm) {
+  g_vm = &vm;
+  rl_attempted_completion_function = complete;
+  std::string history = history_path();
+  if (!history.empty()) read_history(history.c_str());
+  std::printf("gclab 0.1.0, collector %s. Type :help for help, :quit to leave.\n", vm.heap().name());
+  std::string buffer;
+  int status = 0;
+  for (;;) {
+    char* raw = readline(buffer.empty() ? "> " : "... ");
+    if (!raw) {
+      std::printf("\n");
+      break;
+    }
+    std::string line = raw;
+    std::free(raw);
+    if (buffer.empty() && !line.empty() && line[0] == ':') {
+      add_history(line.c_str());
+      if (!run_command(vm, line)) break;
+      continue;
+    }
+    buffer += line;
+    buffer += '\n';
+    if (needs_more_input(buffer)) continue;
+    std::string entry = buffer;
+    buffer.clear();
+    if (entry.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    std::string hist = entry.substr(0, entry.size() - 1);
+    add_history(hist.c_str());
+    // A single expression may omit its semicolon.
+    size_t last = entry.find_last_not_of(" \t\r\n");
+    if (entry[last] != ';' && entry[last] != '}') entry.insert(last + 1, ";");
+    if (!vm.run_repl_line(entry, &status)) break;
+  }
+  if (!history.empty()) write_history(history.c_str());
+  return status;
+}
+
+}  // namespace vm

@@ -1,0 +1,257 @@
+// The virtual machine: program state, roots, allocation and the interpreter.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/bytecode.h"
+#include "gc/collector.h"
+#include "vm/object.h"
+
+namespace vm {
+
+class VM;
+
+// A runtime error: thrown from anywhere in the VM or a builtin; the
+// interpreter adds the stack trace and ends the program (status 70).
+struct RuntimeError {
+  std::string message;
+  // Trace lines gathered while the error unwinds, innermost first (a
+  // fiber's frames come before its resumer's).
+  std::vector<std::string> trace;
+};
+// exit(n) unwinds the same way, with no message.
+struct ExitRequest {
+  int status;
+};
+
+// A builtin receives its arguments in place on the value stack (a root, so
+// they stay valid across allocations) and returns its result.
+using NativeFn = Value (*)(VM& vm, Value* args, int argc);
+
+struct BuiltinInfo {
+  const char* name;
+  int min_args;
+  int max_args;  // -1: any number
+  NativeFn fn;
+};
+
+// The builtins of stdlib/, defined as globals when the VM starts.
+const std::vector<BuiltinInfo>& builtin_table();
+
+enum class FieldKind : uint8_t { kRef, kNum, kBool };
+struct FieldSlot {
+  FieldKind kind;
+  uint32_t index;  // ref slot or raw word
+};
+
+struct ClassInfo {
+  std::string name;
+  uint32_t id = 0;
+  int64_t super_id = -1;
+  Value object = Value::nil();  // the Class object (a root)
+  uint32_t num_ref_fields = 0;
+  uint32_t num_raw_fields = 0;
+  std::unordered_map<uint32_t, FieldSlot> fields;         // by symbol, inherited included
+  std::unordered_map<uint32_t, uint32_t> method_index;    // symbol -> methods
+  std::vector<Value> methods;                              // closures (roots)
+  int64_t init = -1;                                       // index into methods
+};
+
+// A field or method site's cache: classes have fixed layouts, so a hit is one
+// compare of the class id and one load.
+struct InlineCache {
+  enum Kind : uint8_t { kEmpty, kRefField, kNumField, kBoolField, kMethod };
+  uint32_t class_id = 0;
+  Kind kind = kEmpty;
+  uint32_t index = 0;
+};
+
+// A compiled function linked into the VM: its constants as Values (roots)
+// and its inline caches.
+struct FnInfo {
+  const compiler::Function* fn;
+  uint32_t index;
+  std::vector<Value> constants;
+  std::vector<InlineCache> ics;
+};
+
+struct Frame {
+  Value* base;            // base[0] is the callee
+  const uint8_t* ip;      // saved when the frame calls out
+  FnInfo* fn;
+  bool discard_result;    // an import's top level: Return pushes nothing
+};
+
+struct FiberState;
+
+// GC-safe references from C++ code: slots in a root array, released in
+// LIFO order by HandleScope.
+class Handle {
+ public:
+  Handle(VM& vm, Value v);
+  Value get() const;
+  void set(Value v);
+  Word* ref() const { return get().as_ref(); }
+
+ private:
+  VM* vm_;
+  size_t index_;
+};
+
+class HandleScope {
+ public:
+  explicit HandleScope(VM& vm);
+  ~HandleScope();
+  HandleScope(const HandleScope&) = delete;
+  HandleScope& operator=(const HandleScope&) = delete;
+
+ private:
+  VM& vm_;
+  size_t mark_;
+};
+
+struct VMOptions {
+  std::string collector = "semispace";
+  gc::HeapOptions heap;
+  std::vector<std::string> script_args;
+};
+
+class VM final : public gc::RootSet {
+ public:
+  explicit VM(const VMOptions& options);
+  ~VM() override;
+
+  // Compiles and runs a file; returns the process exit status (0, 65, 70 or
+  // the exit() status). Errors are printed to stderr.
+  int run_file(const std::string& path);
+  int run_source(const std::string& name, std::string_view source);
+  // One REPL entry: compile errors and runtime errors are printed and the VM
+  // stays usable. Returns false only for exit().
+  bool run_repl_line(std::string_view source, int* exit_status);
+  int disassemble_file(const std::string& path, std::ostream& out);
+  int disassemble_source(const std::string& name, std::string_view source, std::ostream& out);
+
+  // --- allocation (may collect; see the GC-safety note in object.h)
+  Word* alloc(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+    Word* h = gc::allocate(*heap_, class_id, nrefs, raw_words);
+    if (!h) [[unlikely]] out_of_memory();
+    return h;
+  }
+  Value new_string(std::string_view s);
+  // Allocates a string of `length` bytes whose bytes the caller fills in.
+  Word* new_string_uninitialized(uint64_t length);
+  Value new_array(uint64_t length, Value fill);
+  Value new_map();
+  void write(Word* object, Value* slot, Value v) { gc::write_ref(*heap_, slot, v); }
+
+  // --- errors
+  [[noreturn]] void error(std::string message);
+  [[noreturn]] void out_of_memory();
+
+  // --- program state seen by builtins
+  gc::Collector& heap() { return *heap_; }
+  compiler::Program& program() { return program_; }
+  const ClassInfo& class_info(uint32_t id) const { return *classes_[id - gc::kFirstUserClass]; }
+  std::string_view class_name_of(Word* instance) const;
+  const std::vector<std::string>& script_args() const { return options_.script_args; }
+  uint64_t identity_hash(Word* h) { return heap_->identity_hash(h); }
+  double clock_seconds() const;
+  std::vector<std::string> global_names() const;
+
+  // Fibers (vm/fiber.cpp), used by the builtins of the same names.
+  Value fiber_new(Value* function_slot);
+  Value fiber_resume(Value* fiber_slot, Value* value_slot);
+  Value fiber_yield(Value* value_slot);
+  bool fiber_done(Value fiber);
+  // Function value's display name: "f", "Point.norm", "<fn>", "print".
+  std::string function_name(Value f) const;
+  // Runs a full collection (gc()).
+  void collect_now();
+  // The one-byte strings, preallocated (s[i] and for-in over strings).
+  Value byte_string(unsigned char c) const { return byte_strings_[c]; }
+
+  // --- gc::RootSet
+  void prepare_for_collection() override;
+  void root_groups(std::vector<gc::RootGroup>& out) override;
+  void process_weak(gc::WeakResolver& resolver) override;
+
+  std::vector<Value> handles;  // slots of Handle (a root)
+
+ private:
+  friend struct Interpreter;
+
+  void link_new_functions();
+  FnInfo* fn_info(uint32_t function) { return fns_[function].get(); }
+  Value make_closure_value(FnInfo* fn);
+  int run_function(uint32_t function);
+  // Runs the fiber's frames until the outermost returns; its result is left
+  // in the outermost callee slot.
+  void execute(FiberState* fiber);
+  std::string trace_line(const Frame& frame) const;
+  // After an error: drops every frame of the fiber.
+  void unwind(FiberState* fiber);
+  void print_error(const RuntimeError& e);
+  void run_fiber(FiberState* fiber);
+  std::vector<std::string> stack_trace(FiberState* fiber) const;
+  Value create_class(const compiler::ClassDesc& desc, Value* super_slot, Value* methods, size_t count);
+  // Moves the fiber to a bigger pinned stack of at least `needed` slots.
+  void grow_stack(FiberState* fiber, size_t needed);
+  FiberState* new_fiber_state(Value* function_slot);
+  void destroy_fiber_state(FiberState* state);
+
+  VMOptions options_;
+  compiler::Program program_;
+  std::unique_ptr<gc::Collector> heap_;
+  std::vector<std::unique_ptr<FnInfo>> fns_;
+  std::vector<Value> globals_;  // Value::undefined() until defined
+  std::vector<std::unique_ptr<ClassInfo>> classes_;
+  std::vector<bool> module_loaded_;
+  std::vector<Value> builtins_;  // builtin objects (roots)
+  std::vector<Value> byte_strings_;
+  // Every fiber, weakly: a dead one's native state is freed after tracing.
+  struct FiberRecord {
+    Value object;
+    FiberState* state;
+  };
+  std::vector<FiberRecord> fibers_;
+  Value transfer_ = Value::nil();  // the value passed by resume/yield (a root)
+  FiberState* main_fiber_ = nullptr;
+  Value main_fiber_object_ = Value::nil();
+  FiberState* current_ = nullptr;
+  double start_time_ = 0;
+  uint32_t init_symbol_ = 0;
+};
+
+// --- runtime helpers shared by the interpreter and the builtins
+// (vm/runtime.cpp, stdlib/format.cpp, vm/map.cpp)
+
+// JavaScript's String(x) for numbers, with nan/inf/-inf.
+std::string format_number(double d);
+// print/str formatting; quoted: strings inside containers.
+std::string format_value(VM& vm, Value v);
+// The type name of type(x).
+const char* type_name(Value v);
+// == semantics: nums by value, strings by content, all else by identity.
+bool values_equal(Value a, Value b);
+
+// Maps. Keys by value for nums (0 and -0 one key) and strings, by identity
+// otherwise. map_set and map_delete take root slots because they may allocate.
+bool map_get(VM& vm, Word* map, Value key, Value* out);
+void map_set(VM& vm, Value* map_slot, Value* key_slot, Value* value_slot);
+bool map_delete(VM& vm, Word* map, Value key);
+// Keys in insertion order, as a new array.
+Value map_keys(VM& vm, Value* map_slot);
+// Entry i (in insertion order, tombstones included) for iteration.
+uint64_t map_entry_count(Word* map);
+bool map_entry(Word* map, uint64_t i, Value* key, Value* value);
+
+// Arrays.
+void array_push(VM& vm, Value* array_slot, Value* value_slot);
+
+}  // namespace vm
