@@ -29,8 +29,7 @@ Value VM::fiber_new(Value* function_slot) {
   if (is_kind(f, gc::kBoundMethodClass)) params = closure_fn(bound_method(f.as_ref()).as_ref())->fn->arity;
   if (params < 0) error(std::string("Fiber: expected a function, got ") + type_name(f));
   if (params > 1)
-    error("Fiber: the function must take at most one parameter, " + function_name(f) + " takes " +
-          std::to_string(params));
+    error("Fiber: the function must take at most one parameter, got " + std::to_string(params));
 
   Word* stack = heap_->allocate_pinned(gc::kStackClass, gc::rounded_refs(kFiberStackSlots), 0);
   if (!stack) out_of_memory();
@@ -115,7 +114,7 @@ Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
 }
 
 Value VM::fiber_yield(Value* value_slot) {
-  if (current_ == main_fiber_) error("cannot yield outside a fiber");
+  if (current_ == main_fiber_) error("yield outside a fiber");
   FiberState* st = current_;
   transfer_ = value_slot ? *value_slot : Value::nil();
   st->status = FiberState::Status::kSuspended;

@@ -62,10 +62,9 @@ struct Interpreter {
   }
 
   [[noreturn]] static void bitwise_error(VM& vm, const char* op, Value a, Value b) {
-    int64_t ignored;
-    Value bad = to_int64(a, &ignored) ? b : a;
-    std::string got = bad.is_num() ? format_number(bad.as_num()) : std::string(type_name(bad));
-    vm.error(std::string("operands of '") + op + "' must be integral nums in the 64-bit range, got " + got);
+    auto show = [](Value v) { return v.is_num() ? format_number(v.as_num()) : std::string(type_name(v)); };
+    vm.error(std::string("operands of '") + op + "' must be integral nums in the 64-bit range, got " + show(a) +
+             " and " + show(b));
   }
 
   static Value concat(VM& vm, Value* a_slot, Value* b_slot) {
@@ -163,8 +162,8 @@ struct Interpreter {
   }
 
   [[noreturn]] static void typed_field_error(VM& vm, Word* h, uint32_t name, const char* want, Value v) {
-    vm.error("field '" + vm.program_.symbols[name] + "' of " + vm.class_info(class_id_of(h)).name + " must be a " +
-             want + ", got " + type_name(v));
+    vm.error(std::string("cannot store ") + type_name(v) + " in " + want + " field '" + vm.program_.symbols[name] +
+             "' of " + vm.class_info(class_id_of(h)).name);
   }
 
   // obj.name( : the callee to place below the receiver. Methods take the
@@ -266,11 +265,11 @@ struct Interpreter {
         double d = i.is_num() ? i.as_num() : -1;
         if (!i.is_num() || d != std::trunc(d) || d < 0 || d >= static_cast<double>(numarray_length(h)))
           index_error(vm, a, i);
-        if (!v.is_num()) vm.error(std::string("numarray element must be a num, got ") + type_name(v));
+        if (!v.is_num()) vm.error(std::string("cannot store ") + type_name(v) + " in numarray");
         numarray_data(h)[static_cast<uint64_t>(d)] = v.as_num();
         return;
       }
-      case gc::kStringClass: vm.error("cannot assign to an index of a string: strings are immutable");
+      case gc::kStringClass: vm.error("cannot store into a string: strings are immutable");
       default: vm.error(std::string("cannot index ") + type_name(a));
     }
   }
@@ -316,7 +315,7 @@ struct Interpreter {
   }
 
   [[noreturn]] static void not_callable(VM& vm, Value v) {
-    vm.error(std::string("cannot call a ") + type_name(v));
+    vm.error(std::string("can only call functions and classes, got ") + type_name(v));
   }
 
   static std::string undefined_global(VM& vm, uint32_t g) { return "undefined variable '" + vm.program_.globals[g] + "'"; }

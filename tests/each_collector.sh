@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs one language test under every collector the VM registers, plain and
+# under GC stress with verification, so a new collector is covered by the
+# whole suite without new work.
+#
+#   tests/each_collector.sh VM_BINARY TEST.src
+#
+# GCLAB_STRESS overrides the stress flags (default: a collection every
+# allocation, with the heap verified before and after each one).
+set -u
+vm=$1
+test_src=$2
+here=$(cd "$(dirname "$0")" && pwd)
+stress=${GCLAB_STRESS:---gc-stress=1 --gc-verify}
+
+collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
+if [ -z "$collectors" ]; then
+  echo "each_collector.sh: $vm lists no collectors" >&2
+  exit 2
+fi
+
+fail=0
+for gc in $collectors; do
+  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" || fail=1
+  # shellcheck disable=SC2086
+  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $stress || fail=1
+done
+exit $fail
