@@ -118,7 +118,7 @@ class Session {
       Diagnostic d;
       d.line = s.name_line;
       d.column = s.name_col;
-      d.message = "cannot read imported file '" + path + "'";
+      d.message = "cannot read '" + path + "'";
       errors.push_back(std::move(d));
       failed_.insert(path);
       return;

@@ -207,7 +207,7 @@ class Lexer {
       if (at_end() || peek() == '\n') {
         // Report at the opening quote; the rest of the line is not lexed
         // as code so one mistake gives one message.
-        return error_at(start_line_, start_col_, "unterminated string (newline inside a string)");
+        return error_at(start_line_, start_col_, "newline inside a string");
       }
       char c = src_[pos_++];
       if (c == '"') break;
@@ -258,15 +258,5 @@ class Lexer {
 }  // namespace
 
 std::vector<Token> lex(std::string_view source) { return Lexer(source).run(); }
-
-std::string describe(const Token& t) {
-  switch (t.type) {
-    case Tok::Eof: return "end of file";
-    case Tok::String: return "string";
-    case Tok::Number: return "number '" + std::string(t.text) + "'";
-    case Tok::Ident: return "identifier '" + std::string(t.text) + "'";
-    default: return "'" + std::string(t.text) + "'";
-  }
-}
 
 }  // namespace compiler

@@ -40,7 +40,4 @@ struct Token {
 // come back as Error tokens in place, so the parser reports them in order.
 std::vector<Token> lex(std::string_view source);
 
-// How a token is shown in messages: "'}'", "end of file", "number 42".
-std::string describe(const Token& t);
-
 }  // namespace compiler

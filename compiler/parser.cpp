@@ -99,12 +99,7 @@ class Parser {
     else report(t.line, t.col, message);
     throw ParseError{};
   }
-  [[noreturn]] void unexpected(const Token& t) {
-    error_at(t, t.type == Tok::Eof ? "unexpected end of file"
-                : (t.type == Tok::Ident || t.type == Tok::Number || t.type == Tok::String)
-                    ? "unexpected " + describe(t)
-                    : "unexpected token " + describe(t));
-  }
+  [[noreturn]] void expected_expression(const Token& t) { error_at(t, "expected an expression"); }
 
   // Skips to a likely statement start: just past a ';', or before a
   // keyword that begins a statement, or before a '}' that may close the
@@ -540,7 +535,7 @@ class Parser {
         e->fn = function_rest(FnKind::Function, "<fn>", t);
         return e;
       }
-      default: unexpected(t);
+      default: expected_expression(t);
     }
   }
 

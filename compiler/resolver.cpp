@@ -58,7 +58,7 @@ class Resolver {
     Scope& scope = scopes_.back();
     auto it = scope.names.find(name);
     if (it != scope.names.end() && !(repl_ && scope.global)) {
-      error(line, col, "'" + name + "' is already declared in this scope");
+      error(line, col, "'" + name + "' is already declared in this block");
     }
     Decl& d = ast_.decls.emplace_back();
     d.name = name;
@@ -144,14 +144,14 @@ class Resolver {
         break;
       case StmtKind::Block: block(s.body); break;
       case StmtKind::Return:
-        if (current_fn()->kind == FnKind::Script) error(s.line, s.col, "'return' used outside a function");
+        if (current_fn()->kind == FnKind::Script) error(s.line, s.col, "'return' outside a function");
         expression(s.expr.get());
         break;
       case StmtKind::Break:
       case StmtKind::Continue:
         if (fns_.back().loops == 0) {
           error(s.line, s.col, std::string(s.kind == StmtKind::Break ? "'break'" : "'continue'") +
-                                   " used outside a loop");
+                                   " outside a loop");
         }
         break;
       case StmtKind::Import: on_import_(s); break;
@@ -233,10 +233,10 @@ class Resolver {
       if (it == seen.end()) {
         seen.emplace(m.name, m.method);
       } else if (it->second != m.method) {
-        error(m.line, m.col, "'" + m.name + "' is both a field and a method of class '" + c.name + "'");
+        error(m.line, m.col, "'" + m.name + "' is both a field and a method of " + c.name);
       } else {
         error(m.line, m.col, std::string(m.method ? "method" : "field") + " '" + m.name +
-                                 "' is already declared in class '" + c.name + "'");
+                                 "' is already declared in class " + c.name);
       }
     }
   }
@@ -268,7 +268,7 @@ class Resolver {
 
   void this_expression(Expr& e) {
     if (!lookup("this")) {
-      error(e.line, e.col, "'this' used outside a method");
+      error(e.line, e.col, "'this' outside a method");
       return;
     }
     e.decl = use("this", e.line, e.col, true);
@@ -276,11 +276,11 @@ class Resolver {
 
   void super_expression(Expr& e) {
     if (classes_.empty()) {
-      error(e.line, e.col, "'super' used outside a class");
+      error(e.line, e.col, "'super' outside a class");
       return;
     }
     if (!classes_.back()) {
-      error(e.line, e.col, "'super' used in a class with no superclass");
+      error(e.line, e.col, "'super' in a class without a superclass");
       return;
     }
     e.this_decl = use("this", e.line, e.col, true);
