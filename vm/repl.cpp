@@ -159,7 +159,10 @@ int run_repl(VM& vm) {
     add_history(hist.c_str());
     // A single expression may omit its semicolon.
     size_t last = entry.find_last_not_of(" \t\r\n");
-    if (entry[last] != ';' && entry[last] != '}') entry.insert(last + 1, ";");
+    if (entry[last] != ';' && entry[last] != '}') {
+      entry.resize(last + 1);
+      entry += ";\n";
+    }
     if (!vm.run_repl_line(entry, &status)) break;
   }
   if (!history.empty()) write_history(history.c_str());
