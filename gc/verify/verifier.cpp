@@ -81,6 +81,8 @@ class Checker {
     if (h < shape_.large_space.begin || h >= shape_.large_space.end) return fail("large object outside its space", h, -1, space);
     if (const char* why = header_problem(*h)) return fail(why, h, -1, space);
     if (Header::class_id(*h) == kFillerClass) return fail("large object of the filler class", h, -1, space);
+    uint64_t n = Header::nrefs(*h);
+    if (n && *(h - 1 - n) != Header::count_word(n)) return fail("count word disagrees with header", h, -1, space);
     objects_.emplace(h, space);
     return true;
   }

@@ -101,6 +101,11 @@ TEST_CASE("registry and causes") {
   CHECK(std::string(h.c->name()) == "semispace");
   CHECK(h.c->card_base != nullptr);
   CHECK(h.c->max_heap() == 64ull << 20);
+  // No --heap: a quarter of physical memory, as the JDK does.
+  TestRoots roots;
+  auto dflt = find_collector("semispace")->create(roots, HeapOptions{});
+  CHECK(dflt->max_heap() == (physical_memory_bytes() / 4 + kPageBytes - 1) / kPageBytes * kPageBytes);
+  CHECK(dflt->heap_size() <= dflt->max_heap());
 }
 
 TEST_CASE("a list survives collections and moves") {
@@ -467,4 +472,99 @@ TEST_CASE("--gc-verify exits with status 71 on a broken heap") {
   waitpid(pid, &status, 0);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == verify::kVerifyExitStatus);
+}
+
+TEST_CASE("random graphs match a shadow model across collections") {
+  for (uint64_t stress : {0u, 7u}) {
+    HeapOptions o;
+    o.max_heap_bytes = 8ull << 20;
+    o.stress_interval = stress;
+    o.verify = stress != 0;
+    Heap h(o, 32);
+    // Each object: raw word 0 is its id; shadow[id] lists its slots' ids
+    // (-1 for nil) and hashes[id] its identity hash once taken.
+    std::vector<std::vector<int64_t>> shadow;
+    std::vector<uint64_t> hashes;
+    uint64_t rng = 12345 + stress;
+    auto next = [&rng](uint64_t n) {
+      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+      return (rng >> 33) % n;
+    };
+    auto id_of = [](Word* w) { return static_cast<int64_t>(w[1]); };
+    for (int step = 0; step < 20000; ++step) {
+      size_t r = next(32);
+      switch (next(6)) {
+        case 0:
+        case 1: {  // allocate, sometimes large, into a root
+          uint64_t nrefs = 1 + next(4);
+          uint64_t rawn = next(50) == 0 ? 2100 + next(100) : 1 + next(3);
+          Word* w = h.alloc(nrefs, rawn);
+          REQUIRE(w != nullptr);
+          w[1] = shadow.size();
+          shadow.emplace_back(nrefs, -1);
+          hashes.push_back(0);
+          if (nrefs && h.root(r).is_ref()) {  // chain to what the root held, so graphs grow
+            gc::write_ref(*h.c, &slot(w, 0), h.root(r));
+            shadow.back()[0] = id_of(h.obj(r));
+          }
+          h.root(r) = Value::ref(w);
+          break;
+        }
+        case 2: {  // store root a into a slot of root b
+          size_t b = next(32);
+          if (!h.root(b).is_ref()) break;
+          Word* w = h.obj(b);
+          uint64_t n = Header::nrefs(*w);
+          if (!n) break;
+          uint64_t i = next(n);
+          gc::write_ref(*h.c, &slot(w, i), h.root(r));
+          shadow[id_of(w)][i] = h.root(r).is_ref() ? id_of(h.obj(r)) : -1;
+          break;
+        }
+        case 3: {  // load a slot into a root (rarely: it drops what the root held)
+          size_t b = next(32);
+          if (!h.root(b).is_ref()) break;
+          Word* w = h.obj(b);
+          uint64_t n = Header::nrefs(*w);
+          if (n && next(8) == 0) h.root(r) = slot(w, next(n));
+          break;
+        }
+        case 4:
+          if (next(40) == 0) h.root(r) = Value::nil();
+          else if (h.root(r).is_ref()) {
+            Word* w = h.obj(r);
+            uint64_t hash = h.c->identity_hash(w);
+            if (hashes[id_of(w)]) CHECK(hashes[id_of(w)] == hash);
+            hashes[id_of(w)] = hash;
+          }
+          break;
+        case 5:
+          if (next(50) == 0) h.collect();
+          break;
+      }
+    }
+    h.collect();
+    // Walk everything reachable and compare with the shadow.
+    std::vector<Word*> stack;
+    std::vector<bool> seen(shadow.size());
+    for (Value v : h.roots.roots)
+      if (v.is_ref()) stack.push_back(v.as_ref());
+    size_t checked = 0;
+    while (!stack.empty()) {
+      Word* w = stack.back();
+      stack.pop_back();
+      int64_t id = id_of(w);
+      if (seen[id]) continue;
+      seen[id] = true;
+      ++checked;
+      if (hashes[id]) CHECK(h.c->identity_hash(w) == hashes[id]);
+      for (uint64_t i = 0; i < shadow[id].size(); ++i) {
+        Value v = slot(w, i);
+        CHECK((v.is_ref() ? id_of(v.as_ref()) : -1) == shadow[id][i]);
+        if (v.is_ref()) stack.push_back(v.as_ref());
+      }
+    }
+    CHECK(checked > 0);
+    CHECK(!check(h));
+  }
 }
