@@ -705,6 +705,7 @@ void VM::execute(FiberState* fiber) {
       SYNC();
       Interpreter::arity_error(*this, *callee, tf.arity, declared);
     }
+    if (--steps_left_ == 0) [[unlikely]] error("step limit reached");
     if (fiber->frames.size() >= kMaxCallDepth) [[unlikely]] {
       SYNC();
       error("stack overflow");
@@ -819,6 +820,7 @@ void VM::execute(FiberState* fiber) {
   }
   op_Jump: {
     int32_t off = I32();
+    if (off < 0 && --steps_left_ == 0) [[unlikely]] error("step limit reached");
     ip += off;
     DISPATCH();
   }

@@ -38,6 +38,7 @@ options:
   --gc-stress=N      collect every N allocations (1: every allocation)
   --gc-verify        verify the heap before and after every collection;
                      a failure exits with status 71
+  --step-limit=N     stop with an error after N loop iterations and calls
   --disasm           print the bytecode and stop
   -e CODE            run CODE instead of a file
   --list-gcs         list the collectors
@@ -129,6 +130,10 @@ int main(int argc, char** argv) {
       auto n = parse_count(*v);
       if (!n || *n == 0) usage_error("bad stress interval '" + *v + "' (a positive count of allocations)");
       options.heap.stress_interval = *n;
+    } else if (auto v = value_of("--step-limit")) {
+      auto n = parse_count(*v);
+      if (!n || *n == 0) usage_error("bad step limit '" + *v + "' (a positive count)");
+      options.step_limit = *n;
     } else if (a == "--gc-verify") {
       options.heap.verify = true;
     } else if (a == "--disasm") {

@@ -47,6 +47,7 @@ HandleScope::~HandleScope() { vm_.handles.resize(mark_); }
 
 VM::VM(const VMOptions& options) : options_(options) {
   start_time_ = clock_seconds();
+  if (options_.step_limit) steps_left_ = options_.step_limit;
   const gc::CollectorInfo* info = gc::find_collector(options_.collector);
   heap_ = info->create(*this, options_.heap);
   init_symbol_ = program_.symbol("init");

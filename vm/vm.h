@@ -120,6 +120,9 @@ struct VMOptions {
   std::string collector = "semispace";
   gc::HeapOptions heap;
   std::vector<std::string> script_args;
+  // Loop iterations and calls allowed before the program stops with an
+  // error (0: unlimited); for fuzzing and sandboxes.
+  uint64_t step_limit = 0;
 };
 
 class VM final : public gc::RootSet {
@@ -225,6 +228,7 @@ class VM final : public gc::RootSet {
   Value main_fiber_object_ = Value::nil();
   FiberState* current_ = nullptr;
   double start_time_ = 0;
+  uint64_t steps_left_ = UINT64_MAX;  // counts down at back edges and calls
   uint32_t init_symbol_ = 0;
 };
 
