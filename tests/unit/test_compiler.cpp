@@ -2,6 +2,7 @@
 // code shape (hoisting, boxing, upvalues) and stack-height accounting.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -70,6 +71,135 @@ std::string script_ops(std::string_view src, bool repl = false) {
   CompileResult r = compile(p, src, repl);
   REQUIRE_MESSAGE(r.ok, (r.errors.empty() ? "" : r.errors[0].message));
   return ops(p, r.function);
+}
+
+// Independent check of a function's stack discipline: walks every path,
+// requires the same height wherever paths meet, jumps onto instruction
+// starts, slot operands below the current height, and a peak equal to
+// max_slots. Returns "" or a description of the first problem.
+std::string verify_stack(const Program& p, uint32_t index) {
+  const Function& fn = *p.functions[index];
+  const auto& code = fn.code;
+  auto u16at = [&](size_t at) { return static_cast<uint32_t>(code[at] | (code[at + 1] << 8)); };
+  auto u32at = [&](size_t at) {
+    return static_cast<uint32_t>(code[at] | (code[at + 1] << 8) | (code[at + 2] << 16) | (uint32_t(code[at + 3]) << 24));
+  };
+  std::vector<int> depth_at(code.size() + 1, -1);
+  std::vector<std::pair<size_t, int>> work = {{0, 1 + (fn.is_method ? 1 : 0) + fn.arity}};
+  int peak = work[0].second;
+  if (fn.lines.size() != code.size()) return "lines size";
+  while (!work.empty()) {
+    auto [pc, depth] = work.back();
+    work.pop_back();
+    for (;;) {
+      if (pc >= code.size()) return "falls off the end";
+      if (depth_at[pc] >= 0) {
+        if (depth_at[pc] != depth) return "height mismatch at " + std::to_string(pc);
+        break;
+      }
+      depth_at[pc] = depth;
+      Op op = static_cast<Op>(code[pc]);
+      size_t at = pc + 1;
+      int effect = 0;
+      long target = -1;
+      int target_effect = 0;
+      bool ends = false, uncond = false;
+      auto slot_ok = [&](uint32_t slot) { return static_cast<int>(slot) < depth; };
+      switch (op) {
+        case Op::Const: case Op::GetGlobal: effect = 1; at += 4; break;
+        case Op::Nil: case Op::True: case Op::False: case Op::Dup: effect = 1; break;
+        case Op::Dup2: effect = 2; break;
+        case Op::Pop: case Op::GetIndex: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt:
+        case Op::Ge: case Op::Is: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod:
+        case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::ReplPrint:
+          effect = -1; break;
+        case Op::Neg: case Op::Not: case Op::BitNot: break;
+        case Op::SetIndex: effect = -2; break;
+        case Op::PopN: effect = -static_cast<int>(u16at(at)); at += 2; break;
+        case Op::GetLocal: case Op::GetBoxed:
+          if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
+          effect = 1; at += 2; break;
+        case Op::SetLocal: case Op::SetBoxed: case Op::Box: case Op::Rebox:
+          if (!slot_ok(u16at(at)) || (op == Op::SetLocal || op == Op::SetBoxed ? u16at(at) + 1 >= static_cast<uint32_t>(depth) : false))
+            return "bad slot at " + std::to_string(pc);
+          at += 2; break;
+        case Op::GetUpval:
+          if (u16at(at) >= fn.num_upvalues) return "bad upvalue";
+          effect = 1; at += 2; break;
+        case Op::SetUpval:
+          if (u16at(at) >= fn.num_upvalues) return "bad upvalue";
+          at += 2; break;
+        case Op::SetGlobal: case Op::Import: at += 4; break;
+        case Op::DefineGlobal: effect = -1; at += 4; break;
+        case Op::GetField:
+          if (u32at(at + 4) >= fn.num_ics) return "bad ic";
+          at += 8; break;
+        case Op::SetField:
+          if (u32at(at + 4) >= fn.num_ics) return "bad ic";
+          effect = -1; at += 8; break;
+        case Op::GetMethod:
+          if (u32at(at + 4) >= fn.num_ics) return "bad ic";
+          effect = 1; at += 8; break;
+        case Op::CallMethod: effect = -static_cast<int>(u16at(at)) - 1; at += 2; break;
+        case Op::Call: effect = -static_cast<int>(u16at(at)); at += 2; break;
+        case Op::GetSuper: effect = -1; at += 4; break;
+        case Op::SuperInvoke: effect = -static_cast<int>(u16at(at + 4)) - 1; at += 6; break;
+        case Op::Return: ends = true; break;
+        case Op::Closure: {
+          const Constant& k = fn.constants.at(u32at(at));
+          if (k.kind != Constant::Kind::kFunction) return "closure constant";
+          const Function& child = *p.functions.at(k.index);
+          at += 4;
+          for (uint16_t i = 0; i < child.num_upvalues; ++i, at += 3) {
+            if (code[at] && !slot_ok(u16at(at + 1))) return "closure captures a bad slot";
+            if (!code[at] && u16at(at + 1) >= fn.num_upvalues) return "closure captures a bad upvalue";
+          }
+          effect = 1;
+          std::string inner = verify_stack(p, k.index);
+          if (!inner.empty()) return child.name + ": " + inner;
+          break;
+        }
+        case Op::Class: {
+          const Constant& k = fn.constants.at(u32at(at));
+          const ClassDesc& c = *p.classes.at(k.index);
+          effect = 1 - static_cast<int>(c.methods.size()) - (c.has_super ? 1 : 0);
+          at += 4;
+          break;
+        }
+        case Op::Array: effect = 1 - static_cast<int>(u32at(at)); at += 4; break;
+        case Op::Map: effect = 1 - 2 * static_cast<int>(u32at(at)); at += 4; break;
+        case Op::IterPrep:
+          if (u16at(at) + 3 > static_cast<uint32_t>(depth)) return "IterPrep slots";
+          at += 2; break;
+        case Op::IterNext:
+          target = static_cast<long>(at + 6) + static_cast<int32_t>(u32at(at + 2));
+          effect = 1;
+          at += 6;
+          break;
+        case Op::Jump: case Op::JumpIfFalse: case Op::JumpIfFalseKeep: case Op::JumpIfTrueKeep:
+          target = static_cast<long>(at + 4) + static_cast<int32_t>(u32at(at));
+          at += 4;
+          uncond = op == Op::Jump;
+          effect = op == Op::Jump ? 0 : -1;
+          target_effect = op == Op::JumpIfFalse ? -1 : 0;
+          break;
+        default: return "unknown opcode";
+      }
+      if (ends) break;
+      if (target >= 0) {
+        if (target > static_cast<long>(code.size())) return "jump out of range";
+        work.push_back({static_cast<size_t>(target), depth + target_effect});
+      }
+      if (uncond) break;
+      depth += effect;
+      if (depth < 1) return "stack underflow at " + std::to_string(pc);
+      peak = std::max(peak, depth);
+      pc = at;
+    }
+  }
+  if (static_cast<uint32_t>(peak) != fn.max_slots)
+    return "peak " + std::to_string(peak) + " != max_slots " + std::to_string(fn.max_slots);
+  return "";
 }
 
 }  // namespace
@@ -289,4 +419,38 @@ TEST_CASE("deep nesting is an error, not a crash") {
   std::string chain = "let x = 1";
   for (int i = 0; i < 5000; ++i) chain += " + 1";
   CHECK(errors_of(chain + ";").find("too complex") != std::string::npos);
+}
+
+TEST_CASE("every path agrees on the stack height, and the peak is max_slots") {
+  const char* src = R"(
+    class Point { x: num; y; init(x, y) { this.x = x; this.y = y; } norm() { return sqrt(this.x * this.x); } }
+    class P3 < Point {
+      z;
+      init(x, y, z) { super.init(x, y); this.z = z; }
+      get() { return fn () { return this.z + super.norm(); }; }
+    }
+    fn fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+    {
+      fn even(n) { return n == 0 ? true : odd(n - 1); }
+      fn odd(n) { return n == 0 ? false : even(n - 1); }
+      let fs = [];
+      for (let i = 0; i < 3; i += 1) {
+        let j = i * 2;
+        push(fs, fn () { return i + j; });
+        if (i == 1) { let k = 1; continue; }
+        while (true) { let q = 2; if (q) { break; } continue; }
+      }
+      for (v in fs) { let w = v(); if (w) { break; } else { continue; } }
+      let g = fn (n) { return n < 2 ? 1 : n * g(n - 1); };
+      let m = {"a": 1, x: [1, 2,],};
+      m["a"] += 2; m.a -= fib(3) && 1 || 2;
+      for (;;) { break; }
+    }
+  )";
+  Program p;
+  CompileResult r = compile(p, src);
+  REQUIRE(r.ok);
+  CHECK(verify_stack(p, r.function) == "");
+  p.functions[find_function(p, "fib")]->max_slots += 1;
+  CHECK(verify_stack(p, r.function) != "");
 }
