@@ -105,11 +105,13 @@ class Collector {
   virtual uint64_t heap_used() const = 0;   // bytes in objects and buffers now
   virtual uint64_t heap_size() const = 0;   // bytes the heap currently spans
   uint64_t max_heap() const { return options_.max_heap_bytes; }
-  const GcStats& stats() const { return stats_; }
-  // Brings stats_ up to date with allocation the fast path has done since
-  // the last slow path (it bumps top without counting). Call before
-  // reading stats() where bytes_allocated must be exact (gc_stats(), the
-  // end-of-run summary).
+  // Up to date, including what the fast path allocated since the last slow
+  // path (it bumps top without counting).
+  const GcStats& stats() {
+    flush_stats();
+    return stats_;
+  }
+  // Brings stats_ up to date with the fast path's allocation.
   virtual void flush_stats() {}
   // Live bytes at the last failed allocation, for the out-of-memory message.
   uint64_t live_at_exhaustion() const { return live_at_exhaustion_; }

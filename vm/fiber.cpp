@@ -2,7 +2,8 @@
 // interpreter on its own guarded native stack; its values live in a pinned
 // Stack object, so the collector sees a suspended fiber as an ordinary
 // object and frees it, with both stacks, once it is unreachable.
-#include <boost/context/protected_fixedsize_stack.hpp>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "vm/fiber.h"
 
@@ -19,6 +20,30 @@ constexpr size_t kNativeStackBytes = 256 * 1024;
 
 // A fiber's value stack starts small (there may be many fibers) and grows.
 constexpr size_t kFiberStackSlots = 256;
+
+// Fibers resuming fibers nest this deep before `stack overflow`, like calls.
+constexpr size_t kMaxFiberNesting = 10'000;
+
+// Boost's protected stack asserts when the system refuses a mapping; this
+// one reports it as an error the program can end with.
+class GuardedStack {
+ public:
+  ctx::stack_context allocate() {
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_t size = kNativeStackBytes + page;
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw RuntimeError{"out of memory: cannot map a native stack for another fiber", {}};
+    if (mprotect(p, page, PROT_NONE) != 0) {
+      munmap(p, size);
+      throw RuntimeError{"out of memory: cannot map a native stack for another fiber", {}};
+    }
+    ctx::stack_context sc;
+    sc.size = size;
+    sc.sp = static_cast<char*>(p) + size;
+    return sc;
+  }
+  void deallocate(ctx::stack_context& sc) { munmap(static_cast<char*>(sc.sp) - sc.size, sc.size); }
+};
 
 }  // namespace
 
@@ -91,19 +116,21 @@ Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
   FiberState* st = fiber_state(fiber_slot->as_ref());
   if (st->status == FiberState::Status::kDone) error("cannot resume a finished fiber");
   if (st->status == FiberState::Status::kRunning) error("cannot resume a running fiber");
+  if (fiber_nesting_ >= kMaxFiberNesting) error("stack overflow");
+  if (st->status == FiberState::Status::kNew) {
+    st->context = ctx::fiber(std::allocator_arg, GuardedStack(), [this, st](ctx::fiber&& back) {
+      st->resumer = std::move(back);
+      run_fiber(st);
+      return std::move(st->resumer);
+    });
+  }
   transfer_ = value_slot ? *value_slot : Value::nil();
   FiberState* resumer = current_;
   current_ = st;
-  if (st->status == FiberState::Status::kNew) {
-    st->context = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(kNativeStackBytes),
-                             [this, st](ctx::fiber&& back) {
-                               st->resumer = std::move(back);
-                               run_fiber(st);
-                               return std::move(st->resumer);
-                             });
-  }
+  ++fiber_nesting_;
   st->status = FiberState::Status::kRunning;
   st->context = std::move(st->context).resume();
+  --fiber_nesting_;
   current_ = resumer;
   if (st->failure) {
     std::exception_ptr failure = st->failure;

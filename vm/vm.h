@@ -227,6 +227,7 @@ class VM final : public gc::RootSet {
   FiberState* main_fiber_ = nullptr;
   Value main_fiber_object_ = Value::nil();
   FiberState* current_ = nullptr;
+  size_t fiber_nesting_ = 0;  // fibers resumed and not yet returned or yielded
   double start_time_ = 0;
   uint64_t steps_left_ = UINT64_MAX;  // counts down at back edges and calls
   uint32_t init_symbol_ = 0;
