@@ -26,6 +26,8 @@ struct Decl {
   bool captured_in_init = false;
   bool in_initializer = false;    // resolver state: its initializer is being resolved
   bool is_this = false;           // the hidden `this` of a method (base[1], never boxed)
+  bool hoisted_fn = false;        // a block's `fn` declaration (slot made at block entry)
+  bool param = false;             // a parameter (exists before its block's entry)
   int slot = -1;                  // frame slot (codegen)
   int cell_slot = -1;             // slot holding its cell, when captured (codegen)
   bool global() const { return owner == nullptr; }
@@ -97,6 +99,13 @@ struct Stmt {
 
 enum class FnKind : uint8_t { Script, Function, Method, Initializer };
 
+// When a block-level `fn` declaration's closure is created (codegen.cpp).
+enum class Hoist : uint8_t {
+  Direct,   // at block entry, as its slot's initial value
+  AtEntry,  // at block entry, after every hoisted slot exists (it captures a sibling fn)
+  AtText,   // at its textual position (it captures a `let` declared earlier in the block)
+};
+
 struct Param {
   std::string name;
   uint32_t line = 0, col = 0;
@@ -111,6 +120,8 @@ struct FunctionNode {
   std::vector<Param> params;
   std::vector<StmtPtr> body;
   Decl* this_decl = nullptr;    // methods
+  std::vector<Decl*> captures;  // variables of enclosing functions it uses (maybe repeated)
+  Hoist hoist = Hoist::Direct;  // block-level `fn` declarations
   bool is_method() const { return kind == FnKind::Method || kind == FnKind::Initializer; }
 };
 

@@ -7,12 +7,18 @@
 // stack height on every emit, so a local's slot is simply the height at
 // its declaration and Function::max_slots is the exact peak.
 //
-// Hoisting (LANGUAGE.md: "a fn declaration is visible in its whole block"):
+// Hoisting (LANGUAGE.md: "a fn declaration is visible in its whole block",
+// and tests/lang/statements/hoisting calls local functions before their
+// text, as JavaScript allows):
 //  - top level: every top-level `fn` is emitted as Closure + DefineGlobal at
 //    the very start of the script, so it can be called before its text;
-//  - inner blocks: each `fn` name gets its slot (nil) at block entry, so
-//    local functions can call each other, and the closure is stored into
-//    it at the declaration's textual position.
+//  - inner blocks: every `fn` gets its slot at block entry. Its closure is
+//    created right there too (Hoist::Direct as the slot's value, or
+//    Hoist::AtEntry once all sibling slots exist, for functions that
+//    capture siblings: mutual recursion). Only a function that captures a
+//    `let` declared earlier in the same block (Hoist::AtText) cannot exist
+//    before that variable does: its slot starts nil and the closure is
+//    stored at the declaration's textual position.
 //
 // Names in stack traces: "f" for `fn f`, "Class.method" for methods,
 // "<fn>" for every function expression (also `let f = fn ...`: the
@@ -299,8 +305,14 @@ class CodeGen {
     for (auto& s : stmts) {
       if (s->kind != StmtKind::Fn) continue;
       line_ = s->line;
-      op(Op::Nil, 1);
+      if (s->fn->hoist == Hoist::Direct) closure(*s->fn);
+      else op(Op::Nil, 1);
       bind_local(s->decl);
+    }
+    for (auto& s : stmts) {
+      if (s->kind != StmtKind::Fn || s->fn->hoist != Hoist::AtEntry) continue;
+      line_ = s->line;
+      define_local_function(*s);
     }
     line_ = saved_line;
     for (auto& s : stmts) statement(*s, false);
@@ -322,10 +334,9 @@ class CodeGen {
         break;
       case StmtKind::Let: let(s); break;
       case StmtKind::Fn:
-        if (s.decl->global()) break;  // emitted at the start of the script
-        closure(*s.fn);
-        store(s.decl, s.name);
-        op(Op::Pop, -1);
+        // Globals are defined at the start of the script, most local
+        // functions at block entry (see the file comment).
+        if (!s.decl->global() && s.fn->hoist == Hoist::AtText) define_local_function(s);
         break;
       case StmtKind::Class: class_declaration(s); break;
       case StmtKind::If: if_statement(s); break;
@@ -343,6 +354,12 @@ class CodeGen {
       case StmtKind::Import: op_u32(Op::Import, 0, s.module); break;
     }
     line_ = saved_line;
+  }
+
+  void define_local_function(Stmt& s) {
+    closure(*s.fn);
+    store(s.decl, s.name);
+    op(Op::Pop, -1);
   }
 
   void let(Stmt& s) {

@@ -82,6 +82,7 @@ class Resolver {
     if (d->owner != current_fn()) {
       d->captured = true;
       if (d->in_initializer) d->captured_in_init = true;
+      for (auto it = fns_.rbegin(); it != fns_.rend() && it->fn != d->owner; ++it) it->fn->captures.push_back(d);
     } else if (d->in_initializer && read) {
       error(line, col, "cannot read local variable '" + name + "' in its own initializer");
     }
@@ -95,7 +96,9 @@ class Resolver {
   // before resolving the block's statements.
   void hoist_functions(std::vector<StmtPtr>& stmts) {
     for (auto& s : stmts) {
-      if (s->kind == StmtKind::Fn) s->decl = declare(s->name, s->name_line, s->name_col);
+      if (s->kind != StmtKind::Fn) continue;
+      s->decl = declare(s->name, s->name_line, s->name_col);
+      s->decl->hoisted_fn = true;
     }
   }
 
@@ -116,7 +119,10 @@ class Resolver {
     switch (s.kind) {
       case StmtKind::Expr: expression(s.expr.get()); break;
       case StmtKind::Let: let(s); break;
-      case StmtKind::Fn: function(*s.fn); break;
+      case StmtKind::Fn:
+        function(*s.fn);
+        classify_hoisting(*s.fn);
+        break;
       case StmtKind::Class: class_declaration(s); break;
       case StmtKind::If:
         expression(s.expr.get());
@@ -158,6 +164,25 @@ class Resolver {
     }
   }
 
+  // Decides when a block-level function's closure can be created (Hoist):
+  // at block entry unless it captures a variable of this block that does
+  // not exist yet then, i.e. one declared by an earlier `let` or `class`.
+  // Parameters and enclosing blocks' variables exist before block entry.
+  void classify_hoisting(FunctionNode& f) {
+    const Scope& block = scopes_.back();
+    f.hoist = Hoist::Direct;
+    for (Decl* d : f.captures) {
+      if (d->owner != current_fn()) continue;
+      auto it = block.names.find(d->name);
+      if (it == block.names.end() || it->second != d || d->param || d->is_this) continue;
+      if (!d->hoisted_fn) {
+        f.hoist = Hoist::AtText;
+        return;
+      }
+      f.hoist = Hoist::AtEntry;
+    }
+  }
+
   void loop_body(std::vector<StmtPtr>& body) {
     ++fns_.back().loops;
     block(body);
@@ -187,7 +212,10 @@ class Resolver {
       scopes_.back().names["this"] = &self;
     }
     // Parameters belong to the body's block: `fn f(a) { let a; }` redeclares.
-    for (auto& p : f.params) p.decl = declare(p.name, p.line, p.col);
+    for (auto& p : f.params) {
+      p.decl = declare(p.name, p.line, p.col);
+      p.decl->param = true;
+    }
     statements(f.body);
     scopes_.pop_back();
     fns_.pop_back();

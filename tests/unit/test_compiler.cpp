@@ -316,16 +316,20 @@ TEST_CASE("hoisting") {
   // Top level: every fn is defined before the first statement runs.
   CHECK(script_ops("print(f()); fn f() { return 1; }") ==
         "Closure DefineGlobal GetGlobal GetGlobal Call Call Pop Nil Return");
-  // Inner block: slot declared (nil) at block entry, closure stored at the
-  // declaration.
+  // Inner block: the closure is the slot's value from block entry on.
   Program p;
-  REQUIRE(compile(p, "fn outer() { g(); fn g() { } }").ok);
-  CHECK(ops(p, find_function(p, "outer")) == "Nil GetLocal Call Pop Closure SetLocal Pop Nil Return");
-  // Mutually recursive local functions capture each other's cells.
+  REQUIRE(compile(p, "fn outer(a) { g(); fn g() { return a; } }").ok);
+  CHECK(ops(p, find_function(p, "outer")) == "Box Closure GetLocal Call Pop Nil Return");
+  // Mutually recursive local functions: both cells exist before either
+  // closure is made.
   Program q;
-  REQUIRE(compile(q, "fn o() { fn a() { return b(); } fn b() { return a(); } }").ok);
+  REQUIRE(compile(q, "fn o() { a(); fn a() { return b(); } fn b() { return a(); } }").ok);
   CHECK(ops(q, find_function(q, "o")) ==
-        "Nil Box Nil Box Closure SetBoxed Pop Closure SetBoxed Pop Nil Return");
+        "Nil Box Nil Box Closure SetBoxed Pop Closure SetBoxed Pop GetBoxed Call Pop Nil Return");
+  // A function capturing an earlier `let` of its block is made at its text.
+  Program r;
+  REQUIRE(compile(r, "fn o() { let x = 1; fn f() { return x; } fn g() { return 2; } }").ok);
+  CHECK(ops(r, find_function(r, "o")) == "Nil Closure Const Box Closure SetLocal Pop Nil Return");
 }
 
 TEST_CASE("upvalue descriptors through two levels") {
