@@ -1,0 +1,129 @@
+# Differential checking of one gclab program under every collector.
+# Sourced by scripts/fuzz-diff and tests/gen/differential.sh (README.md here).
+#
+# Set before use:
+#   DL_VM       the vm binary
+#   DL_TMP      a scratch folder of this process's own
+# Optional:
+#   DL_TIMEOUT      seconds per run (default 60)
+#   DL_VERIFY_GCS   collections aimed at in the --gc-verify run (default 200)
+#   DL_STRESS_GCS   collections aimed at in the plain stress run (default 1000)
+#
+# dl_check PROGRAM runs the program under the reference configuration (the
+# first collector listed, default flags) and then, for every collector:
+#   plain;
+#   --gc-stress=SV --gc-verify, SV chosen so about DL_VERIFY_GCS collections
+#     happen (1 for small programs: a collection at every allocation);
+#   --gc-stress=SS, about DL_STRESS_GCS collections (skipped when SS == SV);
+#   --heap=H, the smallest power of two from 512K that the reference
+#     collector runs the program in.
+# Every run's stdout and exit status must equal the reference run's. It sets
+#   DL_RESULT   ok | disagree | reffail (the reference run itself failed)
+#   DL_RUNS     runs done
+#   DL_BAD      the flags of the first disagreeing run
+#   DL_REF      the reference flags
+#   DL_CONFIGS  every configuration's flags (array)
+# and leaves each run's stdout, stderr and status in $DL_TMP/run.K.{out,err,status}
+# (K: index in DL_CONFIGS; the reference is run.ref.*).
+
+: "${DL_TIMEOUT:=60}"
+: "${DL_VERIFY_GCS:=200}"
+: "${DL_STRESS_GCS:=1000}"
+
+dl_collectors() {
+  "$DL_VM" --list-gcs | awk '!/cannot run/ {print $1}'
+}
+
+# dl_run TAG PROGRAM FLAGS...: one run, results in $DL_TMP/run.TAG.*
+dl_run() {
+  local tag=$1 prog=$2
+  shift 2
+  # shellcheck disable=SC2086
+  timeout "$DL_TIMEOUT" "$DL_VM" "$@" "$prog" < /dev/null \
+    > "$DL_TMP/run.$tag.out" 2> "$DL_TMP/run.$tag.err"
+  echo $? > "$DL_TMP/run.$tag.status"
+}
+
+# dl_same TAG1 TAG2: same stdout and status
+dl_same() {
+  cmp -s "$DL_TMP/run.$1.out" "$DL_TMP/run.$2.out" &&
+    cmp -s "$DL_TMP/run.$1.status" "$DL_TMP/run.$2.status"
+}
+
+# dl_describe TAG: one line on how run TAG differs from the reference
+dl_describe() {
+  local tag=$1 st ref_st
+  st=$(cat "$DL_TMP/run.$tag.status")
+  ref_st=$(cat "$DL_TMP/run.ref.status")
+  local msg="exit status $st (reference $ref_st)"
+  if ! cmp -s "$DL_TMP/run.$tag.out" "$DL_TMP/run.ref.out"; then
+    local n
+    n=$(cmp "$DL_TMP/run.$tag.out" "$DL_TMP/run.ref.out" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
+    if [ -n "$n" ]; then
+      msg="$msg; stdout line $n: '$(sed -n "${n}p" "$DL_TMP/run.$tag.out" | head -c 80)' vs '$(sed -n "${n}p" "$DL_TMP/run.ref.out" | head -c 80)'"
+    else
+      msg="$msg; stdout differs in length ($(wc -l < "$DL_TMP/run.$tag.out") vs $(wc -l < "$DL_TMP/run.ref.out") lines)"
+    fi
+  fi
+  if [ -s "$DL_TMP/run.$tag.err" ]; then
+    msg="$msg; stderr: $(head -c 300 "$DL_TMP/run.$tag.err" | head -3 | tr '\n' '|')"
+  fi
+  printf '%s\n' "$msg"
+}
+
+dl_check() {
+  local prog=$1
+  local gcs
+  gcs=$(dl_collectors)
+  DL_RUNS=0
+  DL_BAD=
+  DL_CONFIGS=()
+  local first=${gcs%%[[:space:]]*}
+  DL_REF="--gc=$first"
+  dl_run ref "$prog" $DL_REF
+  DL_RUNS=$((DL_RUNS + 1))
+  if [ "$(cat "$DL_TMP/run.ref.status")" != 0 ]; then
+    DL_RESULT=reffail
+    DL_BAD=$DL_REF
+    return
+  fi
+
+  # Allocation estimate: bytes allocated over a typical small object.
+  { cat "$prog"; echo; echo 'print(gc_stats()["bytes_allocated"]);'; } > "$DL_TMP/probe.src"
+  dl_run probe "$DL_TMP/probe.src" $DL_REF
+  DL_RUNS=$((DL_RUNS + 1))
+  local bytes allocs sv ss
+  bytes=$(tail -1 "$DL_TMP/run.probe.out")
+  case $bytes in ''|*[!0-9]*) bytes=1000000 ;; esac
+  allocs=$((bytes / 48 + 1))
+  sv=$((allocs / DL_VERIFY_GCS)); [ $sv -lt 1 ] && sv=1
+  ss=$((allocs / DL_STRESS_GCS)); [ $ss -lt 1 ] && ss=1
+
+  # The smallest heap the reference collector runs the program in.
+  local heap=64M h
+  for h in 512K 1M 2M 4M 8M 16M 32M 64M; do
+    dl_run heapprobe "$prog" $DL_REF "--heap=$h"
+    DL_RUNS=$((DL_RUNS + 1))
+    if dl_same heapprobe ref; then heap=$h; break; fi
+  done
+
+  local gc
+  for gc in $gcs; do
+    DL_CONFIGS+=("--gc=$gc")
+    DL_CONFIGS+=("--gc=$gc --gc-stress=$sv --gc-verify")
+    [ "$ss" != "$sv" ] && DL_CONFIGS+=("--gc=$gc --gc-stress=$ss")
+    DL_CONFIGS+=("--gc=$gc --heap=$heap")
+  done
+  local k
+  DL_RESULT=ok
+  for k in "${!DL_CONFIGS[@]}"; do
+    # shellcheck disable=SC2086
+    dl_run "$k" "$prog" ${DL_CONFIGS[$k]}
+    DL_RUNS=$((DL_RUNS + 1))
+    if ! dl_same "$k" ref && [ "$DL_RESULT" = ok ]; then
+      DL_RESULT=disagree
+      DL_BAD=${DL_CONFIGS[$k]}
+      DL_BAD_TAG=$k
+    fi
+  done
+}
