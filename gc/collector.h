@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gc/layout.h"
+#include "gc/observe/recorder.h"
 
 namespace gc {
 
@@ -53,6 +54,13 @@ struct HeapOptions {
   unsigned gc_threads = 1;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
   bool verify = false;
+  // Observability (gc/observe/recorder.h), set before the collector exists
+  // so that no collection goes unrecorded: record phases and counters;
+  // keep every collection's record (for --gc-stats, --gc-trace,
+  // --gc-report and the REPL); the --gc-log sink, or nullptr.
+  bool record_events = false;
+  bool keep_event_history = false;
+  observe::Log* log = nullptr;
 };
 
 // Summary statistics every collector keeps (gc_stats() and :stats).
@@ -119,9 +127,24 @@ class Collector {
   virtual bool in_heap(const void* addr) const = 0;
   // Identity hash: stable across moves (layout.h, HashState).
   virtual uint64_t identity_hash(Word* header) = 0;
+  // The spaces and their occupancy now, for the heap map (--gc-report, the
+  // REPL's :heap). Called between collections and at a collection's end.
+  virtual void describe_spaces(std::vector<observe::SpaceUsage>& out) const {}
+  // stats_ as it is, without flushing the fast path's allocation (for use
+  // during a collection, when the collector has already accounted it).
+  const GcStats& stats_as_recorded() const { return stats_; }
+  const HeapOptions& options() const { return options_; }
+
+  // Observability events (gc/observe/recorder.h): every collector reports
+  // collections, phases and counters here.
+  observe::Recorder events;
 
  protected:
-  Collector(RootSet& roots, const HeapOptions& options) : roots_(roots), options_(options) {}
+  Collector(RootSet& roots, const HeapOptions& options) : roots_(roots), options_(options) {
+    events.set_workers(options.gc_threads ? options.gc_threads : 1);
+    if (options.record_events) events.enable(options.keep_event_history);
+    events.set_log(options.log);
+  }
   RootSet& roots_;
   HeapOptions options_;
   GcStats stats_;

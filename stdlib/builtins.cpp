@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "gc/observe/stats.h"
 #include "vm/strings.h"
 #include "vm/vm.h"
 
@@ -500,21 +501,37 @@ Value b_gc(VM& vm, Value*, int) {
   return Value::nil();
 }
 
+// The --gc-stats summary as a flat map of nums (docs/observability.md):
+// phases and counters appear as "phase_ms:NAME" and "counter:NAME" when
+// the run records them (any --gc-* output, or the REPL).
 Value b_gc_stats(VM& vm, Value*, int) {
   // Read everything first, so the map's own allocation does not show.
   gc::Collector& heap = vm.heap();
-  const gc::GcStats stats = heap.stats();
+  const gc::observe::Summary s = gc::observe::summarize(heap);
   const std::string collector = heap.name();
-  const std::pair<const char*, double> nums[] = {
-      {"collections", static_cast<double>(stats.collections)},
-      {"pause_total_ms", stats.pause_total_ms},
-      {"pause_max_ms", stats.pause_max_ms},
-      {"bytes_allocated", static_cast<double>(stats.bytes_allocated)},
-      {"heap_used", static_cast<double>(heap.heap_used())},
-      {"heap_size", static_cast<double>(heap.heap_size())},
-      {"bytes_copied", static_cast<double>(stats.bytes_copied)},
-      {"peak_heap", static_cast<double>(stats.peak_heap_bytes)},
+  std::vector<std::pair<std::string, double>> nums = {
+      {"collections", static_cast<double>(s.collections)},
+      {"collections_young", static_cast<double>(s.young)},
+      {"collections_full", static_cast<double>(s.full)},
+      {"pause_total_ms", s.pause_total_ms},
+      {"pause_mean_ms", s.pause_mean_ms},
+      {"pause_p50_ms", s.pause_p50_ms},
+      {"pause_p90_ms", s.pause_p90_ms},
+      {"pause_p99_ms", s.pause_p99_ms},
+      {"pause_max_ms", s.pause_max_ms},
+      {"run_time_ms", s.run_time_ms},
+      {"gc_share", s.gc_share},
+      {"bytes_allocated", static_cast<double>(s.bytes_allocated)},
+      {"allocation_rate_mib_s", s.allocation_rate_mb_s},
+      {"heap_used", static_cast<double>(s.heap_used)},
+      {"heap_size", static_cast<double>(s.heap_size)},
+      {"bytes_copied", static_cast<double>(s.bytes_copied)},
+      {"peak_heap", static_cast<double>(s.peak_heap)},
+      {"peak_live", static_cast<double>(s.peak_live)},
+      {"gc_threads", static_cast<double>(s.gc_threads)},
   };
+  for (const gc::observe::PhaseTotal& p : s.phases) nums.emplace_back("phase_ms:" + p.name, p.wall_ms);
+  for (const gc::observe::CounterTotal& k : s.counters) nums.emplace_back("counter:" + k.name, static_cast<double>(k.total));
   RootSlots r(vm, 3);  // map, key, value
   Value v = vm.new_map();
   *r.at(0) = v;

@@ -6,11 +6,15 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include "gc/observe/log.h"
+#include "gc/observe/outputs.h"
+#include "gc/observe/stats.h"
 #include "vm/repl.h"
 #include "vm/vm.h"
 
@@ -38,6 +42,15 @@ options:
   --gc-stress=N      collect every N allocations (1: every allocation)
   --gc-verify        verify the heap before and after every collection;
                      a failure exits with status 71
+  --gc-log[=debug|FILE|debug:FILE]
+                     one line per collection, JDK unified-log style, on
+                     stderr or in FILE; debug adds per-phase and per-worker
+                     lines
+  --gc-stats[=table|json][:FILE]
+                     an end-of-run GC summary on stderr (or in FILE), as a
+                     table (default) or JSON (docs/gc-stats.schema.json)
+  --gc-trace=FILE    Chrome trace-event JSON for Perfetto / chrome://tracing
+  --gc-report=FILE   a self-contained HTML page of GC plots
   --step-limit=N     stop with an error after N loop iterations and calls
   --disasm           print the bytecode and stop
   -e CODE            run CODE instead of a file
@@ -90,12 +103,58 @@ bool read_file(const std::string& path, std::string* out) {
   return !in.bad();
 }
 
+// --gc-log, --gc-stats, --gc-trace, --gc-report (docs/observability.md).
+struct ObserveOptions {
+  bool log = false;
+  bool log_debug = false;
+  std::string log_file;  // empty: stderr
+  bool stats = false;
+  bool stats_json = false;
+  std::string stats_file;  // empty: stderr
+  std::string trace_file;
+  std::string report_file;
+  bool needs_history() const { return stats || !trace_file.empty() || !report_file.empty(); }
+};
+
+void parse_log_option(const std::string& v, ObserveOptions& o) {
+  o.log = true;
+  if (v == "debug") o.log_debug = true;
+  else if (v.rfind("debug:", 0) == 0) o.log_debug = true, o.log_file = v.substr(6);
+  else o.log_file = v;
+}
+
+void parse_stats_option(const std::string& v, ObserveOptions& o) {
+  o.stats = true;
+  std::string form = v, file;
+  size_t colon = v.find(':');
+  if (colon != std::string::npos) form = v.substr(0, colon), file = v.substr(colon + 1);
+  if (form == "json") o.stats_json = true;
+  else if (form != "table") usage_error("bad --gc-stats form '" + form + "' (table or json, then optionally :FILE)");
+  if (colon != std::string::npos && file.empty()) usage_error("--gc-stats=" + form + ": needs a FILE after the colon");
+  o.stats_file = file;
+}
+
+// The end-of-run outputs; false if one could not be written.
+bool write_observe_outputs(gc::Collector& heap, const ObserveOptions& o) {
+  bool ok = true;
+  if (o.stats) {
+    gc::observe::Summary s = gc::observe::summarize(heap);
+    std::string text = o.stats_json ? gc::observe::stats_json(s) : gc::observe::stats_table(s);
+    ok &= gc::observe::write_output(o.stats_file.empty() ? "-" : o.stats_file, text, "GC statistics");
+  }
+  if (!o.trace_file.empty()) ok &= gc::observe::write_output(o.trace_file, gc::observe::trace_json(heap), "GC trace");
+  if (!o.report_file.empty())
+    ok &= gc::observe::write_output(o.report_file, gc::observe::report_html(heap), "GC report");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   vm::VMOptions options;
   options.heap.gc_threads = std::max(1u, std::thread::hardware_concurrency());
   bool disasm = false;
+  ObserveOptions observe;
   std::optional<std::string> code;
   std::optional<std::string> script;
   int i = 1;
@@ -134,6 +193,18 @@ int main(int argc, char** argv) {
       auto n = parse_count(*v);
       if (!n || *n == 0) usage_error("bad step limit '" + *v + "' (a positive count)");
       options.step_limit = *n;
+    } else if (a == "--gc-log") {
+      observe.log = true;
+    } else if (auto v = value_of("--gc-log")) {
+      parse_log_option(*v, observe);
+    } else if (a == "--gc-stats") {
+      observe.stats = true;
+    } else if (auto v = value_of("--gc-stats")) {
+      parse_stats_option(*v, observe);
+    } else if (auto v = value_of("--gc-trace")) {
+      observe.trace_file = *v;
+    } else if (auto v = value_of("--gc-report")) {
+      observe.report_file = *v;
     } else if (a == "--gc-verify") {
       options.heap.verify = true;
     } else if (a == "--disasm") {
@@ -176,11 +247,29 @@ int main(int argc, char** argv) {
     source.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
 
+  // Observability: the log sink exists before the VM so that every
+  // collection, even one during start-up, is recorded.
+  std::unique_ptr<gc::observe::Log> log;
+  if (observe.log) {
+    std::FILE* f = stderr;
+    if (!observe.log_file.empty()) {
+      f = std::fopen(observe.log_file.c_str(), "w");
+      if (!f) usage_error("cannot write the GC log to '" + observe.log_file + "': " + std::strerror(errno));
+    }
+    log = std::make_unique<gc::observe::Log>(f, observe.log_debug, f != stderr);
+    log->using_collector(options.collector.c_str());
+  }
+  options.heap.log = log.get();
+  options.heap.record_events = observe.log || observe.needs_history() || repl;
+  options.heap.keep_event_history = observe.needs_history() || repl;
+
   try {
     vm::VM machine(options);
-    if (repl) return vm::run_repl(machine);
     if (disasm) return machine.disassemble_source(name, source, std::cout);
-    return machine.run_source(name, source);
+    int status = repl ? vm::run_repl(machine) : machine.run_source(name, source);
+    std::cout.flush();
+    if (!write_observe_outputs(machine.heap(), observe) && status == 0) status = kExitSoftware;
+    return status;
   } catch (vm::RuntimeError& e) {
     std::cerr << "error: " << e.message << "\n";
     return kExitSoftware;

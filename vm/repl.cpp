@@ -13,6 +13,9 @@
 #include <sstream>
 
 #include "compiler/compiler.h"
+#include "gc/observe/log.h"
+#include "gc/observe/outputs.h"
+#include "gc/observe/stats.h"
 
 namespace vm {
 
@@ -24,8 +27,9 @@ const char* const kHelp = R"(Type code and press Enter; an expression's value is
 Lines continue while brackets are open.
   :help           this help
   :quit           leave (also Ctrl-D)
-  :gc             run a full collection and show what it did
-  :stats          collector statistics so far
+  :gc             run a full collection and print its GC log line
+  :stats          collector statistics so far (the --gc-stats table)
+  :heap           a map of the heap's spaces and how full they are
   :disasm EXPR    show the bytecode of an expression or statement
 )";
 
@@ -55,26 +59,19 @@ char** complete(const char* text, int, int) {
   return rl_completion_matches(text, complete_name);
 }
 
-void print_stats(VM& vm) {
-  const gc::GcStats& s = vm.heap().stats();
-  std::printf("collector        %s\n", vm.heap().name());
-  std::printf("collections      %llu\n", static_cast<unsigned long long>(s.collections));
-  std::printf("pause total      %.3f ms\n", s.pause_total_ms);
-  std::printf("pause max        %.3f ms\n", s.pause_max_ms);
-  std::printf("bytes allocated  %llu\n", static_cast<unsigned long long>(s.bytes_allocated));
-  std::printf("heap used        %llu\n", static_cast<unsigned long long>(vm.heap().heap_used()));
-  std::printf("heap size        %llu\n", static_cast<unsigned long long>(vm.heap().heap_size()));
-}
+void print_stats(VM& vm) { std::fputs(gc::observe::stats_table(gc::observe::summarize(vm.heap())).c_str(), stdout); }
 
+void print_heap_map(VM& vm) { std::fputs(gc::observe::text_heap_map(vm.heap()).c_str(), stdout); }
+
+// The collection's --gc-log line (the REPL records every collection).
 void run_gc_command(VM& vm) {
-  uint64_t before = vm.heap().heap_used();
-  double pause_before = vm.heap().stats().pause_total_ms;
+  const gc::observe::Recorder& events = vm.heap().events;
+  size_t before = events.records().size();
   vm.collect_now();
-  const gc::GcStats& s = vm.heap().stats();
-  std::printf("GC(%llu) Pause Full (Explicit) %lluK->%lluK(%lluK) %.3fms\n",
-              static_cast<unsigned long long>(s.collections), static_cast<unsigned long long>(before / 1024),
-              static_cast<unsigned long long>(vm.heap().heap_used() / 1024),
-              static_cast<unsigned long long>(vm.heap().heap_size() / 1024), s.pause_total_ms - pause_before);
+  if (events.records().size() > before)
+    std::printf("%s\n", gc::observe::pause_line(events, events.records().size() - 1).c_str());
+  else
+    std::printf("no collection ran\n");
 }
 
 // Handles a :command; returns false to leave the REPL.
@@ -86,6 +83,7 @@ bool run_command(VM& vm, const std::string& line) {
   if (cmd == ":help") std::fputs(kHelp, stdout);
   else if (cmd == ":gc") run_gc_command(vm);
   else if (cmd == ":stats") print_stats(vm);
+  else if (cmd == ":heap") print_heap_map(vm);
   else if (cmd == ":disasm") {
     std::string rest;
     std::getline(in, rest);

@@ -126,6 +126,7 @@ class Scavenger {
   void finish() {
     to_.retire_lab(lab_);
     c_.stats_.bytes_copied += copied_words_ * kWordSize;
+    c_.events.count(0, "bytes copied", copied_words_ * kWordSize);
   }
 
  private:
@@ -242,6 +243,22 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
   large_mark_stack_.reserve(256);
   install_mutator_buffer();
   note_heap_size();
+  describe_events();
+}
+
+// Units of this collector's counters, and its own panels in --gc-report.
+void SemispaceCollector::describe_events() {
+  events.describe_counter("bytes copied", "bytes");
+  events.describe_counter("from-space bytes", "bytes");
+  events.describe_counter("root groups", "groups");
+  events.add_panel({"Bytes copied per collection", "copied (KiB)",
+                    "A copying collector's work is proportional to what survives, not to the heap: "
+                    "each bar is the live data copied from from-space to to-space.",
+                    {{"copied", "bytes copied", "", 1.0 / 1024}}});
+  events.add_panel({"Survival rate", "survivors (% of from-space)",
+                    "Bytes copied over bytes in from-space at the flip: low bars mean most objects died young, "
+                    "which is when copying is cheap.",
+                    {{"survival", "bytes copied", "from-space bytes", 100}}});
 }
 
 SemispaceCollector::~SemispaceCollector() = default;
@@ -259,35 +276,57 @@ void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes
   auto start = std::chrono::steady_clock::now();
   account_mutator_buffer();
   current_->set_top(top);
+  events.collection_start(observe::CollectionKind::kFull, cause, *this);
   pending_large_bytes_ = pending_large_bytes;
   roots_.prepare_for_collection();
-  if (options_.verify) verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify before");
+    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
+  }
 
   // Survivors need at most from-space's bytes plus the hash words it owes;
   // the sizing policy makes the region hold that, so this only guards it.
   if (current_->used_bytes() / kWordSize + hash_reserve_words_ > other_->region_bytes() / kWordSize) {
     live_at_exhaustion_ = heap_used();
+    events.collection_end(*this);
     return;
   }
 
+  events.count(0, "from-space bytes", current_->used_bytes());
+  events.phase_start(0, "flip");
   flip();
+  events.phase_end(0, "flip");
   Scavenger scavenger(*this);
+  events.phase_start(0, "scavenge roots");
   scavenge_roots(scavenger);
+  events.phase_end(0, "scavenge roots");
+  events.count(0, "root groups", root_groups_.size());
+  events.phase_start(0, "trace");
   trace_transitive_closure(scavenger);
   scavenger.finish();
+  events.phase_end(0, "trace");
+  events.phase_start(0, "weak references");
   process_weak();
+  events.phase_end(0, "weak references");
+  events.phase_start(0, "sweep large objects");
   sweep_large_objects();
+  events.phase_end(0, "sweep large objects");
+  events.phase_start(0, "resize and release");
   resize_semispaces();
   release_from_space();
   install_mutator_buffer();
+  events.phase_end(0, "resize and release");
 
-  if (options_.verify) verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify after");
+    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
+  }
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   stats_.collections++;
   stats_.pause_total_ms += ms;
   stats_.pause_max_ms = std::max(stats_.pause_max_ms, ms);
   note_heap_size();
-  (void)cause;  // for the log, once gc/observe exists
+  events.collection_end(*this);
 }
 
 // The spaces change roles: the mutator's space becomes from-space and the
@@ -500,6 +539,13 @@ uint64_t SemispaceCollector::identity_hash(Word* header) {
     if (limit > alloc_end_) limit = alloc_end_;
   }
   return hash_of_address(header);
+}
+
+void SemispaceCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) const {
+  out.push_back({current_->name(), "to-space: survivors, then new objects", semispace_bytes_,
+                 static_cast<uint64_t>(top - current_->begin()) * kWordSize});
+  out.push_back({other_->name(), "from-space: empty until the next flip", semispace_bytes_, 0});
+  out.push_back({"large objects", "large-object pages: never move", los_.committed_bytes(), los_.committed_bytes()});
 }
 
 void SemispaceCollector::describe_heap(verify::HeapShape& out) const {

@@ -57,6 +57,7 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   void flush_stats() override;
 
   void describe_heap(verify::HeapShape& out) const override;
+  void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
 
   // For tests and observability.
   uint64_t semispace_bytes() const { return semispace_bytes_; }
@@ -92,6 +93,7 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   uint64_t hash_of_address(const Word* header) const;
   bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
   void note_heap_size();
+  void describe_events();
 
   Reservation reservation_;
   CardTable cards_;

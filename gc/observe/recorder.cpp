@@ -1,0 +1,205 @@
+#include "gc/observe/recorder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "gc/collector.h"
+#include "gc/observe/log.h"
+
+namespace gc::observe {
+
+namespace {
+
+// Pauses up to 2^48 ns (about three days) get their own bucket; longer
+// ones share the last.
+constexpr int kOctaves = 48;
+
+// Room for the causes gclab has and a few more; grows if a collector
+// reports a cause beyond it.
+constexpr size_t kInitialCauses = 8;
+
+size_t bucket_of(int64_t ns) {
+  if (ns <= 1) return 0;
+  double b = std::log2(static_cast<double>(ns)) * AlwaysOnSummary::kBucketsPerOctave;
+  return std::min(static_cast<size_t>(b), static_cast<size_t>(kOctaves * AlwaysOnSummary::kBucketsPerOctave - 1));
+}
+
+}  // namespace
+
+const char* kind_name(CollectionKind kind) { return kind == CollectionKind::kYoung ? "Young" : "Full"; }
+
+Recorder::Recorder() : start_(std::chrono::steady_clock::now()) {
+  summary_.by_cause.assign(kInitialCauses, 0);
+  summary_.pause_buckets.assign(kOctaves * AlwaysOnSummary::kBucketsPerOctave, 0);
+  buffers_.resize(1);
+}
+
+Recorder::~Recorder() = default;
+
+void Recorder::set_workers(unsigned n) { buffers_.resize(std::max(1u, n)); }
+
+void Recorder::enable(bool keep_history) {
+  enabled_ = true;
+  keep_history_ = keep_history_ || keep_history;
+}
+
+int64_t Recorder::now_ns() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Recorder::describe_counter(const char* counter, const char* unit) {
+  for (auto& [name, u] : counter_units_)
+    if (name == counter) {
+      u = unit;
+      return;
+    }
+  counter_units_.emplace_back(counter, unit);
+}
+
+std::string Recorder::counter_unit(const std::string& counter) const {
+  for (const auto& [name, u] : counter_units_)
+    if (name == counter) return u;
+  return "";
+}
+
+// ---------------------------------------------------------------------------
+// Collections
+
+void Recorder::collection_start(CollectionKind kind, GcCause cause, Collector& heap) {
+  in_collection_ = true;
+  current_ = CollectionRecord{};
+  current_.id = next_id_++;
+  current_.kind = kind;
+  current_.cause = cause;
+  current_.used_before = heap.heap_used();
+  current_.size_before = heap.heap_size();
+  current_.allocated_before = heap.stats_as_recorded().bytes_allocated;
+  if (enabled_ && !keep_history_) {
+    records_.clear();
+    phases_.clear();
+    counters_.clear();
+    spaces_.clear();
+  }
+  // Last, so that the reads above are not part of the pause.
+  current_.start_ns = now_ns();
+}
+
+void Recorder::collection_end(Collector& heap) {
+  if (!in_collection_) return;
+  in_collection_ = false;
+  current_.end_ns = now_ns();
+  current_.used_after = heap.heap_used();
+  current_.size_after = heap.heap_size();
+  current_.live_after = heap.stats_as_recorded().last_live_bytes;
+  update_summary(current_, current_.live_after);
+  if (!enabled_) return;
+  current_.first_phase = phases_.size();
+  current_.first_counter = counters_.size();
+  current_.first_space = spaces_.size();
+  merge_worker_buffers(heap);
+  records_.push_back(current_);
+  if (log_) log_->collection(*this, records_.size() - 1);
+}
+
+void Recorder::update_summary(const CollectionRecord& r, uint64_t live) {
+  AlwaysOnSummary& s = summary_;
+  s.collections++;
+  (r.kind == CollectionKind::kYoung ? s.young : s.full)++;
+  size_t cause = static_cast<size_t>(r.cause);
+  if (cause >= s.by_cause.size()) s.by_cause.resize(cause + 1, 0);
+  s.by_cause[cause]++;
+  double ms = r.pause_ms();
+  s.pause_total_ms += ms;
+  s.pause_max_ms = std::max(s.pause_max_ms, ms);
+  s.peak_heap = std::max({s.peak_heap, r.size_before, r.size_after});
+  s.peak_live = std::max(s.peak_live, live);
+  s.pause_buckets[bucket_of(r.end_ns - r.start_ns)]++;
+}
+
+// Workers have all finished (collection_end is called after they join):
+// their buffers are read and cleared on this thread.
+void Recorder::merge_worker_buffers(Collector& heap) {
+  for (size_t w = 0; w < buffers_.size(); ++w) {
+    WorkerBuffer& b = buffers_[w];
+    for (const RawPhase& p : b.done)
+      phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w), p.start_ns, p.end_ns});
+    for (const auto& [name, value] : b.counts)
+      counters_.push_back({intern(counter_names_, name), static_cast<uint32_t>(w), value});
+    b.done.clear();
+    b.counts.clear();
+    b.open.clear();  // a phase left open (an early return) is dropped
+  }
+  // Phases sorted by start, so that consumers may draw them in order.
+  std::sort(phases_.begin() + static_cast<ptrdiff_t>(current_.first_phase), phases_.end(),
+            [](const PhaseRecord& a, const PhaseRecord& b) {
+              return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.worker < b.worker;
+            });
+  space_scratch_.clear();
+  heap.describe_spaces(space_scratch_);
+  for (const SpaceUsage& s : space_scratch_)
+    spaces_.push_back({intern(space_names_, s.name.c_str()), intern(space_names_, s.role.c_str()), s.capacity_bytes,
+                       s.used_bytes});
+}
+
+uint32_t Recorder::intern(std::vector<std::string>& names, const char* name) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<uint32_t>(i);
+  names.emplace_back(name);
+  return static_cast<uint32_t>(names.size() - 1);
+}
+
+// ---------------------------------------------------------------------------
+// Phases and counters: on the worker's own thread, into its own buffer.
+
+void Recorder::phase_event(unsigned worker, const char* phase, bool start) {
+  if (worker >= buffers_.size()) return;  // not a worker the collector declared
+  WorkerBuffer& b = buffers_[worker];
+  int64_t t = now_ns();
+  if (start) {
+    b.open.push_back({phase, t});
+    return;
+  }
+  // The innermost open phase of that name ends (phases nest).
+  for (size_t i = b.open.size(); i-- > 0;) {
+    if (b.open[i].name == phase || std::strcmp(b.open[i].name, phase) == 0) {
+      b.done.push_back({phase, b.open[i].start_ns, t});
+      b.open.erase(b.open.begin() + static_cast<ptrdiff_t>(i));
+      return;
+    }
+  }
+}
+
+void Recorder::count_event(unsigned worker, const char* counter, uint64_t delta) {
+  if (worker >= buffers_.size()) return;
+  WorkerBuffer& b = buffers_[worker];
+  for (auto& [name, value] : b.counts)
+    if (name == counter || std::strcmp(name, counter) == 0) {
+      value += delta;
+      return;
+    }
+  b.counts.emplace_back(counter, delta);
+}
+
+// ---------------------------------------------------------------------------
+// Ranges
+
+Recorder::Range<PhaseRecord> Recorder::phases_of(size_t i) const {
+  size_t b = records_[i].first_phase;
+  size_t e = i + 1 < records_.size() ? records_[i + 1].first_phase : phases_.size();
+  return {phases_.data() + b, phases_.data() + e};
+}
+
+Recorder::Range<CounterRecord> Recorder::counters_of(size_t i) const {
+  size_t b = records_[i].first_counter;
+  size_t e = i + 1 < records_.size() ? records_[i + 1].first_counter : counters_.size();
+  return {counters_.data() + b, counters_.data() + e};
+}
+
+Recorder::Range<SpaceRecord> Recorder::spaces_of(size_t i) const {
+  size_t b = records_[i].first_space;
+  size_t e = i + 1 < records_.size() ? records_[i + 1].first_space : spaces_.size();
+  return {spaces_.data() + b, spaces_.data() + e};
+}
+
+}  // namespace gc::observe

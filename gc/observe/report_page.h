@@ -1,0 +1,394 @@
+// The page of --gc-report: HTML, CSS and a script that draws every panel as
+// inline SVG from the data that report.cpp puts in place of GCLAB_DATA.
+// Nothing is fetched from the network. When the script has drawn every
+// panel without an exception it sets <body data-report-status="ok"> and
+// writes "ok" into #report-status; window.onerror writes any error into
+// #report-errors (tests/observe/report_test.sh reads both). Every panel is
+// a <section class="panel"> whose SVG carries data-marks, the number of
+// marks it drew.
+#pragma once
+
+namespace gc::observe {
+
+inline constexpr const char* kReportPage = R"GCLAB(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title></title>
+<style>
+  body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1d2430; background: #f4f6f9; }
+  header { background: #1d2430; color: #fff; padding: 14px 24px; }
+  header h1 { font-size: 20px; margin: 0 0 4px 0; }
+  header p { margin: 0; color: #c9d2e0; }
+  main { max-width: 1240px; margin: 0 auto; padding: 16px; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(580px, 1fr)); gap: 16px; }
+  .panel { background: #fff; border: 1px solid #d8dee8; border-radius: 6px; padding: 12px 14px; }
+  .panel h2 { font-size: 16px; margin: 0 0 2px 0; }
+  .panel p.what { margin: 0 0 6px 0; color: #55606f; font-size: 13px; }
+  .panel ul.what { margin: 4px 0 0 0; padding-left: 18px; color: #55606f; font-size: 13px; }
+  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px; margin-bottom: 16px; }
+  .card { background: #fff; border: 1px solid #d8dee8; border-radius: 6px; padding: 8px 10px; }
+  .card .v { font-size: 20px; font-weight: 600; }
+  .card .k { color: #55606f; font-size: 12px; }
+  svg text { font: 12px system-ui, sans-serif; fill: #1d2430; }
+  svg .axis line, svg .axis path { stroke: #8a94a3; }
+  svg .grid line { stroke: #e6eaf0; }
+  svg .label { font-size: 12px; fill: #3a4452; }
+  .legend span { display: inline-block; margin-right: 14px; font-size: 12px; }
+  .legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }
+  .controls { margin: 4px 0 6px 0; font-size: 13px; }
+  .controls input[type=range] { width: 300px; vertical-align: middle; }
+  #report-errors { color: #b00020; white-space: pre-wrap; }
+  .empty { color: #55606f; font-style: italic; }
+  footer { color: #55606f; font-size: 12px; padding: 8px 24px 24px; }
+</style>
+</head>
+<body data-report-status="loading">
+<header>
+  <h1 id="title">gclab GC report</h1>
+  <p id="subtitle"></p>
+</header>
+<main>
+  <pre id="report-errors"></pre>
+  <div class="cards" id="cards"></div>
+  <div class="grid" id="panels"></div>
+</main>
+<footer>Made by gclab's --gc-report. Hover over a mark for its exact values. Status: <span id="report-status">loading</span></footer>
+<script>
+"use strict";
+window.onerror = function (msg, src, line, col, err) {
+  var e = document.getElementById("report-errors");
+  e.textContent += "script error: " + msg + " (line " + line + ")\n";
+  document.body.setAttribute("data-report-status", "error");
+};
+var DATA = /*GCLAB_DATA*/null;
+var SVGNS = "http://www.w3.org/2000/svg";
+var COLORS = { full: "#c0392b", young: "#2e86de", size: "#8a94a3", used: "#2e86de", live: "#27ae60",
+               busy: "#2e86de", idle: "#d5dbe3", free: "#eef1f5", series: ["#8e44ad", "#e67e22", "#16a085", "#2c3e50"] };
+var MANY = 4000;  // above this many marks, one path replaces per-mark shapes and tooltips
+
+function el(tag, attrs, parent, text) {
+  var e = document.createElementNS(SVGNS, tag);
+  for (var k in attrs) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function html(tag, attrs, parent, text) {
+  var e = document.createElement(tag);
+  for (var k in attrs) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function tip(node, text) { el("title", {}, node, text); }
+function fmt(v, d) { return (d === undefined ? (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)) : v.toFixed(d)); }
+function tickText(t) { return Number.isInteger(t) ? String(t) : fmt(t); }
+function mib(b) { return b / 1048576; }
+function bytes(b) {
+  if (b < 1024) return b + " B";
+  if (b < 1048576) return (b / 1024).toFixed(1) + " KiB";
+  if (b < 1073741824) return (b / 1048576).toFixed(1) + " MiB";
+  return (b / 1073741824).toFixed(2) + " GiB";
+}
+function niceTicks(lo, hi, n, integer) {
+  if (!(hi > lo)) hi = lo + 1;
+  var step = Math.pow(10, Math.floor(Math.log10((hi - lo) / n)));
+  var err = (hi - lo) / n / step;
+  if (err >= 7.5) step *= 10; else if (err >= 3.5) step *= 5; else if (err >= 1.5) step *= 2;
+  if (integer) step = Math.max(1, Math.round(step));
+  var ticks = [];
+  for (var t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(Math.abs(t) < step * 1e-9 ? 0 : t);
+  return { ticks: ticks, max: Math.max(hi, ticks[ticks.length - 1]) };
+}
+
+// A panel: a titled section with a sentence saying what it shows.
+function panel(id, title, what) {
+  var s = html("section", { "class": "panel", id: "panel-" + id }, document.getElementById("panels"));
+  html("h2", {}, s, title);
+  html("p", { "class": "what" }, s, what);
+  return s;
+}
+function legend(parent, items) {
+  var d = html("div", { "class": "legend" }, parent);
+  items.forEach(function (it) { var s = html("span", {}, d); html("i", { style: "background:" + it[1] }, s); s.appendChild(document.createTextNode(it[0])); });
+}
+
+// Axes with ticks, grid lines and labels; returns scales and the plot group.
+function axes(parent, o) {
+  var W = o.width || 560, H = o.height || 260, L = o.left || 64, R = o.right || 16, T = 12, B = 46;
+  var svg = el("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" }, parent);
+  var xt = niceTicks(o.xMin || 0, o.xMax, 6, o.xInteger);
+  var yt = niceTicks(o.yMin || 0, o.yMax, 5, o.yInteger);
+  var xmax = o.xExact ? o.xMax : xt.max, xmin = o.xMin || 0;
+  var sx = function (v) { return L + (v - xmin) / (xmax - xmin || 1) * (W - L - R); };
+  var sy = function (v) { return H - B - (v - (o.yMin || 0)) / (yt.max - (o.yMin || 0) || 1) * (H - T - B); };
+  var grid = el("g", { "class": "grid" }, svg), ax = el("g", { "class": "axis" }, svg);
+  yt.ticks.forEach(function (t) {
+    el("line", { x1: L, x2: W - R, y1: sy(t), y2: sy(t) }, grid);
+    el("text", { x: L - 6, y: sy(t) + 4, "text-anchor": "end" }, ax, tickText(t));
+  });
+  xt.ticks.forEach(function (t) {
+    if (t < xmin || t > xmax) return;
+    el("line", { x1: sx(t), x2: sx(t), y1: H - B, y2: H - B + 5 }, ax);
+    el("text", { x: sx(t), y: H - B + 18, "text-anchor": "middle" }, ax, tickText(t));
+  });
+  el("line", { x1: L, x2: W - R, y1: H - B, y2: H - B }, ax);
+  el("line", { x1: L, x2: L, y1: T, y2: H - B }, ax);
+  el("text", { "class": "label", x: L + (W - L - R) / 2, y: H - 8, "text-anchor": "middle" }, svg, o.xLabel);
+  el("text", { "class": "label", x: 14, y: T + (H - T - B) / 2, "text-anchor": "middle",
+               transform: "rotate(-90 14 " + (T + (H - T - B) / 2) + ")" }, svg, o.yLabel);
+  return { svg: svg, sx: sx, sy: sy, g: el("g", {}, svg), W: W, H: H, L: L, R: R, T: T, B: B };
+}
+function marks(a, n) { a.svg.setAttribute("data-marks", String(n)); return n; }
+function empty(section, why) { html("p", { "class": "empty" }, section, why); var s = el("svg", { width: 10, height: 10, "data-marks": "0" }, section); return s; }
+
+var C = DATA.collections, N = C.id.length;
+function causeOf(i) { return DATA.cause_names[C.cause[i]] || "?"; }
+function kindOf(i) { return C.full[i] ? "Full" : "Young"; }
+function describe(i) {
+  return "GC(" + C.id[i] + ") Pause " + kindOf(i) + " (" + causeOf(i) + ") at " + fmt(C.start_ms[i] / 1000, 3) + " s: " +
+         fmt(C.pause_ms[i], 3) + " ms, " + bytes(C.used_before[i]) + " -> " + bytes(C.used_after[i]) + " (heap " + bytes(C.size_after[i]) + ")";
+}
+
+// --- header cards
+function drawCards() {
+  var s = DATA.summary;
+  document.getElementById("title").textContent = "gclab GC report: " + DATA.collector;
+  document.getElementById("subtitle").textContent = s.gc_threads + " GC thread(s), run time " + fmt(s.run_time_ms / 1000, 3) +
+      " s, " + s.collections.total + " collections (" + s.collections.by_kind.Young + " young, " + s.collections.by_kind.Full + " full)";
+  var cards = document.getElementById("cards");
+  [["collections", String(s.collections.total)], ["pause total", fmt(s.pause_ms.total) + " ms"],
+   ["GC share of run time", fmt(100 * s.gc_share, 1) + " %"], ["pause p50 / p99", fmt(s.pause_ms.p50, 3) + " / " + fmt(s.pause_ms.p99, 3) + " ms"],
+   ["pause max", fmt(s.pause_ms.max, 3) + " ms"], ["allocated", bytes(s.allocation.bytes)],
+   ["allocation rate", fmt(s.allocation.rate_mib_per_s) + " MiB/s"], ["peak heap", bytes(s.heap.peak_size_bytes)],
+   ["peak live", bytes(s.heap.peak_live_bytes)]].forEach(function (kv) {
+    var c = html("div", { "class": "card" }, cards);
+    html("div", { "class": "v" }, c, kv[1]);
+    html("div", { "class": "k" }, c, kv[0]);
+  });
+}
+
+// --- 1. pauses over the run
+function drawPauses() {
+  var s = panel("pauses", "Pause timeline", "Each stem is one collection: when it happened (x) and how long the program was stopped (y). Full collections in red, young in blue.");
+  if (!N) return empty(s, "No collections in this run.");
+  legend(s, [["Full", COLORS.full], ["Young", COLORS.young]]);
+  var tmax = DATA.summary.run_time_ms / 1000, pmax = 0;
+  for (var i = 0; i < N; i++) pmax = Math.max(pmax, C.pause_ms[i]);
+  var a = axes(s, { xMax: tmax, yMax: pmax * 1.05, xLabel: "time since start (s)", yLabel: "pause (ms)" });
+  var paths = { 0: "", 1: "" };
+  for (var i = 0; i < N; i++) {
+    var x = a.sx((C.start_ms[i] + C.pause_ms[i] / 2) / 1000), y = a.sy(C.pause_ms[i]);
+    if (N > MANY) { paths[C.full[i]] += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + y.toFixed(1); continue; }
+    var g = el("g", {}, a.g), col = C.full[i] ? COLORS.full : COLORS.young;
+    el("line", { x1: x, x2: x, y1: a.sy(0), y2: y, stroke: col, "stroke-width": 1.5 }, g);
+    el("circle", { cx: x, cy: y, r: 3, fill: col }, g);
+    tip(g, describe(i));
+  }
+  if (N > MANY) { el("path", { d: paths[1], stroke: COLORS.full, fill: "none" }, a.g); el("path", { d: paths[0], stroke: COLORS.young, fill: "none" }, a.g); }
+  return marks(a, N);
+}
+
+// --- 2. heap occupancy before and after each collection
+function drawHeap() {
+  var s = panel("heap", "Heap occupancy", "Used heap rises as the program allocates and drops at each collection (the sawtooth); the grey line is the heap's size, green dots the live data a collection found.");
+  if (!N) return empty(s, "No collections in this run.");
+  legend(s, [["heap size", COLORS.size], ["used (before -> after a collection)", COLORS.used], ["live after a collection", COLORS.live]]);
+  var tmax = DATA.summary.run_time_ms / 1000, ymax = 0;
+  for (var i = 0; i < N; i++) ymax = Math.max(ymax, mib(C.size_before[i]), mib(C.size_after[i]), mib(C.used_before[i]));
+  ymax = Math.max(ymax, mib(DATA.summary.heap.size_bytes));
+  var a = axes(s, { xMax: tmax, yMax: ymax * 1.05, xLabel: "time since start (s)", yLabel: "heap (MiB)" });
+  var used = "M" + a.sx(0) + " " + a.sy(0), size = "M" + a.sx(0) + " " + a.sy(mib(C.size_before[0]));
+  for (var i = 0; i < N; i++) {
+    var t0 = C.start_ms[i] / 1000, t1 = (C.start_ms[i] + C.pause_ms[i]) / 1000;
+    used += "L" + a.sx(t0).toFixed(1) + " " + a.sy(mib(C.used_before[i])).toFixed(1) +
+            "L" + a.sx(t1).toFixed(1) + " " + a.sy(mib(C.used_after[i])).toFixed(1);
+    size += "H" + a.sx(t0).toFixed(1) + "V" + a.sy(mib(C.size_after[i])).toFixed(1);
+  }
+  used += "L" + a.sx(tmax).toFixed(1) + " " + a.sy(mib(DATA.summary.heap.used_bytes)).toFixed(1);
+  size += "H" + a.sx(tmax).toFixed(1);
+  el("path", { d: size, stroke: COLORS.size, fill: "none", "stroke-width": 2 }, a.g);
+  el("path", { d: used, stroke: COLORS.used, fill: "none", "stroke-width": 1.5 }, a.g);
+  if (N <= MANY) for (var i = 0; i < N; i++) {
+    var c = el("circle", { cx: a.sx((C.start_ms[i] + C.pause_ms[i]) / 1000), cy: a.sy(mib(C.live_after[i])), r: 2.5, fill: COLORS.live }, a.g);
+    tip(c, describe(i) + "; live after " + bytes(C.live_after[i]));
+  }
+  return marks(a, N);
+}
+
+// --- 3. pause histogram
+function drawHistogram() {
+  var s = panel("histogram", "Pause histogram", "How many collections paused for how long: a tall bar on the left and nothing on the right is what a latency-minded user wants.");
+  if (!N) return empty(s, "No collections in this run.");
+  var pmax = 0;
+  for (var i = 0; i < N; i++) pmax = Math.max(pmax, C.pause_ms[i]);
+  var bins = Math.min(30, Math.max(5, Math.ceil(Math.sqrt(N)))), w = (pmax || 1) / bins, counts = [];
+  for (var b = 0; b < bins; b++) counts.push(0);
+  for (var i = 0; i < N; i++) counts[Math.min(bins - 1, Math.floor(C.pause_ms[i] / w))]++;
+  var a = axes(s, { xMax: pmax || 1, yMax: Math.max.apply(null, counts), yInteger: true, right: 40, xLabel: "pause (ms)", yLabel: "collections" });
+  var n = 0;
+  counts.forEach(function (c, b) {
+    if (!c) return;
+    var r = el("rect", { x: a.sx(b * w) + 1, width: Math.max(1, a.sx((b + 1) * w) - a.sx(b * w) - 2), y: a.sy(c), height: a.sy(0) - a.sy(c), fill: COLORS.young }, a.g);
+    tip(r, c + " collection(s) with a pause of " + fmt(b * w, 3) + " to " + fmt((b + 1) * w, 3) + " ms");
+    n++;
+  });
+  var ps = DATA.summary.pause_ms;
+  [["p50", ps.p50], ["p99", ps.p99]].forEach(function (p) {
+    var x = a.sx(p[1]);
+    el("line", { x1: x, x2: x, y1: a.T, y2: a.sy(0), stroke: "#2c3e50", "stroke-dasharray": "4 3" }, a.g);
+    var label = el("text", { x: x - 3, y: a.T + 12 + (p[0] === "p99" ? 14 : 0), "text-anchor": "end" }, a.g, p[0] + " " + fmt(p[1], 3) + " ms");
+    if (x < a.L + 110) { label.setAttribute("text-anchor", "start"); label.setAttribute("x", x + 3); }
+  });
+  return marks(a, n);
+}
+
+// Horizontal bars: rows of [label, [value, colour, tooltip]...] stacked.
+function hbars(s, rows, xLabel) {
+  var h = 40 + rows.length * 26 + 46, left = 170, max = 0;
+  rows.forEach(function (r) { var t = 0; r[1].forEach(function (p) { t += p[0]; }); max = Math.max(max, t); });
+  var a = axes(s, { xMax: max || 1, yMax: 1, height: h, left: left, right: 130, xLabel: xLabel, yLabel: "" });
+  a.svg.querySelectorAll(".grid line").forEach(function (l) { l.remove(); });
+  a.svg.querySelectorAll(".axis text[text-anchor=end]").forEach(function (t) { t.remove(); });
+  var n = 0;
+  rows.forEach(function (r, i) {
+    var y = a.T + 10 + i * 26, x = a.sx(0);
+    el("text", { x: left - 8, y: y + 14, "text-anchor": "end" }, a.g, r[0]);
+    r[1].forEach(function (p) {
+      var w = a.sx(p[0]) - a.sx(0);
+      var rect = el("rect", { x: x, y: y, width: Math.max(w, p[0] > 0 ? 1 : 0), height: 18, fill: p[1] }, a.g);
+      tip(rect, p[2]);
+      x += w;
+      n++;
+    });
+    if (r[2]) el("text", { x: x + 6, y: y + 14 }, a.g, r[2]);
+  });
+  return marks(a, n);
+}
+
+// --- 4. phase breakdown
+function drawPhases() {
+  var s = panel("phases", "Phase breakdown", "Where the pause time went, summed over all collections: the wall time of each phase (first worker's start to last worker's end).");
+  var ph = DATA.summary.phases;
+  if (!ph.length) return empty(s, "No phases were recorded.");
+  var total = DATA.summary.pause_ms.total || 1;
+  return hbars(s, ph.map(function (p) {
+    return [p.name, [[p.wall_ms, COLORS.series[3], p.name + ": " + fmt(p.wall_ms, 3) + " ms wall, " + fmt(p.work_ms, 3) + " ms of work over all workers, in " + p.collections + " collections; longest " + fmt(p.max_wall_ms, 3) + " ms"]],
+            fmt(p.wall_ms) + " ms (" + fmt(100 * p.wall_ms / total, 1) + " %)"];
+  }), "total time in the phase (ms)");
+}
+
+// --- 5. per-thread work
+function drawThreads() {
+  var s = panel("threads", "Work per GC thread", "Busy time (in a phase) and idle time (paused but waiting) of each GC worker over the run. Equal blue bars mean the work was balanced; balance " + fmt(DATA.summary.balance, 2) + " (max/mean busy, 1.00 is perfect).");
+  var ws = DATA.summary.workers;
+  if (!ws.length) return empty(s, "No worker recorded a phase.");
+  legend(s, [["busy", COLORS.busy], ["idle during pauses", COLORS.idle]]);
+  return hbars(s, ws.map(function (w) {
+    var counters = Object.keys(w.counters).map(function (k) { return k + " " + w.counters[k]; }).join(", ");
+    return ["worker " + w.worker, [[w.busy_ms, COLORS.busy, "worker " + w.worker + ": busy " + fmt(w.busy_ms, 3) + " ms" + (counters ? "; " + counters : "")],
+                                   [w.idle_ms, COLORS.idle, "worker " + w.worker + ": idle " + fmt(w.idle_ms, 3) + " ms"]],
+            fmt(w.busy_ms) + " ms busy"];
+  }), "time (ms)");
+}
+
+// --- 6. heap map after a chosen collection
+function drawHeapMap() {
+  var s = panel("heapmap", "Heap map", "The collector's spaces after the chosen collection, drawn to scale: the filled part of each bar is occupied. Move the slider to step through the collections.");
+  var S = DATA.spaces;
+  if (!N || !S.c.length) return empty(s, "The collector described no spaces.");
+  var ctl = html("div", { "class": "controls" }, s);
+  var label = html("label", { "for": "heapmap-select" }, ctl, "after collection ");
+  var input = html("input", { type: "range", id: "heapmap-select", min: 0, max: N - 1, value: N - 1, step: 1 }, ctl);
+  var out = html("span", { id: "heapmap-which" }, ctl);
+  var holder = html("div", {}, s);
+  var first = [], count = [];
+  for (var i = 0; i < N; i++) { first.push(-1); count.push(0); }
+  for (var j = 0; j < S.c.length; j++) { if (first[S.c[j]] < 0) first[S.c[j]] = j; count[S.c[j]]++; }
+  var drawn = 0;
+  function draw(ci) {
+    holder.textContent = "";
+    out.textContent = " GC(" + C.id[ci] + "), " + kindOf(ci) + " (" + causeOf(ci) + ") at " + fmt(C.start_ms[ci] / 1000, 3) + " s";
+    var rows = [], max = 1;
+    for (var j = first[ci]; j >= 0 && j < first[ci] + count[ci]; j++) max = Math.max(max, S.capacity[j]);
+    for (var j = first[ci]; j >= 0 && j < first[ci] + count[ci]; j++) {
+      var name = DATA.space_names[S.name[j]], role = DATA.space_names[S.role[j]];
+      var pct = S.capacity[j] ? 100 * S.used[j] / S.capacity[j] : 0;
+      var t = name + " (" + role + "): " + bytes(S.used[j]) + " used of " + bytes(S.capacity[j]) + " (" + fmt(pct, 0) + " %)";
+      rows.push([name, [[mib(S.used[j]), COLORS.used, t], [mib(S.capacity[j] - S.used[j]), COLORS.free, t]], fmt(pct, 0) + " % of " + bytes(S.capacity[j])]);
+    }
+    var n = hbars(holder, rows, "MiB (each bar's length is the space's size)");
+    var roles = html("ul", { "class": "what" }, holder);
+    for (var j = first[ci]; j >= 0 && j < first[ci] + count[ci]; j++)
+      html("li", {}, roles, DATA.space_names[S.name[j]] + ": " + DATA.space_names[S.role[j]] + ", " + bytes(S.used[j]) + " of " + bytes(S.capacity[j]));
+    holder.querySelector("svg").setAttribute("id", "heapmap-svg");
+    drawn = n;
+    return n;
+  }
+  input.addEventListener("input", function () { draw(+input.value); });
+  // report.html#collection=K opens the map at GC(K).
+  var want = /collection=(\d+)/.exec(location.hash), start = N - 1;
+  if (want) for (var i = 0; i < N; i++) if (C.id[i] === +want[1]) start = i;
+  input.value = start;
+  draw(start);
+  legend(s, [["occupied", COLORS.used], ["free", COLORS.free]]);
+  return drawn;
+}
+
+// --- 7. the collector's own panels: one bar per collection
+function drawCollectorPanels() {
+  var K = DATA.counters;
+  DATA.panels.forEach(function (p, pi) {
+    var s = panel("collector-" + pi, p.title, p.description);
+    if (!N) return empty(s, "No collections in this run.");
+    var per = {};  // counter name -> per-collection totals over workers
+    function series(name) {
+      if (per[name]) return per[name];
+      var idx = DATA.counter_names.indexOf(name), v = new Array(N).fill(0);
+      for (var j = 0; j < K.c.length; j++) if (K.counter[j] === idx) v[K.c[j]] += K.value[j];
+      return (per[name] = v);
+    }
+    var lines = p.series.map(function (sr) {
+      var num = series(sr.counter), den = sr.per_counter ? series(sr.per_counter) : null;
+      return num.map(function (x, i) { return den ? (den[i] ? x / den[i] * sr.scale : 0) : x * sr.scale; });
+    });
+    var ymax = 0;
+    lines.forEach(function (l) { l.forEach(function (v) { ymax = Math.max(ymax, v); }); });
+    if (p.series.length > 1) legend(s, p.series.map(function (sr, k) { return [sr.label, COLORS.series[k % 4]]; }));
+    var a = axes(s, { xMin: -0.5, xMax: N - 0.5, xExact: true, xInteger: true, yMax: ymax || 1, xLabel: "collection (GC number)", yLabel: p.y_label });
+    var n = 0, bw = Math.max(1, (a.sx(1) - a.sx(0)) / lines.length - 1);
+    lines.forEach(function (l, k) {
+      var d = "";
+      l.forEach(function (v, i) {
+        var x = a.sx(i - 0.5) + k * bw + (a.sx(1) - a.sx(0) > 4 ? 1 : 0);
+        if (N > MANY) { d += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(v).toFixed(1); n++; return; }
+        var r = el("rect", { x: x, width: bw, y: a.sy(v), height: Math.max(0, a.sy(0) - a.sy(v)), fill: COLORS.series[k % 4] }, a.g);
+        tip(r, "GC(" + C.id[i] + "): " + p.series[k].label + " " + fmt(v, 2) + " (" + p.y_label + ")");
+        n++;
+      });
+      if (d) el("path", { d: d, stroke: COLORS.series[k % 4] }, a.g);
+    });
+    marks(a, n);
+  });
+}
+
+function guarded(f) {
+  try { f(); } catch (e) {
+    document.getElementById("report-errors").textContent += f.name + ": " + e + "\n" + (e.stack || "") + "\n";
+    throw e;
+  }
+}
+var failed = false;
+[drawCards, drawPauses, drawHeap, drawHistogram, drawPhases, drawThreads, drawHeapMap, drawCollectorPanels].forEach(function (f) {
+  try { guarded(f); } catch (e) { failed = true; }
+});
+document.body.setAttribute("data-report-status", failed ? "error" : "ok");
+document.getElementById("report-status").textContent = failed ? "error" : "ok";
+</script>
+</body>
+</html>
+)GCLAB";
+
+}  // namespace gc::observe

@@ -1,0 +1,305 @@
+#include "gc/observe/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gc/observe/json.h"
+
+namespace gc::observe {
+
+namespace {
+
+double ns_to_ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// Union length of [start, end) intervals.
+int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans) {
+  std::sort(spans.begin(), spans.end());
+  int64_t total = 0, reach = INT64_MIN;
+  for (auto [s, e] : spans) {
+    s = std::max(s, reach);
+    if (e > s) total += e - s;
+    reach = std::max(reach, e);
+  }
+  return total;
+}
+
+// Percentile from the always-on histogram: the geometric middle of the
+// bucket holding the rank, clamped to the largest pause.
+double histogram_percentile(const AlwaysOnSummary& s, double p) {
+  if (s.collections == 0) return 0;
+  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(s.collections)));
+  rank = std::max<uint64_t>(rank, 1);
+  uint64_t seen = 0;
+  for (size_t b = 0; b < s.pause_buckets.size(); ++b) {
+    seen += s.pause_buckets[b];
+    if (seen >= rank) {
+      double ns = std::exp2((static_cast<double>(b) + 0.5) / AlwaysOnSummary::kBucketsPerOctave);
+      return std::min(ns / 1e6, s.pause_max_ms);
+    }
+  }
+  return s.pause_max_ms;
+}
+
+std::string bytes_text(uint64_t b) {
+  char buf[64];
+  double v = static_cast<double>(b);
+  if (b < (1u << 10)) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  else if (b < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", v / 1024);
+  else if (b < (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f MiB", v / (1 << 20));
+  else std::snprintf(buf, sizeof buf, "%.2f GiB", v / (1 << 30));
+  return buf;
+}
+
+}  // namespace
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+Summary summarize(Collector& heap) {
+  const Recorder& r = heap.events;
+  const AlwaysOnSummary& a = r.summary();
+  const GcStats& st = heap.stats();
+  Summary s;
+  s.collector = heap.name();
+  s.gc_threads = r.workers();
+  s.run_time_ms = ns_to_ms(r.now_ns());
+  s.collections = a.collections;
+  s.young = a.young;
+  s.full = a.full;
+  for (size_t c = 0; c < a.by_cause.size(); ++c)
+    if (a.by_cause[c]) s.by_cause.emplace_back(cause_name(static_cast<GcCause>(c)), a.by_cause[c]);
+  s.pause_total_ms = a.pause_total_ms;
+  s.pause_max_ms = a.pause_max_ms;
+  s.pause_mean_ms = a.collections ? a.pause_total_ms / static_cast<double>(a.collections) : 0;
+  s.gc_share = s.run_time_ms > 0 ? std::min(1.0, a.pause_total_ms / s.run_time_ms) : 0;
+  s.bytes_allocated = st.bytes_allocated;
+  s.allocation_rate_mb_s = s.run_time_ms > 0 ? static_cast<double>(st.bytes_allocated) / (1 << 20) / (s.run_time_ms / 1e3) : 0;
+  s.bytes_copied = st.bytes_copied;
+  s.heap_size = heap.heap_size();
+  s.heap_used = heap.heap_used();
+  s.peak_heap = std::max({a.peak_heap, st.peak_heap_bytes, s.heap_size});
+  s.peak_live = a.peak_live;
+
+  const auto& records = r.records();
+  s.detailed = r.keeps_history() && records.size() == a.collections;
+  if (s.detailed) {
+    std::vector<double> pauses;
+    pauses.reserve(records.size());
+    for (const CollectionRecord& c : records) pauses.push_back(c.pause_ms());
+    std::sort(pauses.begin(), pauses.end());
+    s.pause_p50_ms = percentile(pauses, 50);
+    s.pause_p90_ms = percentile(pauses, 90);
+    s.pause_p99_ms = percentile(pauses, 99);
+    s.percentiles_exact = true;
+  } else {
+    s.pause_p50_ms = histogram_percentile(a, 50);
+    s.pause_p90_ms = histogram_percentile(a, 90);
+    s.pause_p99_ms = histogram_percentile(a, 99);
+  }
+  if (!s.detailed) return s;
+
+  // Phases, workers and counters, collection by collection.
+  s.phases.resize(r.phase_names().size());
+  for (size_t p = 0; p < s.phases.size(); ++p) s.phases[p].name = r.phase_names()[p];
+  s.counters.resize(r.counter_names().size());
+  for (size_t k = 0; k < s.counters.size(); ++k) {
+    s.counters[k].name = r.counter_names()[k];
+    s.counters[k].unit = r.counter_unit(s.counters[k].name);
+  }
+  std::vector<double> busy_ns(r.workers(), 0), idle_ms(r.workers(), 0);
+  std::vector<bool> worker_seen(r.workers(), false);
+  std::vector<std::vector<uint64_t>> worker_counters(r.workers(), std::vector<uint64_t>(s.counters.size(), 0));
+  std::vector<int64_t> first(s.phases.size()), last(s.phases.size());
+  std::vector<double> work(s.phases.size());
+  std::vector<uint64_t> per_collection(s.counters.size());
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(r.workers());
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::fill(first.begin(), first.end(), INT64_MAX);
+    std::fill(last.begin(), last.end(), INT64_MIN);
+    std::fill(work.begin(), work.end(), 0.0);
+    for (auto& sp : spans) sp.clear();
+    for (const PhaseRecord& p : r.phases_of(i)) {
+      first[p.phase] = std::min(first[p.phase], p.start_ns);
+      last[p.phase] = std::max(last[p.phase], p.end_ns);
+      work[p.phase] += ns_to_ms(p.end_ns - p.start_ns);
+      if (p.worker < spans.size()) spans[p.worker].push_back({p.start_ns, p.end_ns});
+    }
+    for (size_t p = 0; p < s.phases.size(); ++p) {
+      if (first[p] == INT64_MAX) continue;
+      PhaseTotal& t = s.phases[p];
+      double wall = ns_to_ms(last[p] - first[p]);
+      t.collections++;
+      t.work_ms += work[p];
+      t.wall_ms += wall;
+      t.max_wall_ms = std::max(t.max_wall_ms, wall);
+    }
+    for (size_t w = 0; w < spans.size(); ++w) {
+      if (spans[w].empty()) continue;
+      worker_seen[w] = true;
+      double b = static_cast<double>(union_length(spans[w]));
+      busy_ns[w] += b;
+      idle_ms[w] += std::max(0.0, records[i].pause_ms() - b / 1e6);
+    }
+    std::fill(per_collection.begin(), per_collection.end(), 0);
+    for (const CounterRecord& k : r.counters_of(i)) {
+      per_collection[k.counter] += k.value;
+      if (k.worker < worker_counters.size()) {
+        worker_counters[k.worker][k.counter] += k.value;
+        worker_seen[k.worker] = true;
+      }
+    }
+    for (size_t k = 0; k < s.counters.size(); ++k) {
+      s.counters[k].total += per_collection[k];
+      s.counters[k].max_per_collection = std::max(s.counters[k].max_per_collection, per_collection[k]);
+    }
+  }
+  for (CounterTotal& k : s.counters)
+    k.mean_per_collection = records.empty() ? 0 : static_cast<double>(k.total) / static_cast<double>(records.size());
+  double busy_sum = 0, busy_max = 0;
+  for (unsigned w = 0; w < r.workers(); ++w) {
+    if (!worker_seen[w]) continue;
+    WorkerTotal t;
+    t.worker = w;
+    t.busy_ms = busy_ns[w] / 1e6;
+    t.idle_ms = idle_ms[w];
+    for (size_t k = 0; k < s.counters.size(); ++k)
+      if (worker_counters[w][k]) t.counters.emplace_back(s.counters[k].name, worker_counters[w][k]);
+    busy_sum += t.busy_ms;
+    busy_max = std::max(busy_max, t.busy_ms);
+    s.workers.push_back(std::move(t));
+  }
+  s.balance = busy_sum > 0 ? busy_max / (busy_sum / static_cast<double>(s.workers.size())) : 1;
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// The table
+
+std::string stats_table(const Summary& s) {
+  std::string out;
+  char buf[512];
+  auto line = [&](const char* fmt, auto... args) {
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    out += buf;
+  };
+  line("GC statistics: %s, %u GC thread%s, run %.3f s\n", s.collector.c_str(), s.gc_threads,
+       s.gc_threads == 1 ? "" : "s", s.run_time_ms / 1e3);
+  line("  collections        %llu (Young %llu, Full %llu)\n", static_cast<unsigned long long>(s.collections),
+       static_cast<unsigned long long>(s.young), static_cast<unsigned long long>(s.full));
+  if (!s.by_cause.empty()) {
+    std::string causes;
+    for (const auto& [name, n] : s.by_cause) causes += (causes.empty() ? "" : ", ") + name + " " + std::to_string(n);
+    line("    by cause         %s\n", causes.c_str());
+  }
+  line("  pause total        %.3f ms (%.1f%% of run time)\n", s.pause_total_ms, s.gc_share * 100);
+  line("  pause mean         %.3f ms\n", s.pause_mean_ms);
+  line("  pause p50 p90 p99  %.3f %.3f %.3f ms%s\n", s.pause_p50_ms, s.pause_p90_ms, s.pause_p99_ms,
+       s.percentiles_exact ? "" : " (from a histogram, within 4.4%)");
+  line("  pause max          %.3f ms\n", s.pause_max_ms);
+  line("  allocated          %s (%.1f MiB/s)\n", bytes_text(s.bytes_allocated).c_str(), s.allocation_rate_mb_s);
+  if (s.bytes_copied) line("  copied             %s\n", bytes_text(s.bytes_copied).c_str());
+  line("  peak heap          %s\n", bytes_text(s.peak_heap).c_str());
+  line("  peak live          %s (after a collection)\n", bytes_text(s.peak_live).c_str());
+  line("  heap now           %s used of %s\n", bytes_text(s.heap_used).c_str(), bytes_text(s.heap_size).c_str());
+  if (!s.detailed) return out;
+
+  if (!s.phases.empty()) {
+    line("\n  %-24s %11s %11s %11s %11s %8s\n", "phase", "collections", "work ms", "wall ms", "max ms", "% pause");
+    for (const PhaseTotal& p : s.phases)
+      line("  %-24s %11llu %11.3f %11.3f %11.3f %7.1f%%\n", p.name.c_str(),
+           static_cast<unsigned long long>(p.collections), p.work_ms, p.wall_ms, p.max_wall_ms,
+           s.pause_total_ms > 0 ? 100 * p.wall_ms / s.pause_total_ms : 0.0);
+  }
+  if (!s.workers.empty()) {
+    double busy_sum = 0;
+    for (const WorkerTotal& w : s.workers) busy_sum += w.busy_ms;
+    line("\n  %-8s %11s %11s %8s  %s\n", "worker", "busy ms", "idle ms", "% work", "counters");
+    for (const WorkerTotal& w : s.workers) {
+      std::string counters;
+      for (const auto& [name, v] : w.counters) counters += (counters.empty() ? "" : ", ") + name + " " + std::to_string(v);
+      line("  %-8u %11.3f %11.3f %7.1f%%  %s\n", w.worker, w.busy_ms, w.idle_ms,
+           busy_sum > 0 ? 100 * w.busy_ms / busy_sum : 0.0, counters.c_str());
+    }
+    line("  balance (max busy / mean busy): %.2f (1.00 is perfect)\n", s.balance);
+  }
+  if (!s.counters.empty()) {
+    line("\n  %-24s %-8s %16s %14s %14s\n", "counter", "unit", "total", "mean/GC", "max/GC");
+    for (const CounterTotal& k : s.counters)
+      line("  %-24s %-8s %16llu %14.1f %14llu\n", k.name.c_str(), k.unit.c_str(),
+           static_cast<unsigned long long>(k.total), k.mean_per_collection,
+           static_cast<unsigned long long>(k.max_per_collection));
+  }
+  return out;
+}
+
+void write_stats_table(const Summary& s, std::FILE* out) {
+  std::string t = stats_table(s);
+  std::fwrite(t.data(), 1, t.size(), out);
+  std::fflush(out);
+}
+
+// ---------------------------------------------------------------------------
+// JSON (docs/gc-stats.schema.json)
+
+std::string stats_json(const Summary& s) {
+  std::string out;
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("schema", "gclab-gc-stats/1");
+  j.field("collector", s.collector);
+  j.field("gc_threads", s.gc_threads);
+  j.field("detailed", s.detailed);
+  j.field("run_time_ms", s.run_time_ms, 3);
+  j.key("collections").begin_object();
+  j.field("total", s.collections);
+  j.key("by_kind").begin_object().field("Young", s.young).field("Full", s.full).end_object();
+  j.key("by_cause").begin_object();
+  for (const auto& [name, n] : s.by_cause) j.field(name, n);
+  j.end_object();
+  j.end_object();
+  j.key("pause_ms").begin_object();
+  j.field("total", s.pause_total_ms, 3).field("mean", s.pause_mean_ms, 3).field("p50", s.pause_p50_ms, 3);
+  j.field("p90", s.pause_p90_ms, 3).field("p99", s.pause_p99_ms, 3).field("max", s.pause_max_ms, 3);
+  j.field("percentiles_exact", s.percentiles_exact);
+  j.end_object();
+  j.field("gc_share", s.gc_share, 6);
+  j.key("allocation").begin_object();
+  j.field("bytes", s.bytes_allocated).field("rate_mib_per_s", s.allocation_rate_mb_s, 3);
+  j.end_object();
+  j.key("heap").begin_object();
+  j.field("peak_size_bytes", s.peak_heap).field("peak_live_bytes", s.peak_live);
+  j.field("size_bytes", s.heap_size).field("used_bytes", s.heap_used).field("copied_bytes", s.bytes_copied);
+  j.end_object();
+  j.key("phases").begin_array();
+  for (const PhaseTotal& p : s.phases) {
+    j.begin_object().field("name", p.name).field("collections", p.collections);
+    j.field("work_ms", p.work_ms, 3).field("wall_ms", p.wall_ms, 3).field("max_wall_ms", p.max_wall_ms, 3);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("workers").begin_array();
+  for (const WorkerTotal& w : s.workers) {
+    j.begin_object().field("worker", w.worker).field("busy_ms", w.busy_ms, 3).field("idle_ms", w.idle_ms, 3);
+    j.key("counters").begin_object();
+    for (const auto& [name, v] : w.counters) j.field(name, v);
+    j.end_object().end_object();
+  }
+  j.end_array();
+  j.field("balance", s.balance, 4);
+  j.key("counters").begin_array();
+  for (const CounterTotal& k : s.counters) {
+    j.begin_object().field("name", k.name).field("unit", k.unit).field("total", k.total);
+    j.field("mean_per_collection", k.mean_per_collection, 3).field("max_per_collection", k.max_per_collection);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  out += '\n';
+  return out;
+}
+
+}  // namespace gc::observe

@@ -1,0 +1,71 @@
+// The end-of-run summary (--gc-stats, gc_stats(), the REPL's :stats) and
+// its two forms, a table and JSON (schema: docs/gc-stats.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gc/collector.h"
+
+namespace gc::observe {
+
+struct PhaseTotal {
+  std::string name;
+  uint64_t collections = 0;  // collections in which the phase ran
+  double work_ms = 0;        // summed over workers
+  double wall_ms = 0;        // per collection first start to last end, summed
+  double max_wall_ms = 0;    // the longest in one collection
+};
+
+struct WorkerTotal {
+  unsigned worker = 0;
+  double busy_ms = 0;  // union of the worker's phases
+  double idle_ms = 0;  // pause time the worker spent outside any phase
+  std::vector<std::pair<std::string, uint64_t>> counters;
+};
+
+struct CounterTotal {
+  std::string name;
+  std::string unit;
+  uint64_t total = 0;
+  double mean_per_collection = 0;
+  uint64_t max_per_collection = 0;
+};
+
+struct Summary {
+  std::string collector;
+  unsigned gc_threads = 1;
+  bool detailed = false;          // phases, workers and counters are known
+  bool percentiles_exact = false; // else from the log-scale histogram (within 4.4%)
+  double run_time_ms = 0;
+  uint64_t collections = 0;
+  uint64_t young = 0;
+  uint64_t full = 0;
+  std::vector<std::pair<std::string, uint64_t>> by_cause;
+  double pause_total_ms = 0, pause_mean_ms = 0, pause_p50_ms = 0, pause_p90_ms = 0, pause_p99_ms = 0,
+         pause_max_ms = 0;
+  double gc_share = 0;  // pause total / run time, 0..1
+  uint64_t bytes_allocated = 0;
+  double allocation_rate_mb_s = 0;  // MiB per second of run time
+  uint64_t bytes_copied = 0;
+  uint64_t peak_heap = 0;
+  uint64_t peak_live = 0;
+  uint64_t heap_size = 0;
+  uint64_t heap_used = 0;
+  std::vector<PhaseTotal> phases;
+  std::vector<WorkerTotal> workers;
+  double balance = 1;  // max busy / mean busy over the workers (1: perfect)
+  std::vector<CounterTotal> counters;
+};
+
+Summary summarize(Collector& heap);
+// A percentile (0..100) of the recorded pauses, nearest rank.
+double percentile(std::vector<double> sorted_values, double p);
+
+void write_stats_table(const Summary& s, std::FILE* out);
+std::string stats_table(const Summary& s);
+std::string stats_json(const Summary& s);
+
+}  // namespace gc::observe

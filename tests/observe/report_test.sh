@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# --gc-report: the page opened in headless Chromium has no script error,
+# finishes its script (data-report-status="ok"), and draws every panel with
+# at least one mark; the heap map follows #collection=K.
+#   tests/observe/report_test.sh VM_BINARY SOURCE_DIR
+# Exits 77 (skipped) when no chromium is installed (scripts/bootstrap
+# installs Debian's chromium).
+set -u
+vm=$1
+top=$2
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$browser" ]; then
+  echo "SKIP: no chromium (scripts/bootstrap installs it)"
+  exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gclab-report.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+
+dump_dom() {  # URL -> the DOM after scripts ran, on stdout
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
+    --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" --virtual-time-budget=10000 --dump-dom "$1" 2>/dev/null
+}
+
+run_case() {  # name, then vm arguments
+  local name=$1
+  shift
+  local html="$tmp/$name.html"
+  "$vm" --gc-report="$html" "$@" >/dev/null 2>"$tmp/$name.err"
+  check "$name: vm wrote the report" '[ -s "$html" ]'
+  check "$name: nothing fetched from the network" '! grep -Eq "(src|href)=\"(https?:)?//" "$html"'
+  dump_dom "file://$html" >"$tmp/$name.dom"
+  check "$name: page loaded" '[ -s "$tmp/$name.dom" ]'
+  check "$name: script finished" 'grep -q "data-report-status=\"ok\"" "$tmp/$name.dom"'
+  check "$name: no script errors" 'grep -q "<pre id=\"report-errors\"></pre>" "$tmp/$name.dom"'
+  local panels
+  panels=$(grep -o 'id="panel-[a-z0-9-]*"' "$tmp/$name.dom" | sort -u | wc -l)
+  for p in pauses heap histogram phases threads heapmap collector-0 collector-1; do
+    check "$name: panel $p present" 'grep -q "id=\"panel-$p\"" "$tmp/$name.dom"'
+  done
+  # Each panel section holds an SVG with data-marks > 0.
+  local empty
+  empty=$(awk 'BEGIN { RS = "<section" } NR > 1 { if (match($0, /data-marks="[0-9]+"/)) { m = substr($0, RSTART + 12, RLENGTH - 13); if (m + 0 == 0) print "empty" } else print "no-svg" }' "$tmp/$name.dom" | wc -l)
+  check "$name: all $panels panels drew marks" '[ "$panels" -ge 8 ] && [ "$empty" -eq 0 ]'
+  check "$name: axes are labelled" 'grep -q "time since start (s)" "$tmp/$name.dom" && grep -q "pause (ms)" "$tmp/$name.dom" && grep -q "heap (MiB)" "$tmp/$name.dom"'
+  dump_dom "file://$html#collection=0" >"$tmp/$name.0.dom"
+  check "$name: heap map selects GC(0)" 'grep -q "id=\"heapmap-which\"> GC(0)," "$tmp/$name.0.dom"'
+}
+
+run_case binary_trees --gc-threads=0 "$top/samples/binary_trees.src" 12
+run_case gcbench --gc-threads=2 "$top/samples/gcbench.src" 6
+run_case explicit -e 'for (let i = 0; i < 4; i += 1) { gc(); }'
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,421 @@
+// gc/observe: the Recorder (cost when disabled, per-worker buffers under
+// concurrent workers, no caps: a million collections), and the outputs'
+// content on known programs: the --gc-stats JSON validated against
+// docs/gc-stats.schema.json, and the trace's tracks and flows. JSON is read
+// by the small parser below, and the schema checked by a validator of the
+// JSON Schema keywords that schema uses.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "gc/observe/log.h"
+#include "gc/observe/outputs.h"
+#include "gc/observe/stats.h"
+#include "vm/vm.h"
+
+namespace {
+
+// --- a small JSON parser --------------------------------------------------
+
+struct Json {
+  enum Type { kNull, kBool, kNumber, kString, kArray, kObject } type = kNull;
+  bool b = false;
+  double n = 0;
+  bool integer = false;
+  std::string s;
+  std::vector<Json> a;
+  std::vector<std::pair<std::string, Json>> o;
+  const Json* get(const std::string& k) const {
+    for (const auto& [key, v] : o)
+      if (key == k) return &v;
+    return nullptr;
+  }
+  const Json& operator[](const std::string& k) const {
+    const Json* v = get(k);
+    REQUIRE_MESSAGE(v != nullptr, "missing key " << k);
+    return *v;
+  }
+};
+
+class Parser {
+ public:
+  explicit Parser(const std::string& t) : t_(t) {}
+  Json parse() {
+    Json v = value();
+    ws();
+    if (i_ != t_.size()) fail("trailing text");
+    return v;
+  }
+  std::string error;
+
+ private:
+  void fail(const char* what) {
+    if (error.empty()) error = std::string(what) + " at offset " + std::to_string(i_);
+    i_ = t_.size();
+  }
+  void ws() {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\t' || t_[i_] == '\r')) ++i_;
+  }
+  bool eat(char c) {
+    ws();
+    if (i_ < t_.size() && t_[i_] == c) return ++i_, true;
+    return false;
+  }
+  Json value() {
+    ws();
+    Json v;
+    if (i_ >= t_.size()) return fail("unexpected end"), v;
+    char c = t_[i_];
+    if (c == '{') {
+      ++i_;
+      v.type = Json::kObject;
+      if (eat('}')) return v;
+      do {
+        ws();
+        Json k = string();
+        if (!eat(':')) return fail("expected :"), v;
+        v.o.emplace_back(k.s, value());
+      } while (eat(','));
+      if (!eat('}')) fail("expected }");
+    } else if (c == '[') {
+      ++i_;
+      v.type = Json::kArray;
+      if (eat(']')) return v;
+      do v.a.push_back(value());
+      while (eat(','));
+      if (!eat(']')) fail("expected ]");
+    } else if (c == '"') {
+      v = string();
+    } else if (t_.compare(i_, 4, "true") == 0) {
+      v.type = Json::kBool, v.b = true, i_ += 4;
+    } else if (t_.compare(i_, 5, "false") == 0) {
+      v.type = Json::kBool, i_ += 5;
+    } else if (t_.compare(i_, 4, "null") == 0) {
+      i_ += 4;
+    } else {
+      size_t start = i_;
+      if (t_[i_] == '-') ++i_;
+      bool digits = false, frac = false;
+      while (i_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[i_])) || t_[i_] == '.' || t_[i_] == 'e' ||
+                                t_[i_] == 'E' || t_[i_] == '+' || t_[i_] == '-')) {
+        digits |= std::isdigit(static_cast<unsigned char>(t_[i_])) != 0;
+        frac |= t_[i_] == '.' || t_[i_] == 'e' || t_[i_] == 'E';
+        ++i_;
+      }
+      if (!digits) return fail("bad value"), v;
+      v.type = Json::kNumber;
+      v.n = std::stod(t_.substr(start, i_ - start));
+      v.integer = !frac;
+    }
+    return v;
+  }
+  Json string() {
+    Json v;
+    v.type = Json::kString;
+    if (i_ >= t_.size() || t_[i_] != '"') return fail("expected string"), v;
+    ++i_;
+    while (i_ < t_.size() && t_[i_] != '"') {
+      char c = t_[i_++];
+      if (static_cast<unsigned char>(c) < 0x20) return fail("control character in string"), v;
+      if (c != '\\') {
+        v.s += c;
+        continue;
+      }
+      if (i_ >= t_.size()) break;
+      char e = t_[i_++];
+      switch (e) {
+        case 'n': v.s += '\n'; break;
+        case 't': v.s += '\t'; break;
+        case 'r': v.s += '\r'; break;
+        case 'b': v.s += '\b'; break;
+        case 'f': v.s += '\f'; break;
+        case 'u': {
+          unsigned cp = std::stoul(t_.substr(i_, 4), nullptr, 16);
+          i_ += 4;
+          v.s += cp < 0x80 ? static_cast<char>(cp) : '?';
+          break;
+        }
+        default: v.s += e;
+      }
+    }
+    if (i_ >= t_.size()) return fail("unterminated string"), v;
+    ++i_;
+    return v;
+  }
+  const std::string& t_;
+  size_t i_ = 0;
+};
+
+Json parse_json(const std::string& text) {
+  Parser p(text);
+  Json v = p.parse();
+  INFO(text.substr(0, 400));
+  REQUIRE_MESSAGE(p.error.empty(), "JSON: " << p.error);
+  return v;
+}
+
+// --- JSON Schema: the keywords docs/gc-stats.schema.json uses ---------------
+
+void validate(const Json& v, const Json& schema, const std::string& path, std::vector<std::string>& errors) {
+  auto err = [&](const std::string& what) { errors.push_back(path + ": " + what); };
+  if (const Json* c = schema.get("const")) {
+    if (c->type != v.type || (c->type == Json::kString && c->s != v.s)) err("not the constant");
+  }
+  if (const Json* t = schema.get("type")) {
+    const std::string& type = t->s;
+    bool ok = (type == "object" && v.type == Json::kObject) || (type == "array" && v.type == Json::kArray) ||
+              (type == "string" && v.type == Json::kString) || (type == "boolean" && v.type == Json::kBool) ||
+              (type == "number" && v.type == Json::kNumber) ||
+              (type == "integer" && v.type == Json::kNumber && v.n == std::floor(v.n));
+    if (!ok) return err("not of type " + type);
+  }
+  if (v.type == Json::kNumber) {
+    if (const Json* m = schema.get("minimum"); m && v.n < m->n) err("below minimum");
+    if (const Json* m = schema.get("maximum"); m && v.n > m->n) err("above maximum");
+  }
+  if (v.type == Json::kObject) {
+    if (const Json* req = schema.get("required"))
+      for (const Json& k : req->a)
+        if (!v.get(k.s)) err("missing required " + k.s);
+    const Json* props = schema.get("properties");
+    const Json* extra = schema.get("additionalProperties");
+    for (const auto& [k, child] : v.o) {
+      const Json* sub = props ? props->get(k) : nullptr;
+      if (sub) validate(child, *sub, path + "." + k, errors);
+      else if (extra && extra->type == Json::kBool && !extra->b) err("unexpected property " + k);
+      else if (extra && extra->type == Json::kObject) validate(child, *extra, path + "." + k, errors);
+    }
+  }
+  if (v.type == Json::kArray)
+    if (const Json* items = schema.get("items"))
+      for (size_t i = 0; i < v.a.size(); ++i) validate(v.a[i], *items, path + "[" + std::to_string(i) + "]", errors);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void check_against_schema(const std::string& stats_json) {
+  Json schema = parse_json(read_text(std::string(GCLAB_SOURCE_DIR) + "/docs/gc-stats.schema.json"));
+  Json stats = parse_json(stats_json);
+  std::vector<std::string> errors;
+  validate(stats, schema, "$", errors);
+  std::string all;
+  for (const std::string& e : errors) all += e + "\n";
+  CHECK_MESSAGE(errors.empty(), all);
+}
+
+vm::VMOptions recording_options(unsigned threads) {
+  vm::VMOptions o;
+  o.collector = "semispace";
+  o.heap.max_heap_bytes = 64ull << 20;
+  o.heap.gc_threads = threads;
+  o.heap.record_events = true;
+  o.heap.keep_event_history = true;
+  return o;
+}
+
+// Five explicit collections and enough allocation for a few more.
+const char* const kProgram = R"(
+let keep = [];
+for (let i = 0; i < 5; i += 1) { gc(); }
+for (let i = 0; i < 300000; i += 1) {
+  let a = [i, i + 1, i + 2];
+  if (i % 100 == 0) { push(keep, a); }
+}
+print(len(keep));
+)";
+
+// A collector that does nothing, for driving a Recorder directly.
+struct NoRoots final : gc::RootSet {
+  void root_groups(std::vector<gc::RootGroup>&) override {}
+  void process_weak(gc::WeakResolver&) override {}
+};
+class FakeCollector final : public gc::Collector {
+ public:
+  FakeCollector(gc::RootSet& r, const gc::HeapOptions& o) : Collector(r, o) {}
+  gc::Word* allocate_slow(uint32_t, uint64_t, uint64_t) override { return nullptr; }
+  gc::Word* allocate_pinned(uint32_t, uint64_t, uint64_t) override { return nullptr; }
+  void collect(gc::GcCause cause) override {
+    events.collection_start(gc::observe::CollectionKind::kYoung, cause, *this);
+    events.phase_start(0, "work");
+    events.count(0, "objects", 3);
+    events.phase_end(0, "work");
+    events.collection_end(*this);
+  }
+  const char* name() const override { return "fake"; }
+  uint64_t heap_used() const override { return 1000; }
+  uint64_t heap_size() const override { return 4000; }
+  bool in_heap(const void*) const override { return false; }
+  uint64_t identity_hash(gc::Word*) override { return 0; }
+};
+
+}  // namespace
+
+TEST_CASE("observe: a disabled recorder records no phases or counters, but counts collections") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  FakeCollector c(roots, o);
+  for (int i = 0; i < 10; ++i) c.collect(gc::GcCause::kExplicit);
+  CHECK_FALSE(c.events.enabled());
+  CHECK(c.events.records().empty());
+  CHECK(c.events.phases().empty());
+  CHECK(c.events.summary().collections == 10);
+  CHECK(c.events.summary().young == 10);
+  gc::observe::Summary s = gc::observe::summarize(c);
+  CHECK(s.collections == 10);
+  CHECK_FALSE(s.detailed);
+  CHECK_FALSE(s.percentiles_exact);
+  CHECK(s.pause_p99_ms <= s.pause_max_ms);
+  check_against_schema(gc::observe::stats_json(s));
+}
+
+TEST_CASE("observe: a million collections are all kept and summarised") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  o.record_events = true;
+  o.keep_event_history = true;
+  FakeCollector c(roots, o);
+  constexpr int kCollections = 1'000'000;
+  for (int i = 0; i < kCollections; ++i) c.collect(gc::GcCause::kAllocationFailure);
+  REQUIRE(c.events.records().size() == kCollections);
+  CHECK(c.events.phases().size() == kCollections);
+  CHECK(c.events.records().back().id == kCollections - 1);
+  gc::observe::Summary s = gc::observe::summarize(c);
+  CHECK(s.detailed);
+  REQUIRE(s.counters.size() == 1);
+  CHECK(s.counters[0].total == 3ull * kCollections);
+  REQUIRE(s.phases.size() == 1);
+  CHECK(s.phases[0].collections == kCollections);
+}
+
+TEST_CASE("observe: workers record phases concurrently into their own buffers") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  o.gc_threads = 4;
+  o.record_events = true;
+  o.keep_event_history = true;
+  FakeCollector c(roots, o);
+  for (int round = 0; round < 20; ++round) {
+    c.events.collection_start(gc::observe::CollectionKind::kFull, gc::GcCause::kExplicit, c);
+    std::vector<std::thread> workers;
+    for (unsigned w = 0; w < 4; ++w)
+      workers.emplace_back([&c, w] {
+        for (int i = 0; i < 50; ++i) {
+          gc::observe::PhaseScope outer(c.events, w, "mark");
+          c.events.phase_start(w, "steal");
+          c.events.count(w, "steals", 1);
+          c.events.phase_end(w, "steal");
+        }
+      });
+    for (std::thread& t : workers) t.join();
+    c.events.collection_end(c);
+  }
+  REQUIRE(c.events.records().size() == 20);
+  CHECK(c.events.phases().size() == 20u * 4 * 50 * 2);
+  gc::observe::Summary s = gc::observe::summarize(c);
+  REQUIRE(s.workers.size() == 4);
+  for (const gc::observe::WorkerTotal& w : s.workers) {
+    REQUIRE(w.counters.size() == 1);
+    CHECK(w.counters[0].second == 20u * 50);
+  }
+  std::string trace = gc::observe::trace_json(c);
+  Json t = parse_json(trace);
+  std::set<double> gc_tracks;
+  for (const Json& e : t["traceEvents"].a)
+    if (e["ph"].s == "M" && e["name"].s == "thread_name" && e["args"]["name"].s.rfind("GC worker", 0) == 0)
+      gc_tracks.insert(e["tid"].n);
+  CHECK(gc_tracks.size() == 4);
+}
+
+TEST_CASE("observe: stats, log, trace and report of a known program") {
+  for (unsigned threads : {0u, 2u}) {
+    CAPTURE(threads);
+    vm::VM machine(recording_options(threads));
+    REQUIRE(machine.run_source("<observe>", kProgram) == 0);
+    gc::Collector& heap = machine.heap();
+    const gc::observe::Recorder& r = heap.events;
+
+    // Counts match what the program must have caused.
+    gc::observe::Summary s = gc::observe::summarize(heap);
+    CHECK(s.detailed);
+    CHECK(s.collections == r.records().size());
+    CHECK(s.full >= 5);
+    uint64_t explicit_gcs = 0;
+    for (const auto& [cause, n] : s.by_cause)
+      if (cause == "System.gc()") explicit_gcs = n;
+    CHECK(explicit_gcs == 5);
+    CHECK(s.bytes_allocated > 300000ull * 4 * 8);
+    CHECK(s.pause_p50_ms <= s.pause_p90_ms);
+    CHECK(s.pause_p90_ms <= s.pause_p99_ms);
+    CHECK(s.pause_p99_ms <= s.pause_max_ms);
+
+    // The JSON form validates against the documented schema.
+    std::string json = gc::observe::stats_json(s);
+    check_against_schema(json);
+    Json j = parse_json(json);
+    CHECK(j["collections"]["by_cause"]["System.gc()"].n == 5);
+    CHECK(j["collections"]["total"].n == static_cast<double>(s.collections));
+
+    // Every log line has the JDK shape.
+    std::regex shape(R"(^\[\d+\.\d{3}s\]\[gc\] GC\(\d+\) Pause (Young|Full) \((.+)\) \d+[KMG]->\d+[KMG]\(\d+[KMG]\) \d+\.\d{3}ms$)");
+    for (size_t i = 0; i < r.records().size(); ++i) {
+      std::string line = gc::observe::pause_line(r, i);
+      CHECK_MESSAGE(std::regex_match(line, shape), line);
+    }
+    CHECK(gc::observe::pause_line(r, 0).find("GC(0) Pause Full (System.gc())") != std::string::npos);
+
+    // The trace parses; one track per GC worker that ran a phase, plus the
+    // mutator; every phase slice is on a named track; flows are closed.
+    Json t = parse_json(gc::observe::trace_json(heap));
+    std::map<double, std::string> names;
+    std::set<double> phase_tids;
+    int starts = 0, finishes = 0, pauses = 0;
+    for (const Json& e : t["traceEvents"].a) {
+      const std::string& ph = e["ph"].s;
+      if (ph == "M" && e["name"].s == "thread_name") names[e["tid"].n] = e["args"]["name"].s;
+      if (ph == "X" && e["cat"].s == "gc.phase") phase_tids.insert(e["tid"].n);
+      if (ph == "X" && e["cat"].s == "gc") ++pauses;
+      if (ph == "s") ++starts;
+      if (ph == "f") ++finishes;
+    }
+    std::set<unsigned> workers;
+    for (const gc::observe::PhaseRecord& p : r.phases()) workers.insert(p.worker);
+    CHECK(phase_tids.size() == workers.size());
+    size_t gc_tracks = 0;
+    for (const auto& [tid, name] : names) gc_tracks += name.rfind("GC worker ", 0) == 0;
+    CHECK(gc_tracks == workers.size());
+    for (double tid : phase_tids) CHECK(names.count(tid) == 1);
+    CHECK(std::count_if(names.begin(), names.end(), [](const auto& e) { return e.second == "mutator"; }) == 1);
+    CHECK(pauses == static_cast<int>(s.collections));
+    CHECK(starts == finishes);
+
+    // The report embeds the data and parses as such.
+    std::string html = gc::observe::report_html(heap);
+    CHECK(html.find("/*GCLAB_DATA*/") == std::string::npos);
+    CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));  // nothing fetched
+    CHECK(html.find("https://") == std::string::npos);
+    Json data = parse_json(gc::observe::report_data_json(heap));
+    CHECK(data["collections"]["id"].a.size() == s.collections);
+
+    // The text heap map names every space.
+    std::string map = gc::observe::text_heap_map(heap);
+    CHECK(map.find("semispace-A") != std::string::npos);
+    CHECK(map.find("large objects") != std::string::npos);
+  }
+}
