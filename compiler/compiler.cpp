@@ -46,7 +46,7 @@ std::string line_text(std::string_view source, uint32_t line) {
 // One compile_file/compile_source call, with the imports it pulls in.
 class Session {
  public:
-  Session(Program& program, const CompileOptions& options) : program_(program), options_(options) {}
+  explicit Session(Program& program) : program_(program) {}
 
   // Compiles one file's text. Its own diagnostics get `name` and their
   // source line; those of imported files arrive already filled in.
@@ -91,7 +91,6 @@ class Session {
 
  private:
   Program& program_;
-  const CompileOptions& options_;
   std::unordered_set<std::string> failed_;  // already reported in this session
 
   // `import "p";`: the path is joined to the importer's folder and
@@ -140,7 +139,7 @@ CompileResult compile_file(Program& program, const std::string& path, const Comp
     result.errors.push_back(std::move(d));
     return result;
   }
-  Session session(program, options);
+  Session session(program);
   if (options.repl) {
     result.ok = session.compile_unit(path, source, true, result.function, result.errors);
     return result;
@@ -157,7 +156,7 @@ CompileResult compile_file(Program& program, const std::string& path, const Comp
 CompileResult compile_source(Program& program, const std::string& name, std::string_view source,
                              const CompileOptions& options) {
   CompileResult result;
-  Session session(program, options);
+  Session session(program);
   result.ok = session.compile_unit(name, source, options.repl, result.function, result.errors);
   return result;
 }
