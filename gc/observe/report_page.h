@@ -84,7 +84,7 @@ function html(tag, attrs, parent, text) {
 }
 function tip(node, text) { el("title", {}, node, text); }
 function fmt(v, d) { return (d === undefined ? (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)) : v.toFixed(d)); }
-function tickText(t) { return Number.isInteger(t) ? String(t) : fmt(t); }
+function tickText(t, d) { return Number.isInteger(t) ? String(t) : t.toFixed(Math.min(d, 6)); }
 function mib(b) { return b / 1048576; }
 function bytes(b) {
   if (b < 1024) return b + " B";
@@ -100,7 +100,7 @@ function niceTicks(lo, hi, n, integer) {
   if (integer) step = Math.max(1, Math.round(step));
   var ticks = [];
   for (var t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(Math.abs(t) < step * 1e-9 ? 0 : t);
-  return { ticks: ticks, max: Math.max(hi, ticks[ticks.length - 1]) };
+  return { ticks: ticks, max: Math.max(hi, ticks[ticks.length - 1]), decimals: Math.max(0, -Math.floor(Math.log10(step) + 1e-9)) };
 }
 
 // A panel: a titled section with a sentence saying what it shows.
@@ -127,12 +127,12 @@ function axes(parent, o) {
   var grid = el("g", { "class": "grid" }, svg), ax = el("g", { "class": "axis" }, svg);
   yt.ticks.forEach(function (t) {
     el("line", { x1: L, x2: W - R, y1: sy(t), y2: sy(t) }, grid);
-    el("text", { x: L - 6, y: sy(t) + 4, "text-anchor": "end" }, ax, tickText(t));
+    el("text", { x: L - 6, y: sy(t) + 4, "text-anchor": "end" }, ax, tickText(t, yt.decimals));
   });
   xt.ticks.forEach(function (t) {
     if (t < xmin || t > xmax) return;
     el("line", { x1: sx(t), x2: sx(t), y1: H - B, y2: H - B + 5 }, ax);
-    el("text", { x: sx(t), y: H - B + 18, "text-anchor": "middle" }, ax, tickText(t));
+    el("text", { x: sx(t), y: H - B + 18, "text-anchor": "middle" }, ax, tickText(t, xt.decimals));
   });
   el("line", { x1: L, x2: W - R, y1: H - B, y2: H - B }, ax);
   el("line", { x1: L, x2: L, y1: T, y2: H - B }, ax);
@@ -363,10 +363,10 @@ function drawCollectorPanels() {
       var d = "";
       l.forEach(function (v, i) {
         var x = a.sx(i - 0.5) + k * bw + (a.sx(1) - a.sx(0) > 4 ? 1 : 0);
-        if (N > MANY) { d += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(v).toFixed(1); n++; return; }
+        if (N > MANY) { d += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(v).toFixed(1); if (v > 0) n++; return; }
         var r = el("rect", { x: x, width: bw, y: a.sy(v), height: Math.max(0, a.sy(0) - a.sy(v)), fill: COLORS.series[k % 4] }, a.g);
         tip(r, "GC(" + C.id[i] + "): " + p.series[k].label + " " + fmt(v, 2) + " (" + p.y_label + ")");
-        n++;
+        if (v > 0) n++;
       });
       if (d) el("path", { d: d, stroke: COLORS.series[k % 4] }, a.g);
     });
