@@ -22,6 +22,7 @@
 // functions (each a brace-balanced group of lines), then one top-level
 // action per line, so that scripts/fuzz-diff can drop whole actions.
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -902,7 +903,7 @@ fn deep(n, t) {
                "; acc = mix(acc, ck(" + g(i) + ")); } print(" + label() + ", acc); }";
       }
       case kChurn: return "print(" + label() + ", churn(" + S(count()) + ", " + S(t()) + "));";
-      case kDeep: return "print(" + label() + ", deep(" + S(rng_.range(1, 50 + size_ * 4)) + ", " + S(t()) + "));";
+      case kDeep: return "print(" + label() + ", deep(" + S(rng_.range(1, std::min(5000, 50 + size_ * 4))) + ", " + S(t()) + "));";
       case kGc:
       default: return "gc();";
     }
