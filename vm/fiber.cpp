@@ -24,18 +24,29 @@ constexpr size_t kFiberStackSlots = 256;
 // Fibers resuming fibers nest this deep before `stack overflow`, like calls.
 constexpr size_t kMaxFiberNesting = 10'000;
 
+// Native stacks are mappings outside the managed heap, so the heap's own
+// pressure does not trigger collections that would free dead fibers' stacks.
+// A collection also runs after this many more stacks have been mapped since
+// the last one (the threshold doubles with the number still live), which
+// keeps the process well below the kernel's mapping limit (65,530 by
+// default; each stack takes two mappings, stack and guard page).
+constexpr size_t kNativeStacksBeforeCollection = 4096;
+
+struct StackMapFailure {};
+
 // Boost's protected stack asserts when the system refuses a mapping; this
-// one reports it as an error the program can end with.
+// one reports it, so the VM can collect and retry, or end the program with
+// an error.
 class GuardedStack {
  public:
   ctx::stack_context allocate() {
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_t size = kNativeStackBytes + page;
     void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw RuntimeError{"out of memory: cannot map a native stack for another fiber", {}};
+    if (p == MAP_FAILED) throw StackMapFailure{};
     if (mprotect(p, page, PROT_NONE) != 0) {
       munmap(p, size);
-      throw RuntimeError{"out of memory: cannot map a native stack for another fiber", {}};
+      throw StackMapFailure{};
     }
     ctx::stack_context sc;
     sc.size = size;
@@ -80,6 +91,7 @@ Value VM::fiber_new(Value* function_slot) {
 void VM::destroy_fiber_state(FiberState* state) {
   // Destroying a suspended continuation unwinds its native stack.
   state->context = ctx::fiber();
+  if (state->has_native_stack) --native_stacks_;
   delete state;
 }
 
@@ -111,19 +123,38 @@ void VM::run_fiber(FiberState* st) {
   st->status = FiberState::Status::kDone;
 }
 
+// Gives a new fiber its native stack, collecting first when many stacks
+// were mapped since the last collection, and once more if the mapping fails.
+void VM::start_native_stack(Value* fiber_slot) {
+  if (native_stacks_ >= next_native_collection_) {
+    collect_now();
+    next_native_collection_ = std::max(kNativeStacksBeforeCollection, 2 * native_stacks_);
+  }
+  for (int attempt = 0;; ++attempt) {
+    FiberState* st = fiber_state(fiber_slot->as_ref());
+    try {
+      st->context = ctx::fiber(std::allocator_arg, GuardedStack(), [this, st](ctx::fiber&& back) {
+        st->resumer = std::move(back);
+        run_fiber(st);
+        return std::move(st->resumer);
+      });
+      st->has_native_stack = true;
+      ++native_stacks_;
+      return;
+    } catch (const StackMapFailure&) {
+      if (attempt == 1) error("out of memory: cannot map a native stack for another fiber");
+      collect_now();
+    }
+  }
+}
+
 Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
   if (!is_kind(*fiber_slot, gc::kFiberClass)) error(std::string("resume: expected a fiber, got ") + type_name(*fiber_slot));
   FiberState* st = fiber_state(fiber_slot->as_ref());
   if (st->status == FiberState::Status::kDone) error("cannot resume a finished fiber");
   if (st->status == FiberState::Status::kRunning) error("cannot resume a running fiber");
   if (fiber_nesting_ >= kMaxFiberNesting) error("stack overflow");
-  if (st->status == FiberState::Status::kNew) {
-    st->context = ctx::fiber(std::allocator_arg, GuardedStack(), [this, st](ctx::fiber&& back) {
-      st->resumer = std::move(back);
-      run_fiber(st);
-      return std::move(st->resumer);
-    });
-  }
+  if (st->status == FiberState::Status::kNew) start_native_stack(fiber_slot);
   transfer_ = value_slot ? *value_slot : Value::nil();
   FiberState* resumer = current_;
   current_ = st;
@@ -132,6 +163,11 @@ Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
   st->context = std::move(st->context).resume();
   --fiber_nesting_;
   current_ = resumer;
+  if (st->status == FiberState::Status::kDone && st->has_native_stack) {
+    // Boost unmapped the stack when the fiber's function returned.
+    st->has_native_stack = false;
+    --native_stacks_;
+  }
   if (st->failure) {
     std::exception_ptr failure = st->failure;
     st->failure = nullptr;

@@ -28,6 +28,7 @@ struct FiberState {
   boost::context::fiber context;  // the fiber itself while it is suspended
   boost::context::fiber resumer;  // whoever resumed it, while it runs
   std::exception_ptr failure;     // an error or exit() that ended the fiber
+  bool has_native_stack = false;  // mapped at the first resume
 };
 
 }  // namespace vm

@@ -155,12 +155,6 @@ int run_repl(VM& vm) {
     if (entry.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     std::string hist = entry.substr(0, entry.size() - 1);
     add_history(hist.c_str());
-    // A single expression may omit its semicolon.
-    size_t last = entry.find_last_not_of(" \t\r\n");
-    if (entry[last] != ';' && entry[last] != '}') {
-      entry.resize(last + 1);
-      entry += ";\n";
-    }
     if (!vm.run_repl_line(entry, &status)) break;
   }
   if (!history.empty()) write_history(history.c_str());

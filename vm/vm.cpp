@@ -140,6 +140,10 @@ Value VM::make_closure_value(FnInfo* fn) {
 // --- Running
 
 int VM::run_function(uint32_t function) {
+  // A script is a module too: an import cycle back to it must not run it
+  // a second time.
+  for (size_t m = 0; m < program_.modules.size(); ++m)
+    if (program_.modules[m].function == function) module_loaded_[m] = true;
   FiberState* f = main_fiber_;
   try {
     f->sp = f->stack;
@@ -194,8 +198,16 @@ bool VM::run_repl_line(std::string_view source, int* exit_status) {
   options.repl = true;
   compiler::CompileResult r = compiler::compile_source(program_, "<repl>", source, options);
   if (!r.ok) {
-    print_diagnostics(r);
-    return true;
+    // An entry may omit its final semicolon (`1 + 2`, `let m = {}`): try
+    // again with one on a line of its own, so a trailing comment cannot
+    // swallow it, and report the original errors if that fails too.
+    std::string with_semicolon = std::string(source) + "\n;";
+    compiler::CompileResult retry = compiler::compile_source(program_, "<repl>", with_semicolon, options);
+    if (!retry.ok) {
+      print_diagnostics(r);
+      return true;
+    }
+    r = std::move(retry);
   }
   link_new_functions();
   FiberState* f = main_fiber_;

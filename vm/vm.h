@@ -201,6 +201,7 @@ class VM final : public gc::RootSet {
   void unwind(FiberState* fiber);
   void print_error(const RuntimeError& e);
   void run_fiber(FiberState* fiber);
+  void start_native_stack(Value* fiber_slot);
   std::vector<std::string> stack_trace(FiberState* fiber) const;
   Value create_class(const compiler::ClassDesc& desc, Value* super_slot, Value* methods, size_t count);
   // Moves the fiber to a bigger pinned stack of at least `needed` slots.
@@ -228,6 +229,8 @@ class VM final : public gc::RootSet {
   Value main_fiber_object_ = Value::nil();
   FiberState* current_ = nullptr;
   size_t fiber_nesting_ = 0;  // fibers resumed and not yet returned or yielded
+  size_t native_stacks_ = 0;  // fibers' native stacks mapped now
+  size_t next_native_collection_ = 4096;
   double start_time_ = 0;
   uint64_t steps_left_ = UINT64_MAX;  // counts down at back edges and calls
   uint32_t init_symbol_ = 0;
