@@ -50,19 +50,20 @@ dl_same() {
     cmp -s "$DL_TMP/run.$1.status" "$DL_TMP/run.$2.status"
 }
 
-# dl_describe TAG: one line on how run TAG differs from the reference
+# dl_describe TAG [REFTAG]: one line on how run TAG differs from run REFTAG
+# (default: the reference run)
 dl_describe() {
-  local tag=$1 st ref_st
+  local tag=$1 ref=${2:-ref} st ref_st
   st=$(cat "$DL_TMP/run.$tag.status")
-  ref_st=$(cat "$DL_TMP/run.ref.status")
+  ref_st=$(cat "$DL_TMP/run.$ref.status")
   local msg="exit status $st (reference $ref_st)"
-  if ! cmp -s "$DL_TMP/run.$tag.out" "$DL_TMP/run.ref.out"; then
+  if ! cmp -s "$DL_TMP/run.$tag.out" "$DL_TMP/run.$ref.out"; then
     local n
-    n=$(cmp "$DL_TMP/run.$tag.out" "$DL_TMP/run.ref.out" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
+    n=$(cmp "$DL_TMP/run.$tag.out" "$DL_TMP/run.$ref.out" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
     if [ -n "$n" ]; then
-      msg="$msg; stdout line $n: '$(sed -n "${n}p" "$DL_TMP/run.$tag.out" | head -c 80)' vs '$(sed -n "${n}p" "$DL_TMP/run.ref.out" | head -c 80)'"
+      msg="$msg; stdout line $n: '$(sed -n "${n}p" "$DL_TMP/run.$tag.out" | head -c 80)' vs '$(sed -n "${n}p" "$DL_TMP/run.$ref.out" | head -c 80)'"
     else
-      msg="$msg; stdout differs in length ($(wc -l < "$DL_TMP/run.$tag.out") vs $(wc -l < "$DL_TMP/run.ref.out") lines)"
+      msg="$msg; stdout differs in length ($(wc -l < "$DL_TMP/run.$tag.out") vs $(wc -l < "$DL_TMP/run.$ref.out") lines)"
     fi
   fi
   if [ -s "$DL_TMP/run.$tag.err" ]; then
