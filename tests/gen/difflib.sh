@@ -59,11 +59,11 @@ dl_describe() {
   local msg="exit status $st (reference $ref_st)"
   if ! cmp -s "$DL_TMP/run.$tag.out" "$DL_TMP/run.$ref.out"; then
     local n
-    n=$(cmp "$DL_TMP/run.$tag.out" "$DL_TMP/run.$ref.out" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
+    n=$(cmp "$DL_TMP/run.$tag.out" "$DL_TMP/run.$ref.out" 2>&1 | grep -v EOF | sed -n 's/.*line \([0-9]*\).*/\1/p')
     if [ -n "$n" ]; then
       msg="$msg; stdout line $n: '$(sed -n "${n}p" "$DL_TMP/run.$tag.out" | head -c 80)' vs '$(sed -n "${n}p" "$DL_TMP/run.$ref.out" | head -c 80)'"
     else
-      msg="$msg; stdout differs in length ($(wc -l < "$DL_TMP/run.$tag.out") vs $(wc -l < "$DL_TMP/run.$ref.out") lines)"
+      msg="$msg; stdout: one is a prefix of the other ($(wc -l < "$DL_TMP/run.$tag.out") vs $(wc -l < "$DL_TMP/run.$ref.out") lines)"
     fi
   fi
   if [ -s "$DL_TMP/run.$tag.err" ]; then
