@@ -51,7 +51,12 @@ const char* cause_name(GcCause cause);
 
 struct HeapOptions {
   uint64_t max_heap_bytes = 0;   // 0: a quarter of physical memory
+  // GC worker threads for parallel collectors; 0 selects a collector's
+  // serial form where it has one (semispace: the serial Cheney collector).
   unsigned gc_threads = 1;
+  // Size of each GC thread's local allocation buffer (--gc-lab); 0: the
+  // collector's default.
+  uint64_t gc_lab_bytes = 0;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
   bool verify = false;
   // Observability (gc/observe/recorder.h), set before the collector exists

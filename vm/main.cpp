@@ -37,8 +37,10 @@ options:
   --gc=NAME          collector to use (see --list-gcs; default semispace)
   --heap=SIZE        maximum heap, with K, M or G suffix (default: a quarter
                      of physical memory)
-  --gc-threads=N     GC worker threads (default: hardware threads; the
-                     collectors of this version collect serially)
+  --gc-threads=N     GC worker threads (default: hardware threads); 0 runs
+                     semispace's serial Cheney collector, the baseline
+  --gc-lab=SIZE      each GC thread's to-space allocation buffer for
+                     parallel copying (default 32K)
   --gc-stress=N      collect every N allocations (1: every allocation)
   --gc-verify        verify the heap before and after every collection;
                      a failure exits with status 71
@@ -185,6 +187,10 @@ int main(int argc, char** argv) {
       auto n = parse_count(*v);
       if (!n || *n > 1024) usage_error("bad thread count '" + *v + "'");
       options.heap.gc_threads = static_cast<unsigned>(*n);
+    } else if (auto v = value_of("--gc-lab")) {
+      auto size = parse_size(*v);
+      if (!size || *size < 64 || *size > (1ull << 30)) usage_error("bad LAB size '" + *v + "' (64 to 1G, e.g. 32K)");
+      options.heap.gc_lab_bytes = *size;
     } else if (auto v = value_of("--gc-stress")) {
       auto n = parse_count(*v);
       if (!n || *n == 0) usage_error("bad stress interval '" + *v + "' (a positive count of allocations)");

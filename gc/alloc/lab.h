@@ -18,6 +18,13 @@ struct Lab {
     top = p + words;
     return p;
   }
+  // Retracts the most recent bump, if [p, p + words) was it (Flood et al.
+  // 2001, L156: "A thread can also deallocate its most recent allocation").
+  bool undo(Word* p, uint64_t words) {
+    if (p + words != top) return false;
+    top = p;
+    return true;
+  }
 };
 
 // Makes [begin, end) one dead object (kFillerClass, header only plus raw

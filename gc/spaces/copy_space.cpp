@@ -1,6 +1,7 @@
 #include "gc/spaces/copy_space.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "gc/heap/reservation.h"
 
@@ -37,6 +38,26 @@ void CopySpace::retire_lab(Lab& lab) {
     fill_dead_space(lab.top, lab.end);
   }
   lab.top = lab.end = top_;
+}
+
+Word* CopySpace::claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got) {
+  std::atomic_ref<Word*> top(top_);
+  Word* cur = top.load(std::memory_order_relaxed);
+  for (;;) {
+    uint64_t room = static_cast<uint64_t>(region_end_ - cur);
+    if (room < min_words) return nullptr;
+    uint64_t words = std::min(std::max(min_words, max_words), room);
+    if (top.compare_exchange_weak(cur, cur + words, std::memory_order_relaxed)) {
+      *got = words;
+      return cur;
+    }
+  }
+}
+
+bool CopySpace::unclaim_shared(Word* p, uint64_t words) {
+  std::atomic_ref<Word*> top(top_);
+  Word* expected = p + words;
+  return top.compare_exchange_strong(expected, p, std::memory_order_relaxed);
 }
 
 void CopySpace::poison_contents() { std::fill(begin_, top_, Header::kPoison); }

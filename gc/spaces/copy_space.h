@@ -51,6 +51,16 @@ class CopySpace {
   // LAB, so the objects end at the space's top.
   void retire_lab(Lab& lab);
 
+  // Parallel copying (Flood et al. 2001, section 4, L156: LABs "obtained
+  // atomically"): several GC threads bump the space's top at once. Claims
+  // between min_words and max_words (as many as the region has room for)
+  // with one compare-and-swap on top, and returns where they start, or
+  // nullptr when the region cannot hold min_words; *got is the size.
+  Word* claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got);
+  // Gives back [p, p + words) if nothing was claimed after it (the top is
+  // still its end); false otherwise, and the caller fills it as dead space.
+  bool unclaim_shared(Word* p, uint64_t words);
+
   // Overwrites [begin, top) with Header::kPoison (stress and verify modes).
   void poison_contents();
 

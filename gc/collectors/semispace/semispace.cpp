@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "gc/alloc/lab.h"
+#include "gc/collectors/semispace/psemispaces.h"
 
 namespace gc {
 
@@ -20,11 +21,22 @@ constexpr uint64_t kInitialSemispaceBytes = 4ull << 20;
 // that tests of out-of-memory behaviour can use tiny heaps.
 constexpr uint64_t kMinHeapBytes = 64ull << 10;
 
-// To-space LAB size (Flood et al. 2001, section 4: "large enough to reduce
-// contention on the copy pointer, yet small enough to avoid excessive
-// fragmentation"). Serially LABs are extended in place and waste nothing;
-// the value matters once several workers claim them.
+// To-space LAB size, the default of --gc-lab (Flood et al. 2001, section 4,
+// L156: "large enough to reduce contention on the copy pointer, yet small
+// enough to avoid excessive fragmentation"; the paper gives no value).
+// Serially LABs are extended in place and waste nothing; in parallel each
+// GC thread claims its own with one atomic bump. Measured in
+// docs/collectors/semispace.md: below 8 KB the shared bump starts to show
+// in GC time with 2 threads, above 64 KB the tails left at the end of a
+// collection cost more to-space than they save.
 constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
+
+// Work-stealing deque capacity in tasks (left open by the paper, which
+// only says the deques are fixed-size, L131). 2^15 tasks of 16 bytes is
+// 512 KB per GC thread, allocated once; a breadth of 32768 pending objects
+// per thread overflows only on very wide structures, and the overflow set
+// handles those (its counters show how often).
+constexpr uint64_t kDequeTasks = 1u << 15;
 
 // Live data above this fraction of a semispace after a collection doubles
 // it: a copying collector's cost is proportional to live data and its
@@ -36,7 +48,7 @@ HeapOptions resolved_options(const HeapOptions& in) {
   HeapOptions o = in;
   if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
   o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
-  if (o.gc_threads == 0) o.gc_threads = 1;  // accepted and ignored: this collector is serial
+  // gc_threads == 0 selects the serial Cheney collector (the baseline).
   return o;
 }
 
@@ -55,15 +67,16 @@ uint64_t mix(uint64_t x) {
 // programs as exact numbers.
 constexpr uint64_t kHashMask = (1ull << 52) - 1;
 
-[[noreturn]] void to_space_overflow() {
-  // Unreachable by construction: the to-space region is as large as the
-  // whole heap, and collect_for checks that from-space (plus the hash words
-  // it owes) fits before it starts.
+}  // namespace
+
+[[noreturn]] void semispace_to_space_overflow() {
+  // Unreachable by construction: the to-space region is twice as large as
+  // the whole heap, and collect_for checks that from-space (plus the hash
+  // words it owes, plus the parallel LAB waste bound) fits before it
+  // starts.
   std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
   std::abort();
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // The scavenger: one GC worker's state for one collection. Everything on
@@ -189,7 +202,7 @@ class Scavenger {
   }
 
   [[gnu::noinline]] void refill_lab(uint64_t words) {
-    if (!to_.claim_lab(lab_, words, kGcLabWords)) to_space_overflow();
+    if (!to_.claim_lab(lab_, words, kGcLabWords)) semispace_to_space_overflow();
   }
 
   SemispaceCollector& c_;
@@ -225,22 +238,31 @@ class SemispaceWeakResolver final : public WeakResolver {
 
 SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& options)
     : Collector(roots, resolved_options(options)),
-      // Each semispace region is as large as the whole heap: S is at most
-      // half of it, and copying may add one hash word per object, so
-      // survivors (at most S plus S words) always fit the region.
-      reservation_(3 * options_.max_heap_bytes),
+      // Each semispace region is twice as large as the whole heap: S is at
+      // most half of it, and copying may add one hash word per object, so
+      // survivors (at most S plus S words) fit the first half; the second
+      // half is headroom for parallel LAB waste (semispace.h).
+      reservation_(5 * options_.max_heap_bytes),
       cards_(reservation_),
-      space_a_("semispace-A", reservation_.base(), reservation_.base() + options_.max_heap_bytes / kWordSize),
-      space_b_("semispace-B", space_a_.region_end(), space_a_.region_end() + options_.max_heap_bytes / kWordSize),
+      space_a_("semispace-A", reservation_.base(), reservation_.base() + 2 * options_.max_heap_bytes / kWordSize),
+      space_b_("semispace-B", space_a_.region_end(), space_a_.region_end() + 2 * options_.max_heap_bytes / kWordSize),
       los_(space_b_.region_end(), reservation_.end()),
       current_(&space_a_),
       other_(&space_b_),
-      semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))) {
+      semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
+      lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1) : kGcLabWords),
+      overflow_(kDequeTasks) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);
   other_->reset(semispace_bytes_);
   cards_.clean(current_->begin(), current_->end());
   large_mark_stack_.reserve(256);
+  if (options_.gc_threads > 0) {
+    pool_ = std::make_unique<parallel::WorkerPool>(options_.gc_threads);
+    for (unsigned w = 0; w < options_.gc_threads; ++w)
+      deques_.push_back(std::make_unique<parallel::TaskDeque>(kDequeTasks));
+    worker_totals_.resize(options_.gc_threads);
+  }
   install_mutator_buffer();
   note_heap_size();
   describe_events();
@@ -285,8 +307,10 @@ void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes
   }
 
   // Survivors need at most from-space's bytes plus the hash words it owes;
-  // the sizing policy makes the region hold that, so this only guards it.
-  if (current_->used_bytes() / kWordSize + hash_reserve_words_ > other_->region_bytes() / kWordSize) {
+  // the sizing policy makes the first half of the region hold that, so this
+  // only guards it. The second half is the parallel copy's headroom.
+  survivor_bound_words_ = current_->used_bytes() / kWordSize + hash_reserve_words_;
+  if (survivor_bound_words_ > other_->region_bytes() / kWordSize / 2) {
     live_at_exhaustion_ = heap_used();
     events.collection_end(*this);
     return;
@@ -296,15 +320,11 @@ void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes
   events.phase_start(0, "flip");
   flip();
   events.phase_end(0, "flip");
-  Scavenger scavenger(*this);
-  events.phase_start(0, "scavenge roots");
-  scavenge_roots(scavenger);
-  events.phase_end(0, "scavenge roots");
-  events.count(0, "root groups", root_groups_.size());
-  events.phase_start(0, "trace");
-  trace_transitive_closure(scavenger);
-  scavenger.finish();
-  events.phase_end(0, "trace");
+  if (options_.gc_threads == 0) {
+    scavenge_serially();
+  } else {
+    scavenge_in_parallel();
+  }
   events.phase_start(0, "weak references");
   process_weak();
   events.phase_end(0, "weak references");
@@ -338,6 +358,20 @@ void SemispaceCollector::flip() {
   // Every kHashed object in from-space gets its hash word as it is copied;
   // to-space starts owing nothing.
   hash_reserve_words_ = 0;
+  waste_words_ = 0;
+}
+
+// The serial Cheney collector (--gc-threads=0).
+void SemispaceCollector::scavenge_serially() {
+  Scavenger scavenger(*this);
+  events.phase_start(0, "scavenge roots");
+  scavenge_roots(scavenger);
+  events.phase_end(0, "scavenge roots");
+  events.count(0, "root groups", root_groups_.size());
+  events.phase_start(0, "trace");
+  trace_transitive_closure(scavenger);
+  scavenger.finish();
+  events.phase_end(0, "trace");
 }
 
 // One root group at a time, in order (the parallel version claims them).
@@ -371,12 +405,14 @@ void SemispaceCollector::sweep_large_objects() { los_.sweep(debug_poisoning()); 
 // The sizing policy (semispace.h): grow S while live data exceeds half of
 // it, keep 2 * S + L within the heap bound, never below what is live.
 void SemispaceCollector::resize_semispaces() {
-  uint64_t live = current_->used_bytes();
+  uint64_t live = current_->used_bytes() - waste_words_ * kWordSize;
   uint64_t bound = semispace_bound(pending_large_bytes_);
   uint64_t target = semispace_bytes_;
   while (live > target / kGrowWhenLiveExceedsOneIn && target < bound) target *= 2;
   target = std::min(target, bound);
-  target = std::max({target, round_up_pages(live), static_cast<uint64_t>(kPageBytes)});
+  // Never below what the space holds: live data, and the filler a
+  // parallel copy left among it.
+  target = std::max({target, round_up_pages(current_->used_bytes()), static_cast<uint64_t>(kPageBytes)});
   if (target < semispace_bytes_) {
     Reservation::release_pages(current_->begin() + target / kWordSize, current_->end());
   } else if (target > semispace_bytes_) {
@@ -510,7 +546,7 @@ void SemispaceCollector::note_heap_size() { stats_.peak_heap_bytes = std::max(st
 // Queries
 
 uint64_t SemispaceCollector::heap_used() const {
-  return static_cast<uint64_t>(top - current_->begin()) * kWordSize + los_.committed_bytes();
+  return static_cast<uint64_t>(top - current_->begin() - waste_words_) * kWordSize + los_.committed_bytes();
 }
 
 uint64_t SemispaceCollector::heap_size() const { return 2 * semispace_bytes_ + los_.committed_bytes(); }

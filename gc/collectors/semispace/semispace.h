@@ -1,18 +1,33 @@
-// semispace: a serial Cheney copying collector (Cheney 1970), written in the
-// shape of pSemispaces (Flood et al. 2001, section 4) so that it can grow
-// into the parallel collector:
-//   - root groups are scavenged one group at a time (section 3.1's static
-//     overpartitioning; a parallel version claims them dynamically);
-//   - survivors are copied into to-space through a LAB (section 4); with
-//     one worker the LABs are contiguous and the to-space region is itself
-//     the queue of objects to scan (Cheney's scan pointer); a parallel
-//     version replaces that queue with work-stealing deques;
+// semispace: Flood, Detlefs, Shavit and Zhang's pSemispaces (JVM'01,
+// section 4), with the serial Cheney collector (Cheney 1970) it parallelises
+// kept as the baseline.
+//
+// --gc-threads=N, N >= 1 (psemispaces.cpp): N GC threads (the mutator's
+// thread is one of them) claim root groups dynamically (section 3.1, static
+// overpartitioning), trace with one work-stealing deque each (section 3.2)
+// until the termination protocol says every thread is idle (section 3.3),
+// overflowing into a global set (section 3.4), and copy survivors into
+// per-thread LABs in to-space, installing forwarding pointers with a CAS
+// and retracting the losing copy (section 4). Large objects are marked in
+// place with an atomic fetch-or; large arrays are scanned as chunk tasks.
+//
+// --gc-threads=0 (semispace.cpp, the Scavenger class): the serial Cheney
+// collector, the baseline of the paper's Table 1 "seq" column:
+//   - root groups are scavenged one group at a time;
+//   - survivors are copied into to-space through a LAB that is extended in
+//     place, so the to-space region is itself the queue of objects to scan
+//     (Cheney's scan pointer);
 //   - large objects are marked in place and scanned from a mark stack.
 //
 // Heap (one reservation, heap/reservation.h):
 //   [ semispace A region | semispace B region | large-object region ]
-// Each region is reserved at the maximum heap size; the sizing policy below
-// decides how much of a semispace region is used.
+// Each semispace region is reserved at twice the maximum heap size (address
+// space only), the large-object region at the maximum heap size; the sizing
+// policy below decides how much of a semispace region is used. The second
+// half of a semispace region is headroom for parallel copying: LAB tails
+// and retracted copies that cannot be reused make to-space hold more than
+// the survivors, and the headroom bounds that waste (psemispaces.cpp,
+// lab_words_for_collection) so that to-space is never overrun.
 //
 // Sizing policy. --heap bounds 2 * S + L, where S is the capacity of each
 // semispace and L the bytes of large-object pages in use. S starts at
@@ -29,6 +44,11 @@
 
 #include "gc/collector.h"
 #include "gc/heap/reservation.h"
+#include "gc/parallel/overflow_set.h"
+#include "gc/parallel/task_deque.h"
+#include "gc/parallel/termination.h"
+#include "gc/parallel/worker_pool.h"
+#include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"
@@ -36,6 +56,7 @@
 namespace gc {
 
 class Scavenger;
+class ParallelScavenger;
 
 class SemispaceCollector final : public Collector, public verify::VerifiableHeap {
  public:
@@ -64,13 +85,24 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   bool in_current_space(const Word* p) const { return p >= current_->begin() && p < top; }
   bool in_large_space(const Word* p) const { return los_.contains(p); }
   const LargeObjectSpace& large_objects() const { return los_; }
+  // GC threads (0: the serial collector) and, per thread, what it did,
+  // summed over all collections (also reported per collection through
+  // Collector::events as counters).
+  unsigned gc_threads() const { return options_.gc_threads; }
+  const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
+  uint64_t lab_bytes() const { return lab_words_ * kWordSize; }
 
  private:
   friend class Scavenger;
+  friend class ParallelScavenger;
   friend class SemispaceWeakResolver;
 
   // --- one collection, in order (collect() reads as this list)
   void flip();
+  void scavenge_serially();                      // --gc-threads=0: Cheney
+  void scavenge_in_parallel();                   // pSemispaces (psemispaces.cpp)
+  uint64_t lab_words_for_collection() const;
+  void retire_gc_labs();
   void scavenge_roots(Scavenger& s);
   void scavenge_root_group(Scavenger& s, const RootGroup& group);
   void trace_transitive_closure(Scavenger& s);  // scan_to_space + trace_large_objects to a fixed point
@@ -116,8 +148,25 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
 
   std::vector<RootGroup> root_groups_;   // reused: no allocation per collection
   std::vector<Word*> large_mark_stack_;  // reused
+
+  // pSemispaces: allocated once, at construction, for every collection.
+  uint64_t lab_words_;                                   // --gc-lab
+  uint64_t survivor_bound_words_ = 0;  // from-space words plus hash words owed
+  // Filler the last parallel copy left in the current space (LAB tails,
+  // retracted copies): not objects, so not counted as used or live.
+  uint64_t waste_words_ = 0;
+  std::unique_ptr<parallel::WorkerPool> pool_;
+  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
+  parallel::OverflowSet overflow_;
+  parallel::Termination termination_;
+  std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
+  std::vector<parallel::WorkerStats> worker_totals_;
 };
 
 std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& options);
+
+// An internal error: to-space ran out during a collection. Unreachable by
+// construction (collect_for checks the bound before it starts).
+[[noreturn]] void semispace_to_space_overflow();
 
 }  // namespace gc

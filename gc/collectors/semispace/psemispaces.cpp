@@ -1,0 +1,312 @@
+// pSemispaces: the parallel phase of a semispace collection (Flood et al.
+// 2001, sections 3 and 4). See psemispaces.h for the per-thread steps and
+// semispace.h for the heap they work on.
+#include "gc/collectors/semispace/psemispaces.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "gc/parallel/overflow_set.h"
+#include "gc/parallel/termination.h"
+
+namespace gc {
+
+namespace {
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+// The smallest LAB worth claiming when a small heap shrinks them: a few
+// objects. Below it objects are copied one CAS each.
+constexpr uint64_t kMinLabWords = 64;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The collector's side: one parallel phase per collection.
+
+// LAB size for this collection: --gc-lab, shrunk when the heap is so small
+// that the LABs of all threads would eat into to-space's headroom. To-space
+// holds the survivors (at most survivor_bound_words_, which the sizing policy
+// keeps within the first half of the region) plus the waste of parallel
+// copying: retired LAB tails (each under 1/8 of its LAB, so under 1/7 of
+// what was copied), the threads' last LAB tails (at most one LAB each), and
+// the rare retracted copy that another thread's claim made impossible to
+// give back. Limiting the LABs to a quarter of the headroom divided among
+// the threads keeps all of that well inside the region.
+uint64_t SemispaceCollector::lab_words_for_collection() const {
+  uint64_t region = current_->region_bytes() / kWordSize;
+  uint64_t headroom = region - std::min(region, survivor_bound_words_);
+  uint64_t fair = headroom / (4 * options_.gc_threads);
+  return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
+}
+
+void SemispaceCollector::scavenge_in_parallel() {
+  unsigned threads = options_.gc_threads;
+  if (scavengers_.empty()) {
+    for (unsigned w = 0; w < threads; ++w) scavengers_.push_back(std::make_unique<ParallelScavenger>(*this, w));
+    for (const char* c : {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks"})
+      events.describe_counter(c, "objects");
+    for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
+    events.describe_counter("termination idle ns", "ns");
+  }
+
+  root_groups_.clear();
+  roots_.root_groups(root_groups_);
+  ParallelScavengePhase phase{root_groups_};
+  uint64_t lab = lab_words_for_collection();
+  for (auto& s : scavengers_) s->prepare(lab);
+  termination_.reset(threads);
+
+  auto job = [&](unsigned worker) { scavengers_[worker]->run(phase); };
+  pool_->run(job);
+
+  retire_gc_labs();
+  for (unsigned w = 0; w < threads; ++w) {
+    const parallel::WorkerStats& s = scavengers_[w]->stats();
+    worker_totals_[w].add(s);
+    stats_.bytes_copied += s.bytes_copied;
+    waste_words_ += s.lab_waste_bytes / kWordSize;
+  }
+}
+
+// The threads' last LABs: a tail that ends at to-space's top is given back
+// (highest first, so adjacent tails all return); any other becomes filler.
+void SemispaceCollector::retire_gc_labs() {
+  std::vector<ParallelScavenger*> by_end;
+  by_end.reserve(scavengers_.size());
+  for (auto& s : scavengers_) by_end.push_back(s.get());
+  std::sort(by_end.begin(), by_end.end(),
+            [](ParallelScavenger* a, ParallelScavenger* b) { return a->lab().end > b->lab().end; });
+  for (ParallelScavenger* s : by_end) s->retire_lab_at_end();
+}
+
+// ---------------------------------------------------------------------------
+// One GC thread
+
+void ParallelScavenger::prepare(uint64_t lab_words) {
+  from_begin_ = reinterpret_cast<uintptr_t>(c_.other_->begin());
+  from_bytes_ = c_.other_->used_bytes();
+  los_begin_ = reinterpret_cast<uintptr_t>(c_.los_.begin());
+  los_bytes_ = reinterpret_cast<uintptr_t>(c_.los_.frontier()) - los_begin_;
+  to_ = c_.current_;
+  lab_words_ = lab_words;
+  lab_.top = lab_.end = nullptr;
+  stats_ = parallel::WorkerStats{};
+  steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
+}
+
+void ParallelScavenger::run(ParallelScavengePhase& phase) {
+  uint64_t start = now_ns();
+  observe::Recorder& events = c_.events;
+  events.phase_start(id_, "scavenge roots");
+  scavenge_roots(phase);
+  events.phase_end(id_, "scavenge roots");
+  events.phase_start(id_, "trace");
+  trace();
+  events.phase_end(id_, "trace");
+  stats_.busy_ns = now_ns() - start;
+  report(events);
+}
+
+// Once per collection, on this thread (the Recorder's rule: counters are
+// accumulated locally and reported once per phase).
+void ParallelScavenger::report(observe::Recorder& events) const {
+  if (!events.enabled()) return;
+  const parallel::WorkerStats& s = stats_;
+  events.count(id_, "objects copied", s.objects_copied);
+  events.count(id_, "bytes copied", s.bytes_copied);
+  events.count(id_, "root groups", s.root_groups_claimed);
+  events.count(id_, "steal attempts", s.steal_attempts);
+  events.count(id_, "steals", s.steals);
+  events.count(id_, "overflow events", s.overflow_events);
+  events.count(id_, "overflow tasks", s.overflow_tasks);
+  events.count(id_, "overflow refills", s.refills);
+  events.count(id_, "CAS failures", s.cas_failures);
+  events.count(id_, "undone allocations", s.undone_allocations);
+  events.count(id_, "LABs taken", s.labs_taken);
+  events.count(id_, "direct copies", s.direct_allocations);
+  events.count(id_, "LAB waste bytes", s.lab_waste_bytes);
+  events.count(id_, "tasks", s.tasks_processed);
+  events.count(id_, "large objects marked", s.large_objects_marked);
+  events.count(id_, "chunk tasks", s.chunk_tasks);
+  events.count(id_, "termination idle ns", s.idle_ns);
+}
+
+// Section 3.1 (L113): "We overpartition these roots into groups, and the GC
+// threads compete dynamically to claim root groups." The VM hands over
+// groups of at most 256 slots (vm.cpp, kRootGroupSlots), many times more
+// groups than threads.
+void ParallelScavenger::scavenge_roots(ParallelScavengePhase& phase) {
+  const std::vector<RootGroup>& groups = phase.root_groups;
+  for (;;) {
+    size_t i = phase.next_root_group.fetch_add(1, std::memory_order_relaxed);
+    if (i >= groups.size()) break;
+    stats_.root_groups_claimed++;
+    for (size_t k = 0; k < groups[i].count; ++k) scavenge_slot(groups[i].slots + k);
+  }
+}
+
+// Sections 3.2-3.4: local work first (PopBottom), then the overflow set
+// ("Threads without work look to the overflow set for work before resorting
+// to stealing", L137), then stealing (PopTop), then the termination
+// protocol, which returns false when work has appeared somewhere.
+void ParallelScavenger::trace() {
+  parallel::Task t;
+  for (;;) {
+    while (deque_.pop(t)) process(t);
+    if (refill_from_overflow()) continue;
+    if (steal(t)) {
+      process(t);
+      continue;
+    }
+    if (c_.termination_.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
+  }
+}
+
+void ParallelScavenger::process(parallel::Task t) {
+  stats_.tasks_processed++;
+  Word* h = t.object;
+  if (t.is_range()) {
+    scan_large(h, t.begin, t.end);
+    return;
+  }
+  // A large object's header may be fetch-or'ed by a thread that lost the
+  // race to mark it: read it atomically.
+  uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
+  if (n > kChunkSlots) [[unlikely]] {
+    scan_large(h, 0, n);
+  } else {
+    scan_slots(h, 0, n);
+  }
+}
+
+// A large array's slots [begin, end): the upper half of the range becomes a
+// task (stealable, and split again by whoever takes it) until what is left
+// is one chunk, which this thread scans. The halves pushed first are the
+// biggest and sit nearest the top, where thieves take from.
+void ParallelScavenger::scan_large(Word* h, uint64_t begin, uint64_t end) {
+  while (end - begin > kChunkSlots) {
+    uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
+    uint64_t mid = begin + half;
+    push(parallel::Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
+    stats_.chunk_tasks++;
+    end = mid;
+  }
+  scan_slots(h, begin, end);
+}
+
+// Section 3.4 (L144): "filling no more than the top half of the queue when
+// retrieving work from the overflow set". The deque is empty here.
+bool ParallelScavenger::refill_from_overflow() {
+  uint64_t n = c_.overflow_.refill(deque_, deque_.capacity() / 2);
+  if (n == 0) return false;
+  stats_.refills++;
+  return true;
+}
+
+// Section 3.4 (L139): "If adding an element would cause the queue to
+// overflow, we pop all elements in the bottom half of the queue and add
+// them to the overflow set."
+void ParallelScavenger::overflow_and_push(parallel::Task t) {
+  stats_.overflow_events++;
+  stats_.overflow_tasks += c_.overflow_.take_bottom_half(deque_);
+  bool pushed = deque_.push(t);
+  (void)pushed;  // the deque is at most half full now
+}
+
+// Section 3.3: peek at other threads' deques from a random start and try
+// the first with work. The caller is active (it has not offered, or the
+// termination protocol made it active again before returning).
+bool ParallelScavenger::steal(parallel::Task& out) {
+  unsigned n = static_cast<unsigned>(c_.deques_.size());
+  if (n == 1) return false;
+  // xorshift: cheap, and different threads start at different victims.
+  steal_seed_ ^= steal_seed_ << 13;
+  steal_seed_ ^= steal_seed_ >> 7;
+  steal_seed_ ^= steal_seed_ << 17;
+  unsigned start = static_cast<unsigned>(steal_seed_ % n);
+  for (unsigned k = 0; k < n; ++k) {
+    unsigned victim = (start + k) % n;
+    if (victim == id_) continue;
+    parallel::TaskDeque& d = *c_.deques_[victim];
+    // A lost race (kAbort) means the victim had work a moment ago: try it
+    // again a few times before moving on.
+    for (int tries = 0; tries < 4 && !d.looks_empty(); ++tries) {
+      stats_.steal_attempts++;
+      parallel::TaskDeque::Steal r = d.steal(out);
+      if (r == parallel::TaskDeque::Steal::kSuccess) {
+        stats_.steals++;
+        return true;
+      }
+      if (r == parallel::TaskDeque::Steal::kEmpty) break;
+    }
+  }
+  return false;
+}
+
+// What an idle thread peeks at before it marks itself active (L127).
+bool ParallelScavenger::work_visible() const {
+  if (!c_.overflow_.looks_empty()) return true;
+  for (const auto& d : c_.deques_)
+    if (!d->looks_empty()) return true;
+  return false;
+}
+
+// A LAB has no room for `words`: big objects are copied directly into
+// to-space; for smaller ones the LAB's tail is retired and a new LAB claimed
+// with one atomic bump of to-space's top (L156).
+Word* ParallelScavenger::allocate_slow(uint64_t words) {
+  uint64_t got = 0;
+  if (words * kLabWasteFraction > lab_words_) {
+    Word* p = to_->claim_shared(words, words, &got);
+    if (!p) semispace_to_space_overflow();
+    stats_.direct_allocations++;
+    return p;
+  }
+  retire_lab_tail();
+  Word* p = to_->claim_shared(words, lab_words_, &got);
+  if (!p) semispace_to_space_overflow();
+  stats_.labs_taken++;
+  lab_.top = p;
+  lab_.end = p + got;
+  return lab_.bump(words);
+}
+
+// The loser of a forwarding race retracts its speculative copy. It was the
+// LAB's most recent allocation, unless it was a direct one: then to-space's
+// top is moved back if no thread has claimed since, else it is filler.
+void ParallelScavenger::undo_allocation(Word* p, uint64_t words) {
+  stats_.undone_allocations++;
+  if (lab_.undo(p, words)) return;
+  if (to_->unclaim_shared(p, words)) return;
+  fill_dead_space(p, p + words);
+  stats_.lab_waste_bytes += words * kWordSize;
+}
+
+void ParallelScavenger::install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw) {
+  std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
+  moved[new_raw] = c_.hash_of_address(old);
+  *moved = Header::with_hash_state(Header::with_raw_words(h, new_raw), HashState::kHashedAndMoved);
+}
+
+void ParallelScavenger::retire_lab_tail() {
+  if (lab_.top < lab_.end && !to_->unclaim_shared(lab_.top, static_cast<uint64_t>(lab_.end - lab_.top))) {
+    fill_dead_space(lab_.top, lab_.end);
+    stats_.lab_waste_bytes += static_cast<uint64_t>(lab_.end - lab_.top) * kWordSize;
+  }
+  lab_.top = lab_.end = nullptr;
+}
+
+// Its waste is this collection's too: reported from the mutator's thread,
+// which is worker 0 (the phase is over, so no worker writes its buffer).
+void ParallelScavenger::retire_lab_at_end() {
+  uint64_t before = stats_.lab_waste_bytes;
+  retire_lab_tail();
+  c_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
+}
+
+}  // namespace gc

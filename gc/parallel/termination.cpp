@@ -1,0 +1,63 @@
+#include "gc/parallel/termination.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <ctime>
+
+namespace gc::parallel {
+
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, unsigned timeout_us) {
+  timespec ts{static_cast<time_t>(timeout_us / 1000000), static_cast<long>(timeout_us % 1000000) * 1000};
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &ts, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<uint32_t>* word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+}  // namespace
+
+void Termination::reset(unsigned threads) {
+  active_.store(threads, std::memory_order_release);
+}
+
+uint64_t Termination::now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+void Termination::backoff(unsigned round, uint32_t generation) {
+  if (round < kTerminationSpinRounds) {
+    for (unsigned i = 0; i < (1u << round); ++i) cpu_relax();
+  } else if (round < kTerminationSpinRounds + kTerminationYieldRounds) {
+    sched_yield();
+  } else {
+    unsigned k = round - kTerminationSpinRounds - kTerminationYieldRounds;
+    unsigned us = kTerminationFirstSleepUs << std::min(k, 10u);
+    futex_wait(&generation_, generation, std::min(us, kTerminationMaxSleepUs));
+  }
+}
+
+void Termination::wake_all() {
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake_all(&generation_);
+}
+
+}  // namespace gc::parallel

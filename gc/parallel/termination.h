@@ -1,0 +1,87 @@
+// Termination detection for a work-stealing phase (Flood et al. 2001,
+// section 3.3, L125-129).
+//
+// The paper keeps a status word with one bit per thread and mentions Peter
+// Kessler's proposal of an atomic count of active threads instead, which
+// removes the word-width limit on threads; gclab uses the count (up to 1024
+// GC threads). Every thread starts active. A thread that finds no work
+// anywhere offers to terminate: it decrements the count, then loops; when
+// the count is zero, every thread has offered and the phase is over. While
+// looping it peeks for work (the overflow set, other threads' deques); when
+// it sees some, it increments the count *before* trying to take it, so no
+// thread can see zero while a task is in flight, and returns to its work
+// loop, which steals and, on failure, offers again.
+//
+// The loop backs off so that more threads than cores neither hang nor burn
+// the machine: a bounded spin (cheap when work is about to appear on
+// another core), then yields (an oversubscribed thread lets the one holding
+// work run), then sleeps on a futex with a timeout that grows to a bound;
+// the thread that sees the count reach zero wakes every sleeper at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace gc::parallel {
+
+// Backoff schedule (measured on the 2-core CI machine, see
+// docs/collectors/semispace.md): spinning longer only delays yielding to a
+// descheduled worker when threads outnumber cores; sleeping sooner makes
+// the tail of a phase wait on wake-ups.
+constexpr unsigned kTerminationSpinRounds = 8;    // round r spins 2^r pause instructions
+constexpr unsigned kTerminationYieldRounds = 16;  // then sched_yield this many times
+constexpr unsigned kTerminationFirstSleepUs = 20; // then futex sleeps, doubling
+constexpr unsigned kTerminationMaxSleepUs = 1000; // up to 1 ms (HotSpot's sleep)
+
+class Termination {
+ public:
+  // Before a phase: all `threads` start active.
+  void reset(unsigned threads);
+
+  // Called by a thread with no local work that found none to take. Returns
+  // true when the phase is over, false when `has_work()` saw work: the
+  // caller is active again and should try to take it (and offer again if
+  // it fails). idle_ns accumulates the time spent here.
+  template <class HasWork>
+  bool offer(HasWork&& has_work, uint64_t& idle_ns);
+
+  bool done() const { return active_.load(std::memory_order_acquire) == 0; }
+  unsigned active() const { return static_cast<unsigned>(active_.load(std::memory_order_relaxed)); }
+
+ private:
+  void backoff(unsigned round, uint32_t generation);
+  void wake_all();
+  static uint64_t now_ns();
+
+  std::atomic<int64_t> active_{0};
+  // Futex word for sleepers: changes when the phase ends.
+  std::atomic<uint32_t> generation_{0};
+};
+
+template <class HasWork>
+bool Termination::offer(HasWork&& has_work, uint64_t& idle_ns) {
+  uint64_t start = now_ns();
+  uint32_t generation = generation_.load(std::memory_order_acquire);
+  bool over = false;
+  if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    over = true;
+    wake_all();
+  }
+  for (unsigned round = 0; !over; ++round) {
+    if (active_.load(std::memory_order_acquire) == 0 ||
+        generation_.load(std::memory_order_acquire) != generation) {
+      over = true;
+      break;
+    }
+    if (has_work()) {
+      // The thief marks itself active before it steals (L127).
+      active_.fetch_add(1, std::memory_order_acq_rel);
+      break;
+    }
+    backoff(round, generation);
+  }
+  idle_ns += now_ns() - start;
+  return over;
+}
+
+}  // namespace gc::parallel
