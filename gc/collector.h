@@ -57,6 +57,9 @@ struct HeapOptions {
   // Size of each GC thread's local allocation buffer (--gc-lab); 0: the
   // collector's default.
   uint64_t gc_lab_bytes = 0;
+  // Capacity of each GC thread's work-stealing deque in tasks (--gc-deque,
+  // a power of two); 0: the collector's default.
+  uint64_t gc_deque_tasks = 0;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
   bool verify = false;
   // Observability (gc/observe/recorder.h), set before the collector exists

@@ -41,6 +41,8 @@ options:
                      semispace's serial Cheney collector, the baseline
   --gc-lab=SIZE      each GC thread's to-space allocation buffer for
                      parallel copying (default 32K)
+  --gc-deque=N       each GC thread's work-stealing deque capacity in tasks
+                     (rounded up to a power of two; default 32768)
   --gc-stress=N      collect every N allocations (1: every allocation)
   --gc-verify        verify the heap before and after every collection;
                      a failure exits with status 71
@@ -191,6 +193,10 @@ int main(int argc, char** argv) {
       auto size = parse_size(*v);
       if (!size || *size < 64 || *size > (1ull << 30)) usage_error("bad LAB size '" + *v + "' (64 to 1G, e.g. 32K)");
       options.heap.gc_lab_bytes = *size;
+    } else if (auto v = value_of("--gc-deque")) {
+      auto n = parse_count(*v);
+      if (!n || *n < 4 || *n > (1ull << 26)) usage_error("bad deque capacity '" + *v + "' (4 to 67108864 tasks)");
+      options.heap.gc_deque_tasks = *n;
     } else if (auto v = value_of("--gc-stress")) {
       auto n = parse_count(*v);
       if (!n || *n == 0) usage_error("bad stress interval '" + *v + "' (a positive count of allocations)");

@@ -1,6 +1,7 @@
 #include "gc/collectors/semispace/semispace.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,11 @@ constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
 // per thread overflows only on very wide structures, and the overflow set
 // handles those (its counters show how often).
 constexpr uint64_t kDequeTasks = 1u << 15;
+
+uint64_t deque_tasks(const HeapOptions& o) {
+  if (o.gc_deque_tasks == 0) return kDequeTasks;
+  return std::max<uint64_t>(std::bit_ceil(o.gc_deque_tasks), 4);
+}
 
 // Live data above this fraction of a semispace after a collection doubles
 // it: a copying collector's cost is proportional to live data and its
@@ -251,7 +257,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       other_(&space_b_),
       semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
       lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1) : kGcLabWords),
-      overflow_(kDequeTasks) {
+      overflow_(deque_tasks(options_)) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);
   other_->reset(semispace_bytes_);
@@ -260,7 +266,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
   if (options_.gc_threads > 0) {
     pool_ = std::make_unique<parallel::WorkerPool>(options_.gc_threads);
     for (unsigned w = 0; w < options_.gc_threads; ++w)
-      deques_.push_back(std::make_unique<parallel::TaskDeque>(kDequeTasks));
+      deques_.push_back(std::make_unique<parallel::TaskDeque>(deque_tasks(options_)));
     worker_totals_.resize(options_.gc_threads);
   }
   install_mutator_buffer();

@@ -1,0 +1,563 @@
+// Unit tests for the shared parallel machinery (gc/parallel/: deque,
+// overflow set, termination, worker pool), driven directly with many
+// threads, including the races Flood et al. 2001 name (stealing the last
+// element, overflow and refill, a thief that finds nothing), and for the
+// pSemispaces collector at 1, 2 and 8 GC threads (8 on a 2-core machine is
+// oversubscribed on purpose), including two threads forwarding the same
+// object.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/collectors/semispace/semispace.h"
+#include "gc/parallel/overflow_set.h"
+#include "gc/parallel/task_deque.h"
+#include "gc/parallel/termination.h"
+#include "gc/parallel/worker_pool.h"
+#include "gc/verify/verifier.h"
+
+using namespace gc;
+using namespace gc::parallel;
+
+namespace {
+
+// Tasks in these tests carry a number in the object field (never
+// dereferenced): task i is (Word*)(8 * (i + 1)).
+Task task_of(uint64_t i) { return Task::whole(reinterpret_cast<Word*>(8 * (i + 1))); }
+uint64_t index_of(const Task& t) { return reinterpret_cast<uintptr_t>(t.object) / 8 - 1; }
+
+}  // namespace
+
+TEST_CASE("deque: owner LIFO at the bottom, thieves FIFO at the top, fixed capacity") {
+  TaskDeque d(8);
+  Task t;
+  CHECK_FALSE(d.pop(t));
+  CHECK(d.steal(t) == TaskDeque::Steal::kEmpty);  // a thief that finds nothing
+  for (uint64_t i = 0; i < 8; ++i) REQUIRE(d.push(task_of(i)));
+  CHECK_FALSE(d.push(task_of(99)));  // full: reported, nothing pushed
+  CHECK(d.size() == 8);
+  REQUIRE(d.steal(t) == TaskDeque::Steal::kSuccess);
+  CHECK(index_of(t) == 0);
+  REQUIRE(d.pop(t));
+  CHECK(index_of(t) == 7);
+  // The cell a thief freed is reused (circular array).
+  REQUIRE(d.push(task_of(8)));
+  REQUIRE(d.push(task_of(9)));
+  CHECK_FALSE(d.push(task_of(10)));
+  // Ranges survive the round trip.
+  TaskDeque r(4);
+  REQUIRE(r.push(Task::slots(reinterpret_cast<Word*>(64), 2048, 100000)));
+  REQUIRE(r.pop(t));
+  CHECK(t.is_range());
+  CHECK(t.begin == 2048);
+  CHECK(t.end == 100000);
+}
+
+TEST_CASE("deque: the last element goes to exactly one of the owner and a thief") {
+  // Thieves steal without pause while the owner, many times over, pushes
+  // one task, waits a moment and pops it: each time the deque holds one
+  // element and both ends want it. Exactly one side must get it, every
+  // round, and both sides must win some rounds.
+  constexpr int kRounds = 50000;
+  constexpr int kThieves = 1;  // one per core beside the owner
+  TaskDeque d(16);
+  std::atomic<bool> stop{false};
+  std::vector<std::atomic<int>> taken(kRounds);
+  std::atomic<int> thief_wins{0};
+  std::vector<std::thread> thieves;
+  for (int k = 0; k < kThieves; ++k) {
+    thieves.emplace_back([&] {
+      Task t;
+      while (!stop.load(std::memory_order_relaxed)) {
+        if (d.steal(t) == TaskDeque::Steal::kSuccess) {
+          taken[index_of(t)].fetch_add(1);
+          thief_wins.fetch_add(1);
+        }
+      }
+    });
+  }
+  int owner_wins = 0;
+  uint64_t seed = 12345;
+  // Wait for the thief to be running before the first round.
+  while (thief_wins.load() == 0) {
+    Task t;
+    if (d.push(task_of(0)) && d.pop(t)) {
+    }
+    std::this_thread::yield();
+    if (d.looks_empty() && thief_wins.load() > 0) break;
+  }
+  taken[0].store(0);
+  thief_wins.store(0);
+  for (int r = 0; r < kRounds; ++r) {
+    REQUIRE(d.push(task_of(r)));
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    for (unsigned spin = 0; spin < (seed >> 56); ++spin) std::atomic_signal_fence(std::memory_order_seq_cst);
+    Task t;
+    if (d.pop(t)) {
+      taken[index_of(t)].fetch_add(1);
+      owner_wins++;
+    }
+  }
+  stop.store(true);
+  for (auto& t : thieves) t.join();
+  for (int r = 0; r < kRounds; ++r) REQUIRE(taken[r].load() == 1);
+  CHECK(owner_wins > 0);
+  CHECK(thief_wins.load() > 0);
+  MESSAGE("last element: owner won " << owner_wins << ", thieves won " << thief_wins.load());
+}
+
+TEST_CASE("deque: concurrent push, pop and steal take every task exactly once") {
+  constexpr uint64_t kTasks = 400000;
+  constexpr int kThieves = 7;  // oversubscribed on 2 cores, on purpose
+  TaskDeque d(1024);
+  std::vector<std::atomic<uint8_t>> taken(kTasks);
+  std::atomic<bool> owner_done{false};
+  std::atomic<uint64_t> stolen{0}, empty_steals{0};
+  std::vector<std::thread> thieves;
+  for (int k = 0; k < kThieves; ++k)
+    thieves.emplace_back([&] {
+      Task t;
+      while (!owner_done.load(std::memory_order_acquire) || !d.looks_empty()) {
+        switch (d.steal(t)) {
+          case TaskDeque::Steal::kSuccess:
+            taken[index_of(t)].fetch_add(1);
+            stolen.fetch_add(1);
+            break;
+          case TaskDeque::Steal::kEmpty:
+            empty_steals.fetch_add(1);  // a thief that finds nothing
+            std::this_thread::yield();
+            break;
+          case TaskDeque::Steal::kAbort:
+            break;
+        }
+      }
+    });
+  Task t;
+  uint64_t next = 0;
+  while (next < kTasks) {
+    // Bursts of pushes, then some pops: the deque fills and drains.
+    for (int i = 0; i < 50 && next < kTasks; ++i)
+      if (!d.push(task_of(next))) break;
+      else ++next;
+    for (int i = 0; i < 20 && d.pop(t); ++i) taken[index_of(t)].fetch_add(1);
+  }
+  while (d.pop(t)) taken[index_of(t)].fetch_add(1);
+  owner_done.store(true, std::memory_order_release);
+  for (auto& th : thieves) th.join();
+  uint64_t missing = 0, twice = 0;
+  for (auto& x : taken) {
+    missing += x.load() == 0;
+    twice += x.load() > 1;
+  }
+  CHECK(missing == 0);
+  CHECK(twice == 0);
+  MESSAGE(stolen.load() << " stolen, " << empty_steals.load() << " empty steals");
+}
+
+TEST_CASE("overflow set: bottom half out, at most the top half back, nothing overflows twice") {
+  TaskDeque d(8);
+  OverflowSet set;
+  for (uint64_t i = 0; i < 8; ++i) REQUIRE(d.push(task_of(i)));
+  REQUIRE_FALSE(d.push(task_of(8)));
+  CHECK(set.take_bottom_half(d) == 4);  // the 4 pushed last: 4..7
+  CHECK(set.size() == 4);
+  CHECK(d.size() == 4);
+  Task t;
+  CHECK(d.steal(t) == TaskDeque::Steal::kSuccess);
+  CHECK(index_of(t) == 0);  // the top half stayed
+  while (d.pop(t)) {
+  }
+  CHECK(set.refill(d, d.capacity() / 2) == 4);
+  CHECK(set.looks_empty());
+  CHECK(set.refill(d, 4) == 0);
+
+  // The owner's protocol over a long run, counting overflows per task: a
+  // task refilled from the set sits in the top half, and only the bottom
+  // half overflows, so no task goes to the set twice.
+  TaskDeque q(64);
+  OverflowSet s;
+  std::vector<int> overflowed(100000, 0);
+  uint64_t next = 0, done = 0;
+  auto push = [&](Task x) {
+    if (q.push(x)) return;
+    // Mark what moves: pop the bottom half ourselves to count it.
+    std::vector<Task> moved;
+    for (uint64_t i = 0; i < q.capacity() / 2; ++i) {
+      Task y;
+      REQUIRE(q.pop(y));
+      moved.push_back(y);
+    }
+    for (auto it = moved.rbegin(); it != moved.rend(); ++it) REQUIRE(q.push(*it));
+    REQUIRE(s.take_bottom_half(q) == q.capacity() / 2);
+    for (const Task& y : moved) overflowed[index_of(y)]++;
+    REQUIRE(q.push(x));
+  };
+  while (done < overflowed.size()) {
+    Task x;
+    if (q.pop(x)) {
+      ++done;
+      // Each task spawns two more until all are made: the deque overflows.
+      for (int c = 0; c < 2 && next < overflowed.size(); ++c) push(task_of(next++));
+    } else if (s.refill(q, q.capacity() / 2) == 0) {
+      if (next < overflowed.size()) push(task_of(next++));
+    }
+  }
+  int most = 0;
+  for (int o : overflowed) most = std::max(most, o);
+  CHECK(most <= 1);
+}
+
+namespace {
+
+// A synthetic tracing workload for termination: task n spawns 4n+1 ..
+// 4n+4 below `limit` (a 4-ary tree of `limit` nodes), pushed on the
+// thread's own deque, with overflow and stealing as the collector does.
+struct TreeWork {
+  explicit TreeWork(unsigned threads, uint64_t capacity, uint64_t limit)
+      : limit(limit), seen(limit) {
+    for (unsigned i = 0; i < threads; ++i) deques.push_back(std::make_unique<TaskDeque>(capacity));
+    term.reset(threads);
+  }
+  uint64_t limit;
+  std::vector<std::unique_ptr<TaskDeque>> deques;
+  OverflowSet overflow;
+  Termination term;
+  std::vector<std::atomic<uint8_t>> seen;
+  std::atomic<uint64_t> steals{0}, overflows{0}, offers{0};
+
+  void run(unsigned id) {
+    TaskDeque& d = *deques[id];
+    auto push = [&](Task t) {
+      if (!d.push(t)) {
+        overflows.fetch_add(1);
+        overflow.take_bottom_half(d);
+        REQUIRE(d.push(t));
+      }
+    };
+    if (id == 0) push(task_of(0));
+    uint64_t idle = 0;
+    Task t;
+    for (;;) {
+      while (d.pop(t)) {
+        uint64_t n = index_of(t);
+        seen[n].fetch_add(1);
+        for (uint64_t c = 4 * n + 1; c <= 4 * n + 4; ++c)
+          if (c < limit) push(task_of(c));
+      }
+      if (overflow.refill(d, d.capacity() / 2)) continue;
+      bool stole = false;
+      for (unsigned k = 1; k < deques.size() && !stole; ++k) {
+        TaskDeque& v = *deques[(id + k) % deques.size()];
+        if (!v.looks_empty() && v.steal(t) == TaskDeque::Steal::kSuccess) stole = true;
+      }
+      if (stole) {
+        steals.fetch_add(1);
+        REQUIRE(d.push(t));
+        continue;
+      }
+      offers.fetch_add(1);
+      auto visible = [&] {
+        if (!overflow.looks_empty()) return true;
+        for (auto& q : deques)
+          if (!q->looks_empty()) return true;
+        return false;
+      };
+      if (term.offer(visible, idle)) return;
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("termination: every thread ends only when all work is done, with more threads than cores") {
+  for (unsigned threads : {1u, 2u, 8u, 16u}) {
+    CAPTURE(threads);
+    // Small deques so that overflow and refill happen during the run.
+    TreeWork w(threads, 16, 300000);
+    WorkerPool pool(threads);
+    auto job = [&](unsigned id) { w.run(id); };
+    pool.run(job);
+    CHECK(w.term.done());
+    uint64_t missing = 0, twice = 0;
+    for (auto& s : w.seen) {
+      missing += s.load() == 0;
+      twice += s.load() > 1;
+    }
+    CHECK(missing == 0);
+    CHECK(twice == 0);
+    CHECK(w.overflow.looks_empty());
+    if (threads > 1) CHECK(w.steals.load() > 0);
+    MESSAGE(threads << " threads: " << w.steals.load() << " steals, " << w.overflows.load() << " overflows, "
+                    << w.offers.load() << " offers");
+  }
+}
+
+TEST_CASE("termination: idle threads with nothing at all end at once") {
+  Termination t;
+  WorkerPool pool(8);
+  for (int phase = 0; phase < 50; ++phase) {
+    t.reset(8);
+    std::atomic<int> ended{0};
+    auto job = [&](unsigned) {
+      uint64_t idle = 0;
+      if (t.offer([] { return false; }, idle)) ended.fetch_add(1);
+    };
+    pool.run(job);
+    REQUIRE(ended.load() == 8);
+  }
+}
+
+TEST_CASE("worker pool: every worker runs each phase once; threads sleep between phases") {
+  for (unsigned n : {1u, 2u, 8u}) {
+    WorkerPool pool(n);
+    std::vector<std::atomic<int>> runs(n);
+    for (int phase = 0; phase < 200; ++phase) {
+      auto job = [&](unsigned w) { runs[w].fetch_add(1); };
+      pool.run(job);
+    }
+    for (unsigned w = 0; w < n; ++w) CHECK(runs[w].load() == 200);
+    CHECK(pool.phases() == 200);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The collector at 1, 2 and 8 threads
+
+namespace {
+
+constexpr uint32_t kPNode = kFirstUserClass + 2;
+
+struct PRoots final : RootSet {
+  std::vector<Value> roots;
+  std::vector<Word*> weak;
+  void root_groups(std::vector<RootGroup>& out) override {
+    // Small groups: many more than threads (static overpartitioning).
+    for (size_t i = 0; i < roots.size(); i += 4) out.push_back({roots.data() + i, std::min<size_t>(4, roots.size() - i)});
+  }
+  void process_weak(WeakResolver& r) override {
+    for (Word*& w : weak)
+      if (w) w = r.resolve(w);
+  }
+};
+
+struct PHeap {
+  PRoots roots;
+  std::unique_ptr<Collector> owner;
+  SemispaceCollector* c;
+  PHeap(unsigned threads, size_t nroots, uint64_t heap = 256ull << 20, uint64_t lab = 0, uint64_t deque = 0) {
+    HeapOptions o;
+    o.gc_deque_tasks = deque;
+    o.max_heap_bytes = heap;
+    o.gc_threads = threads;
+    o.gc_lab_bytes = lab;
+    roots.roots.assign(nroots, Value::nil());
+    owner = find_collector("semispace")->create(roots, o);
+    c = static_cast<SemispaceCollector*>(owner.get());
+  }
+  Word* alloc(uint64_t nrefs, uint64_t raw) {
+    Word* h = gc::allocate(*c, kPNode, nrefs, raw);
+    REQUIRE(h != nullptr);
+    return h;
+  }
+  void collect() { c->collect(GcCause::kExplicit); }
+  std::optional<verify::Failure> check() {
+    verify::HeapShape shape;
+    c->describe_heap(shape);
+    return verify::check_heap(shape, roots, c->stats().collections);
+  }
+  parallel::WorkerStats totals() const {
+    parallel::WorkerStats t;
+    for (const auto& s : c->worker_stats()) t.add(s);
+    return t;
+  }
+};
+
+Value& pslot(Word* h, uint64_t i) { return ref_slot(h, i); }
+
+// A complete binary tree of depth d under root r; node raw word = its
+// index in heap order, so its shape can be checked after collection.
+Word* build_tree(PHeap& h, int depth, uint64_t& counter) {
+  Word* n = h.alloc(2, 1);
+  n[1] = counter++;
+  if (depth > 0) {
+    // A collection during these allocations would move n: allocate the
+    // children first (the heap is big enough that none happens).
+    Word* l = build_tree(h, depth - 1, counter);
+    Word* r = build_tree(h, depth - 1, counter);
+    pslot(n, 0) = Value::ref(l);
+    pslot(n, 1) = Value::ref(r);
+  }
+  return n;
+}
+
+uint64_t check_tree(Word* n, int depth) {
+  uint64_t count = 1;
+  if (depth > 0) {
+    REQUIRE(pslot(n, 0).is_ref());
+    REQUIRE(pslot(n, 1).is_ref());
+    count += check_tree(pslot(n, 0).as_ref(), depth - 1);
+    count += check_tree(pslot(n, 1).as_ref(), depth - 1);
+  }
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("pSemispaces at 1, 2 and 8 threads: trees, sharing, large arrays, hashes and weak refs") {
+  for (unsigned threads : {1u, 2u, 8u}) {
+    CAPTURE(threads);
+    PHeap h(threads, 64);
+    CHECK(h.c->gc_threads() == threads);
+    uint64_t counter = 0;
+    // Eight trees of 2^12 nodes under separate roots: work for every
+    // thread (small enough that building them does not collect).
+    for (int t = 0; t < 8; ++t) h.roots.roots[t] = Value::ref(build_tree(h, 11, counter));
+    // One shared object referenced from 40 roots in 10 root groups and
+    // from every slot of a large array: threads race to forward it.
+    Word* shared = h.alloc(0, 1);
+    shared[1] = 4242;
+    for (int i = 8; i < 48; ++i) h.roots.roots[i] = Value::ref(shared);
+    // A large array (in the large-object space) of 100000 slots, each a
+    // small object; it is scanned as chunk tasks.
+    Word* big = gc::allocate(*h.c, kArrayStorageClass, 100000, 0);
+    REQUIRE(big != nullptr);
+    CHECK(h.c->in_large_space(big));
+    h.roots.roots[48] = Value::ref(big);
+    for (uint64_t i = 0; i < 100000; ++i) {
+      Word* o = i % 2 ? shared : h.alloc(0, 1);
+      if (!(i % 2)) o[1] = i;
+      pslot(big, i) = Value::ref(o);
+    }
+    // A hashed object grows a hash word when copied.
+    Word* hashed = h.alloc(1, 1);
+    uint64_t hash = h.c->identity_hash(hashed);
+    h.roots.roots[49] = Value::ref(hashed);
+    // Weak: one kept, one dead.
+    Word* dead = h.alloc(0, 1);
+    h.roots.weak = {shared, dead};
+
+    for (int round = 0; round < 3; ++round) {
+      h.collect();
+      REQUIRE_FALSE(h.check().has_value());
+      for (int t = 0; t < 8; ++t) CHECK(check_tree(h.roots.roots[t].as_ref(), 11) == (1u << 12) - 1);
+      Word* s = h.roots.roots[8].as_ref();
+      CHECK(s[1] == 4242);
+      for (int i = 8; i < 48; ++i) REQUIRE(h.roots.roots[i].as_ref() == s);  // copied once: still one object
+      Word* b = h.roots.roots[48].as_ref();
+      CHECK(b == big);  // large objects do not move
+      for (uint64_t i = 0; i < 100000; i += 1) {
+        Word* o = pslot(b, i).as_ref();
+        if (i % 2) {
+          REQUIRE(o == s);
+        } else {
+          REQUIRE(o[1] == i);
+        }
+      }
+      CHECK(h.c->identity_hash(h.roots.roots[49].as_ref()) == hash);
+      CHECK(h.roots.weak[0] == s);
+      CHECK(h.roots.weak[1] == nullptr);
+    }
+    parallel::WorkerStats t = h.totals();
+    CHECK(t.chunk_tasks > 0);
+    CHECK(t.large_objects_marked == 3);
+    CHECK(t.root_groups_claimed == 3 * 16);  // 64 roots in groups of 4, three collections
+    CHECK(t.cas_failures == t.undone_allocations);
+    CHECK(h.c->stats().bytes_copied == t.bytes_copied);
+    if (threads > 1) {
+      unsigned busy = 0;
+      for (const auto& s : h.c->worker_stats()) busy += s.objects_copied > 0;
+      MESSAGE(threads << " threads: " << busy << " copied, " << t.steals << " steals of " << t.steal_attempts
+                      << " attempts, " << t.cas_failures << " CAS failures, " << t.labs_taken << " LABs, "
+                      << t.lab_waste_bytes << " bytes wasted");
+    }
+  }
+}
+
+TEST_CASE("two threads forwarding the same object: one copy, the loser undoes its allocation") {
+  // Root groups hold 4 slots; 8 consecutive groups (32 slots) all point at
+  // the same object, so threads claiming neighbouring groups at the same
+  // moment race to forward the same object. Whatever the interleaving, each
+  // object is copied exactly once: bytes copied equals the live bytes,
+  // every root agrees on the new address, and every lost CAS is matched by
+  // an undone allocation.
+  constexpr size_t kRoots = 32000;
+  constexpr size_t kPerObject = 32;
+  for (unsigned threads : {2u, 8u}) {
+    CAPTURE(threads);
+    PHeap h(threads, kRoots);
+    for (int round = 0; round < 40; ++round) {
+      for (size_t k = 0; k < kRoots / kPerObject; ++k) {
+        Word* o = h.alloc(1, 2);
+        o[1] = k;
+        for (size_t i = 0; i < kPerObject; ++i) h.roots.roots[k * kPerObject + i] = Value::ref(o);
+      }
+      uint64_t before = h.c->stats().bytes_copied;
+      h.collect();
+      REQUIRE_FALSE(h.check().has_value());
+      CHECK(h.c->stats().bytes_copied - before == kRoots / kPerObject * object_words(1, 2) * kWordSize);
+      for (size_t i = 0; i < kRoots; ++i) {
+        Word* o = h.roots.roots[i].as_ref();
+        REQUIRE(o == h.roots.roots[i / kPerObject * kPerObject].as_ref());
+        REQUIRE(o[1] == i / kPerObject);
+      }
+    }
+    parallel::WorkerStats t = h.totals();
+    CHECK(t.cas_failures == t.undone_allocations);
+    MESSAGE(threads << " threads: " << t.cas_failures << " forwarding races lost and undone in 40 collections");
+  }
+}
+
+TEST_CASE("pSemispaces: wide graphs overflow the deques and still copy everything") {
+  // One object with 60000 distinct children, traced with 64-task deques:
+  // each chunk of the array pushes 2048 copies, so deques overflow into the
+  // overflow set and are refilled from it.
+  for (unsigned threads : {1u, 2u, 8u}) {
+    CAPTURE(threads);
+    PHeap h(threads, 4, 256ull << 20, 0, 64);
+    Word* wide = gc::allocate(*h.c, kArrayStorageClass, 60000, 0);
+    REQUIRE(wide != nullptr);
+    h.roots.roots[0] = Value::ref(wide);
+    for (uint64_t i = 0; i < 60000; ++i) {
+      Word* o = h.alloc(1, 1);
+      o[1] = i;
+      pslot(wide, i) = Value::ref(o);
+    }
+    h.collect();
+    REQUIRE_FALSE(h.check().has_value());
+    for (uint64_t i = 0; i < 60000; ++i) REQUIRE(pslot(wide, i).as_ref()[1] == i);
+    CHECK(h.totals().objects_copied == 60000);
+    CHECK(h.totals().overflow_events > 0);
+    CHECK(h.totals().refills > 0);
+  }
+}
+
+TEST_CASE("pSemispaces: small heaps and tiny LABs never overrun to-space") {
+  for (unsigned threads : {1u, 2u, 8u}) {
+    for (uint64_t lab : {64ull, 4096ull, 1ull << 20}) {
+      CAPTURE(threads);
+      CAPTURE(lab);
+      PHeap h(threads, 64, 2ull << 20, lab);
+      // Lists under every root, rebuilt until the heap is nearly full:
+      // allocation either succeeds or returns nullptr (out of memory).
+      bool oom = false;
+      for (int r = 0; r < 64 && !oom; ++r) {
+        for (int i = 0; i < 2000; ++i) {
+          Word* n = gc::allocate(*h.c, kPNode, 1, 3);
+          if (!n) {
+            oom = true;
+            break;
+          }
+          pslot(n, 0) = h.roots.roots[r];
+          h.roots.roots[r] = Value::ref(n);
+        }
+      }
+      h.collect();
+      REQUIRE_FALSE(h.check().has_value());
+      CHECK(h.c->heap_used() <= 2 * (2ull << 20));
+    }
+  }
+}
