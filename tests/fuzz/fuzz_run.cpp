@@ -1,5 +1,5 @@
 // libFuzzer target: compile and run arbitrary bytes in a fresh VM with a
-// small heap and a step limit. Every input must end in one of LANGUAGE.md's
+// small heap and a step limit (200,000; 20,000 under stress). Every input must end in one of LANGUAGE.md's
 // exit statuses; nothing may crash, hang, leak, trip ASan/UBSan or fail heap
 // verification (which exits with status 71: libFuzzer reports that as a
 // crash, "fuzz target exited").
@@ -32,6 +32,10 @@ namespace {
 
 constexpr uint64_t kHeapBytes = 16ull << 20;
 constexpr uint64_t kStepLimit = 200000;
+// Under stress every few allocations cost a full collection and two heap
+// walks: a shorter run keeps those inputs within libFuzzer's -timeout=10
+// (samples/binary_trees.src at --gc-stress=64 took longer than that).
+constexpr uint64_t kStressStepLimit = 20000;
 
 }  // namespace
 
@@ -69,6 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static constexpr uint64_t kIntervals[] = {1, 7, 64, 512};
     options.heap.stress_interval = kIntervals[(h >> 3) & 3];
     options.heap.verify = true;
+    options.step_limit = kStressStepLimit;
   }
 
   std::string_view source(reinterpret_cast<const char*>(data), size);
