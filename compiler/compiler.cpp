@@ -15,9 +15,10 @@
 namespace compiler {
 namespace {
 
+// Only regular files: a device such as /dev/zero would never end.
 bool read_file(const std::string& path, std::string& out) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return false;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
   char buf[65536];

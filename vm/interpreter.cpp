@@ -37,6 +37,19 @@ inline int32_t load_i32(const uint8_t* p) {
   return v;
 }
 
+// An index: an integral num in 0..len-1. The range is checked before the
+// conversion, which is undefined for negative and huge doubles (NaN fails
+// the range check too).
+inline bool to_index(Value i, uint64_t len, uint64_t* out) {
+  if (!i.is_num()) return false;
+  double d = i.as_num();
+  if (!(d >= 0 && d < static_cast<double>(len))) return false;
+  uint64_t k = static_cast<uint64_t>(d);
+  if (static_cast<double>(k) != d) return false;
+  *out = k;
+  return true;
+}
+
 // A bitwise operand: an integral num in the 64-bit range.
 inline bool to_int64(Value v, int64_t* out) {
   if (!v.is_num()) return false;
@@ -226,22 +239,19 @@ struct Interpreter {
         return map_get(vm, h, i, &out) ? out : Value::nil();
       }
       case gc::kArrayClass: {
-        double d = i.is_num() ? i.as_num() : -1;
-        if (!i.is_num() || d != std::trunc(d) || d < 0 || d >= static_cast<double>(array_length(h)))
-          index_error(vm, a, i);
-        return array_elements(h)[static_cast<uint64_t>(d)];
+        uint64_t k;
+        if (!to_index(i, array_length(h), &k)) index_error(vm, a, i);
+        return array_elements(h)[k];
       }
       case gc::kStringClass: {
-        double d = i.is_num() ? i.as_num() : -1;
-        if (!i.is_num() || d != std::trunc(d) || d < 0 || d >= static_cast<double>(string_length(h)))
-          index_error(vm, a, i);
-        return vm.byte_string(static_cast<unsigned char>(string_chars(h)[static_cast<uint64_t>(d)]));
+        uint64_t k;
+        if (!to_index(i, string_length(h), &k)) index_error(vm, a, i);
+        return vm.byte_string(static_cast<unsigned char>(string_chars(h)[k]));
       }
       case gc::kNumArrayClass: {
-        double d = i.is_num() ? i.as_num() : -1;
-        if (!i.is_num() || d != std::trunc(d) || d < 0 || d >= static_cast<double>(numarray_length(h)))
-          index_error(vm, a, i);
-        return Value::num(numarray_data(h)[static_cast<uint64_t>(d)]);
+        uint64_t k;
+        if (!to_index(i, numarray_length(h), &k)) index_error(vm, a, i);
+        return Value::num(numarray_data(h)[k]);
       }
       default: vm.error(std::string("cannot index ") + type_name(a));
     }
@@ -254,19 +264,17 @@ struct Interpreter {
     switch (class_id_of(h)) {
       case gc::kMapClass: map_set(vm, &a_slot[0], &a_slot[1], &a_slot[2]); return;
       case gc::kArrayClass: {
-        double d = i.is_num() ? i.as_num() : -1;
-        if (!i.is_num() || d != std::trunc(d) || d < 0 || d >= static_cast<double>(array_length(h)))
-          index_error(vm, a, i);
-        Value* e = &array_elements(h)[static_cast<uint64_t>(d)];
+        uint64_t k;
+        if (!to_index(i, array_length(h), &k)) index_error(vm, a, i);
+        Value* e = &array_elements(h)[k];
         vm.write(h, e, v);
         return;
       }
       case gc::kNumArrayClass: {
-        double d = i.is_num() ? i.as_num() : -1;
-        if (!i.is_num() || d != std::trunc(d) || d < 0 || d >= static_cast<double>(numarray_length(h)))
-          index_error(vm, a, i);
+        uint64_t k;
+        if (!to_index(i, numarray_length(h), &k)) index_error(vm, a, i);
         if (!v.is_num()) vm.error(std::string("cannot store ") + type_name(v) + " in numarray");
-        numarray_data(h)[static_cast<uint64_t>(d)] = v.as_num();
+        numarray_data(h)[k] = v.as_num();
         return;
       }
       case gc::kStringClass: vm.error("cannot store into a string: strings are immutable");
@@ -557,9 +565,8 @@ void VM::execute(FiberState* fiber) {
     Value a = sp[-2], i = sp[-1];
     if (is_kind(a, gc::kArrayClass) && i.is_num()) {
       Word* h = a.as_ref();
-      double d = i.as_num();
-      uint64_t k = static_cast<uint64_t>(d);
-      if (d >= 0 && static_cast<double>(k) == d && k < array_length(h)) {
+      uint64_t k;
+      if (to_index(i, array_length(h), &k)) {
         sp[-2] = array_elements(h)[k];
         --sp;
         DISPATCH();
@@ -574,9 +581,8 @@ void VM::execute(FiberState* fiber) {
     Value a = sp[-3], i = sp[-2];
     if (is_kind(a, gc::kArrayClass) && i.is_num()) {
       Word* h = a.as_ref();
-      double d = i.as_num();
-      uint64_t k = static_cast<uint64_t>(d);
-      if (d >= 0 && static_cast<double>(k) == d && k < array_length(h)) {
+      uint64_t k;
+      if (to_index(i, array_length(h), &k)) {
         write(h, &array_elements(h)[k], sp[-1]);
         sp[-3] = sp[-1];
         sp -= 2;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -100,11 +101,18 @@ std::optional<uint64_t> parse_count(const std::string& text) {
   return std::stoull(text);
 }
 
-bool read_file(const std::string& path, std::string* out) {
+// Reads a whole regular file (a device such as /dev/zero would never end);
+// on failure returns why.
+std::optional<std::string> read_file(const std::string& path, std::string* out) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (ec) return ec.message();
+  if (!std::filesystem::is_regular_file(status)) return std::string("not a regular file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) return std::string(std::strerror(errno));
   out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
+  if (in.bad()) return std::string("read error");
+  return std::nullopt;
 }
 
 // --gc-log, --gc-stats, --gc-trace, --gc-report (docs/observability.md).
@@ -247,8 +255,8 @@ int main(int argc, char** argv) {
     name = "<-e>";
   } else if (script && *script != "-") {
     name = *script;
-    if (!read_file(name, &source)) {
-      std::cerr << "vm: cannot read '" << name << "': " << std::strerror(errno)
+    if (auto why = read_file(name, &source)) {
+      std::cerr << "vm: cannot read '" << name << "': " << *why
                 << "\nTry 'vm --help' for more information.\n";
       return kExitNoInput;
     }
