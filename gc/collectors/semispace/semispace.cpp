@@ -242,13 +242,19 @@ class SemispaceWeakResolver final : public WeakResolver {
 // ---------------------------------------------------------------------------
 // Construction
 
+// Address space for large objects, in multiples of the heap bound.
+constexpr uint64_t kLargeObjectAddressFactor = 4;
+
 SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& options)
     : Collector(roots, resolved_options(options)),
       // Each semispace region is twice as large as the whole heap: S is at
       // most half of it, and copying may add one hash word per object, so
       // survivors (at most S plus S words) fit the first half; the second
-      // half is headroom for parallel LAB waste (semispace.h).
-      reservation_(5 * options_.max_heap_bytes),
+      // half is headroom for parallel LAB waste (semispace.h). Large objects
+      // never move, so their region is several times the heap: the byte
+      // bound is enforced on pages in use, and the spare address space keeps
+      // a fragmented region from refusing a request the bound allows.
+      reservation_((4 + kLargeObjectAddressFactor) * options_.max_heap_bytes),
       cards_(reservation_),
       space_a_("semispace-A", reservation_.base(), reservation_.base() + 2 * options_.max_heap_bytes / kWordSize),
       space_b_("semispace-B", space_a_.region_end(), space_a_.region_end() + 2 * options_.max_heap_bytes / kWordSize),
