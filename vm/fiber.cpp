@@ -7,6 +7,13 @@
 
 #include "vm/fiber.h"
 
+#if defined(GCLAB_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(GCLAB_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace vm {
 
 namespace ctx = boost::context;
@@ -34,11 +41,43 @@ constexpr size_t kNativeStacksBeforeCollection = 4096;
 
 struct StackMapFailure {};
 
+// Thrown inside a suspended fiber that became unreachable, so its native
+// stack unwinds through the ordinary error path before it is unmapped.
+struct FiberKilled {};
+
+// Sanitizers track the native stack; they must be told when a switch moves
+// execution to another one (ASan's fake stacks, TSan's per-fiber state).
+// leaving() runs on the old stack just before a switch, arrived() on the
+// new one right after it. Without sanitizers both are empty.
+void leaving(FiberState* from, FiberState* to, bool from_finished) {
+#if defined(GCLAB_ASAN)
+  __sanitizer_start_switch_fiber(from_finished ? nullptr : &from->asan_fake_stack, to->native_bottom,
+                                 to->native_size);
+#endif
+#if defined(GCLAB_TSAN)
+  __tsan_switch_to_fiber(to->tsan_fiber, 0);
+#endif
+}
+
+void arrived(FiberState* self, FiberState* from) {
+#if defined(GCLAB_ASAN)
+  const void* bottom = nullptr;
+  size_t size = 0;
+  __sanitizer_finish_switch_fiber(self->asan_fake_stack, &bottom, &size);
+  if (!from->native_bottom) {  // the main thread's stack, learned on first use
+    from->native_bottom = bottom;
+    from->native_size = size;
+  }
+#endif
+}
+
 // Boost's protected stack asserts when the system refuses a mapping; this
 // one reports it, so the VM can collect and retry, or end the program with
 // an error.
 class GuardedStack {
  public:
+  explicit GuardedStack(FiberState* owner) : owner_(owner) {}
+
   ctx::stack_context allocate() {
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_t size = kNativeStackBytes + page;
@@ -51,9 +90,14 @@ class GuardedStack {
     ctx::stack_context sc;
     sc.size = size;
     sc.sp = static_cast<char*>(p) + size;
+    owner_->native_bottom = p;
+    owner_->native_size = size;
     return sc;
   }
   void deallocate(ctx::stack_context& sc) { munmap(static_cast<char*>(sc.sp) - sc.size, sc.size); }
+
+ private:
+  FiberState* owner_;
 };
 
 }  // namespace
@@ -89,9 +133,18 @@ Value VM::fiber_new(Value* function_slot) {
 }
 
 void VM::destroy_fiber_state(FiberState* state) {
-  // Destroying a suspended continuation unwinds its native stack.
-  state->context = ctx::fiber();
+  if (state->status == FiberState::Status::kSuspended) {
+    // Its frames unwind on its own stack, then it finishes like any fiber.
+    state->killed = true;
+    state->resumer_state = current_;
+    leaving(current_, state, false);
+    state->context = std::move(state->context).resume();
+    arrived(current_, state);
+  }
   if (state->has_native_stack) --native_stacks_;
+#if defined(GCLAB_TSAN)
+  if (state->tsan_fiber) __tsan_destroy_fiber(state->tsan_fiber);
+#endif
   delete state;
 }
 
@@ -115,8 +168,8 @@ void VM::run_fiber(FiberState* st) {
     execute(st);
     transfer_ = st->stack[0];
     st->sp = st->stack;
-  } catch (const ctx::detail::forced_unwind&) {
-    throw;
+  } catch (const FiberKilled&) {
+    // Unreachable: nobody will see how it ended.
   } catch (...) {
     st->failure = std::current_exception();
   }
@@ -133,11 +186,16 @@ void VM::start_native_stack(Value* fiber_slot) {
   for (int attempt = 0;; ++attempt) {
     FiberState* st = fiber_state(fiber_slot->as_ref());
     try {
-      st->context = ctx::fiber(std::allocator_arg, GuardedStack(), [this, st](ctx::fiber&& back) {
+      st->context = ctx::fiber(std::allocator_arg, GuardedStack(st), [this, st](ctx::fiber&& back) {
         st->resumer = std::move(back);
+        arrived(st, st->resumer_state);
         run_fiber(st);
+        leaving(st, st->resumer_state, true);
         return std::move(st->resumer);
       });
+#if defined(GCLAB_TSAN)
+      st->tsan_fiber = __tsan_create_fiber(0);
+#endif
       st->has_native_stack = true;
       ++native_stacks_;
       return;
@@ -157,10 +215,13 @@ Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
   if (st->status == FiberState::Status::kNew) start_native_stack(fiber_slot);
   transfer_ = value_slot ? *value_slot : Value::nil();
   FiberState* resumer = current_;
+  st->resumer_state = resumer;
   current_ = st;
   ++fiber_nesting_;
   st->status = FiberState::Status::kRunning;
+  leaving(resumer, st, false);
   st->context = std::move(st->context).resume();
+  arrived(resumer, st);
   --fiber_nesting_;
   current_ = resumer;
   if (st->status == FiberState::Status::kDone && st->has_native_stack) {
@@ -181,8 +242,11 @@ Value VM::fiber_yield(Value* value_slot) {
   FiberState* st = current_;
   transfer_ = value_slot ? *value_slot : Value::nil();
   st->status = FiberState::Status::kSuspended;
+  leaving(st, st->resumer_state, false);
   st->resumer = std::move(st->resumer).resume();
+  arrived(st, st->resumer_state);
   st->status = FiberState::Status::kRunning;
+  if (st->killed) throw FiberKilled{};
   return transfer_;
 }
 

@@ -29,6 +29,14 @@ struct FiberState {
   boost::context::fiber resumer;  // whoever resumed it, while it runs
   std::exception_ptr failure;     // an error or exit() that ended the fiber
   bool has_native_stack = false;  // mapped at the first resume
+  bool killed = false;            // unreachable: unwind at the next switch in
+  FiberState* resumer_state = nullptr;
+
+  // What sanitizers need to follow switches (fiber.cpp: leaving, arrived).
+  const void* native_bottom = nullptr;
+  size_t native_size = 0;
+  void* asan_fake_stack = nullptr;
+  void* tsan_fiber = nullptr;
 };
 
 }  // namespace vm

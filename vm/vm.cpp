@@ -10,6 +10,10 @@
 #include "compiler/compiler.h"
 #include "vm/fiber.h"
 
+#if defined(GCLAB_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace vm {
 
 namespace {
@@ -53,6 +57,9 @@ VM::VM(const VMOptions& options) : options_(options) {
   init_symbol_ = program_.symbol("init");
 
   main_fiber_ = new FiberState();
+#if defined(GCLAB_TSAN)
+  main_fiber_->tsan_fiber = __tsan_get_current_fiber();
+#endif
   Word* stack = heap_->allocate_pinned(gc::kStackClass, gc::rounded_refs(kMainStackSlots), 0);
   if (!stack) out_of_memory();
   handles.push_back(Value::ref(stack));
