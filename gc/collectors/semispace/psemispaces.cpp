@@ -95,6 +95,7 @@ void ParallelScavenger::prepare(uint64_t lab_words) {
   to_ = c_.current_;
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
+  held_ = parallel::Task{};
   stats_ = parallel::WorkerStats{};
   steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
 }
@@ -157,7 +158,15 @@ void ParallelScavenger::scavenge_roots(ParallelScavengePhase& phase) {
 void ParallelScavenger::trace() {
   parallel::Task t;
   for (;;) {
-    while (deque_.pop(t)) process(t);
+    for (;;) {
+      if (!held_.empty()) {
+        t = held_;
+        held_ = parallel::Task{};
+      } else if (!deque_.pop(t)) {
+        break;
+      }
+      process(t);
+    }
     if (refill_from_overflow()) continue;
     if (steal(t)) {
       process(t);
