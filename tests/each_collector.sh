@@ -6,12 +6,14 @@
 #   tests/each_collector.sh VM_BINARY TEST.src
 #
 # GCLAB_STRESS overrides the stress flags (default: a collection every
-# allocation, with the heap verified before and after each one).
+# allocation, with the heap verified before and after each one);
+# GCLAB_EXTRA_FLAGS adds flags to every run (e.g. --gc-threads=4).
 set -u
 vm=$1
 test_src=$2
 here=$(cd "$(dirname "$0")" && pwd)
 stress=${GCLAB_STRESS:---gc-stress=1 --gc-verify}
+extra=${GCLAB_EXTRA_FLAGS:-}
 
 collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
 if [ -z "$collectors" ]; then
@@ -21,8 +23,9 @@ fi
 
 fail=0
 for gc in $collectors; do
-  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" || fail=1
   # shellcheck disable=SC2086
-  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $stress || fail=1
+  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra || fail=1
+  # shellcheck disable=SC2086
+  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $stress || fail=1
 done
 exit $fail
