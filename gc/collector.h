@@ -61,6 +61,9 @@ struct HeapOptions {
   // a power of two); 0: the collector's default.
   uint64_t gc_deque_tasks = 0;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
+  // Under stress, generational collectors alternate young and full
+  // collections; this makes every stressed collection a full one.
+  bool stress_full = false;
   bool verify = false;
   // Observability (gc/observe/recorder.h), set before the collector exists
   // so that no collection goes unrecorded: record phases and counters;

@@ -45,6 +45,8 @@ options:
   --gc-deque=N       each GC thread's work-stealing deque capacity in tasks
                      (rounded up to a power of two; default 32768)
   --gc-stress=N      collect every N allocations (1: every allocation)
+  --gc-stress-full   under stress, make every collection a full one
+                     (generational collectors otherwise alternate)
   --gc-verify        verify the heap before and after every collection;
                      a failure exits with status 71
   --gc-log[=debug|FILE|debug:FILE]
@@ -225,6 +227,8 @@ int main(int argc, char** argv) {
       observe.trace_file = *v;
     } else if (auto v = value_of("--gc-report")) {
       observe.report_file = *v;
+    } else if (a == "--gc-stress-full") {
+      options.heap.stress_full = true;
     } else if (a == "--gc-verify") {
       options.heap.verify = true;
     } else if (a == "--disasm") {
