@@ -62,8 +62,6 @@ inline bool to_int64(Value v, int64_t* out) {
 }  // namespace
 
 struct Interpreter {
-  static std::string describe(Value v) { return type_name(v); }
-
   [[noreturn]] static void arith_error(VM& vm, const char* op, Value a, Value b) {
     if (op[0] == '+' && op[1] == 0)
       vm.error(std::string("operands of '+' must be two nums or two strings, got ") + type_name(a) + " and " +
@@ -201,7 +199,7 @@ struct Interpreter {
   }
 
   static Value super_method(VM& vm, Value super, uint32_t name) {
-    if (!is_kind(super, gc::kClassClass)) vm.error("superclass must be a class, got " + describe(super));
+    if (!is_kind(super, gc::kClassClass)) vm.error(std::string("superclass must be a class, got ") + type_name(super));
     const ClassInfo& c = vm.class_info(class_object_id(super.as_ref()));
     auto m = c.method_index.find(name);
     if (m == c.method_index.end()) vm.error("no method '" + vm.program_.symbols[name] + "' in " + c.name);

@@ -146,23 +146,27 @@ Value VM::make_closure_value(FnInfo* fn) {
 
 // --- Running
 
+// Runs a compiled top-level function on the main fiber, to its end.
+void VM::run_on_main(uint32_t function) {
+  FiberState* f = main_fiber_;
+  const compiler::Function& fn = *fns_[function]->fn;
+  f->sp = f->stack;
+  if (f->stack + fn.max_slots + 8 > f->stack_end) grow_stack(f, fn.max_slots + 8);
+  f->stack[0] = make_closure_value(fn_info(function));
+  f->sp = f->stack + 1;
+  if (f->sp + fn.max_slots > f->high_water) f->high_water = f->sp + fn.max_slots;
+  f->frames.push_back(Frame{f->stack, fn.code.data(), fns_[function].get(), false});
+  execute(f);
+  f->sp = f->stack;
+}
+
 int VM::run_function(uint32_t function) {
   // A script is a module too: an import cycle back to it must not run it
   // a second time.
   for (size_t m = 0; m < program_.modules.size(); ++m)
     if (program_.modules[m].function == function) module_loaded_[m] = true;
-  FiberState* f = main_fiber_;
   try {
-    f->sp = f->stack;
-    Value c = make_closure_value(fn_info(function));
-    const compiler::Function& fn = *fns_[function]->fn;
-    if (f->stack + fn.max_slots + 8 > f->stack_end) grow_stack(f, fn.max_slots + 8);
-    f->stack[0] = c;
-    f->sp = f->stack + 1;
-    if (f->sp + fn.max_slots > f->high_water) f->high_water = f->sp + fn.max_slots;
-    f->frames.push_back(Frame{f->stack, fn.code.data(), fns_[function].get(), false});
-    execute(f);
-    f->sp = f->stack;
+    run_on_main(function);
     std::fflush(stdout);
     return 0;
   } catch (RuntimeError& e) {
@@ -178,16 +182,6 @@ int VM::run_function(uint32_t function) {
 static void print_diagnostics(const compiler::CompileResult& r) {
   for (const compiler::Diagnostic& d : r.errors) std::cerr << compiler::format_diagnostic(d);
   std::cerr.flush();
-}
-
-int VM::run_file(const std::string& path) {
-  compiler::CompileResult r = compiler::compile_file(program_, path);
-  if (!r.ok) {
-    print_diagnostics(r);
-    return 65;
-  }
-  link_new_functions();
-  return run_function(r.function);
 }
 
 int VM::run_source(const std::string& name, std::string_view source) {
@@ -217,18 +211,8 @@ bool VM::run_repl_line(std::string_view source, int* exit_status) {
     r = std::move(retry);
   }
   link_new_functions();
-  FiberState* f = main_fiber_;
   try {
-    f->sp = f->stack;
-    Value c = make_closure_value(fn_info(r.function));
-    const compiler::Function& fn = *fns_[r.function]->fn;
-    if (f->stack + fn.max_slots + 8 > f->stack_end) grow_stack(f, fn.max_slots + 8);
-    f->stack[0] = c;
-    f->sp = f->stack + 1;
-    if (f->sp + fn.max_slots > f->high_water) f->high_water = f->sp + fn.max_slots;
-    f->frames.push_back(Frame{f->stack, fn.code.data(), fns_[r.function].get(), false});
-    execute(f);
-    f->sp = f->stack;
+    run_on_main(r.function);
   } catch (RuntimeError& e) {
     std::fflush(stdout);
     print_error(e);
@@ -239,16 +223,6 @@ bool VM::run_repl_line(std::string_view source, int* exit_status) {
   }
   std::fflush(stdout);
   return true;
-}
-
-int VM::disassemble_file(const std::string& path, std::ostream& out) {
-  compiler::CompileResult r = compiler::compile_file(program_, path);
-  if (!r.ok) {
-    print_diagnostics(r);
-    return 65;
-  }
-  compiler::disassemble(program_, r.function, out);
-  return 0;
 }
 
 int VM::disassemble_source(const std::string& name, std::string_view source, std::ostream& out) {

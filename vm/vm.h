@@ -130,14 +130,13 @@ class VM final : public gc::RootSet {
   explicit VM(const VMOptions& options);
   ~VM() override;
 
-  // Compiles and runs a file; returns the process exit status (0, 65, 70 or
-  // the exit() status). Errors are printed to stderr.
-  int run_file(const std::string& path);
+  // Compiles and runs source text; `name` stands for its file in messages.
+  // Returns the process exit status (0, 65, 70 or the exit() status).
+  // Errors are printed to stderr.
   int run_source(const std::string& name, std::string_view source);
   // One REPL entry: compile errors and runtime errors are printed and the VM
   // stays usable. Returns false only for exit().
   bool run_repl_line(std::string_view source, int* exit_status);
-  int disassemble_file(const std::string& path, std::ostream& out);
   int disassemble_source(const std::string& name, std::string_view source, std::ostream& out);
 
   // --- allocation (may collect; see the GC-safety note in object.h)
@@ -193,6 +192,7 @@ class VM final : public gc::RootSet {
   FnInfo* fn_info(uint32_t function) { return fns_[function].get(); }
   Value make_closure_value(FnInfo* fn);
   int run_function(uint32_t function);
+  void run_on_main(uint32_t function);
   // Runs the fiber's frames until the outermost returns; its result is left
   // in the outermost callee slot.
   void execute(FiberState* fiber);
