@@ -51,6 +51,9 @@ class ParallelScavenger {
   // So a retired tail wastes less than 1/8 of its LAB (HotSpot's
   // ParallelGCBufferWastePct is 10%, the same idea).
   static constexpr uint64_t kLabWasteFraction = 8;
+  // Objects with at most this many reference slots have their targets
+  // prefetched before they are scanned (scan_slots).
+  static constexpr uint64_t kPrefetchSlots = 8;
 
   ParallelScavenger(SemispaceCollector& c, unsigned id) : c_(c), id_(id), deque_(*c.deques_[id]) {}
 
@@ -77,7 +80,25 @@ class ParallelScavenger {
   void scan_slots(Word* h, uint64_t begin, uint64_t end) {
     Value* lo = reinterpret_cast<Value*>(h - end);
     Value* hi = reinterpret_cast<Value*>(h - begin);
+    // A small object's targets are fetched before the first is forwarded:
+    // their from-space headers' cache misses overlap instead of following
+    // one another (depth-first order finds the first child in cache only
+    // when it was allocated next to its parent).
+    if (end - begin <= kPrefetchSlots) {
+      for (Value* slot = lo; slot < hi; ++slot) {
+        uint64_t bits = slot->bits;
+        if ((bits & Value::kTagMask) == Value::kRefTag) __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
+      }
+    }
     for (Value* slot = lo; slot < hi; ++slot) scavenge_slot(slot);
+  }
+
+  static void copy_words(Word* dst, const Word* src, uint64_t n) {
+    if (n <= 8) [[likely]] {
+      for (uint64_t i = 0; i < n; ++i) dst[i] = src[i];
+    } else {
+      std::memcpy(dst, src, n * kWordSize);
+    }
   }
 
   // Roots and slots alike: copy (or find the copy of) a from-space target
@@ -129,8 +150,10 @@ class ParallelScavenger {
       undo_allocation(dst, words);
       return reinterpret_cast<Word*>(seen);
     }
-    std::memcpy(dst, old - below, below * kWordSize);
-    std::memcpy(moved + 1, old + 1, raw * kWordSize);
+    // One copy of the whole object (the header word copied is the
+    // forwarding pointer just installed, overwritten below), as a plain
+    // word loop for the small objects that dominate, memcpy beyond.
+    copy_words(dst, old - below, below + 1 + raw);
     if (hashed) [[unlikely]] {
       install_hash(old, moved, h, raw, new_raw);
     } else {

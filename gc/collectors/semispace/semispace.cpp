@@ -332,7 +332,7 @@ void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes
   events.phase_start(0, "flip");
   flip();
   events.phase_end(0, "flip");
-  if (options_.gc_threads == 0) {
+  if (options_.gc_threads == 0 || compact_serially_) {
     scavenge_serially();
   } else {
     scavenge_in_parallel();
@@ -483,7 +483,12 @@ Word* SemispaceCollector::allocate_in_copy_space(uint32_t class_id, uint64_t nre
                                                  uint64_t words) {
   if (static_cast<uint64_t>(alloc_end_ - top) < words) {
     collect_for(GcCause::kAllocationFailure, 0);
-    if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words)) return out_of_memory();
+    if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words)) {
+      // The parallel copy's filler may be what is in the way: retry once
+      // with a collection that leaves none.
+      if (!collect_without_waste(GcCause::kAllocationFailure, 0)) return out_of_memory();
+      if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words)) return out_of_memory();
+    }
   }
   account_mutator_buffer();
   Word* p = top;
@@ -513,9 +518,31 @@ bool SemispaceCollector::try_grow_current_space(uint64_t words) {
 Word* SemispaceCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
                                          GcCause cause) {
   if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  collect_for(cause, LargeObjectSpace::pages_for(words) * kPageBytes);
+  uint64_t pending = LargeObjectSpace::pages_for(words) * kPageBytes;
+  collect_for(cause, pending);
   if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
+  // Filler left by the parallel copy keeps the semispaces from shrinking
+  // to make room: retry once with a collection that leaves none.
+  if (collect_without_waste(cause, pending))
+    if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
   return out_of_memory();
+}
+
+// Parallel copying leaves filler in to-space (LAB tails, retracted copies;
+// psemispaces.cpp), which is not live but occupies the semispace: near the
+// heap limit it can make an allocation fail that the live data leaves room
+// for, and how much there is depends on thread scheduling. So before
+// reporting out of memory after a parallel collection that left filler,
+// collect once more with the serial Cheney scavenger, which copies into one
+// contiguous run and leaves none: whether a program fits then depends only
+// on its live data. False (nothing done) when there is no filler.
+bool SemispaceCollector::collect_without_waste(GcCause cause, uint64_t pending_large_bytes) {
+  if (waste_words_ == 0) return false;
+  compact_serially_ = true;
+  collect_for(cause, pending_large_bytes);
+  compact_serially_ = false;
+  waste_free_retries_++;
+  return true;
 }
 
 Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {

@@ -91,6 +91,9 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   unsigned gc_threads() const { return options_.gc_threads; }
   const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
   uint64_t lab_bytes() const { return lab_words_ * kWordSize; }
+  // Serial collections made because a parallel one's filler stood between
+  // an allocation and the heap limit (collect_without_waste).
+  uint64_t waste_free_retries() const { return waste_free_retries_; }
 
  private:
   friend class Scavenger;
@@ -118,6 +121,7 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words, GcCause cause);
   Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
   bool try_grow_current_space(uint64_t words);
+  bool collect_without_waste(GcCause cause, uint64_t pending_large_bytes);
   void count_stress_allocation();
   void account_mutator_buffer();
   Word* out_of_memory();
@@ -155,6 +159,8 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   // Filler the last parallel copy left in the current space (LAB tails,
   // retracted copies): not objects, so not counted as used or live.
   uint64_t waste_words_ = 0;
+  bool compact_serially_ = false;  // this collection is collect_without_waste's
+  uint64_t waste_free_retries_ = 0;
   std::unique_ptr<parallel::WorkerPool> pool_;
   std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
   parallel::OverflowSet overflow_;
