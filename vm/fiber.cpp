@@ -8,6 +8,7 @@
 #include "vm/fiber.h"
 
 #if defined(GCLAB_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #if defined(GCLAB_TSAN)
@@ -94,7 +95,15 @@ class GuardedStack {
     owner_->native_size = size;
     return sc;
   }
-  void deallocate(ctx::stack_context& sc) { munmap(static_cast<char*>(sc.sp) - sc.size, sc.size); }
+  void deallocate(ctx::stack_context& sc) {
+    void* base = static_cast<char*>(sc.sp) - sc.size;
+#if defined(GCLAB_ASAN)
+    // ASan keeps the dead frames' poison in its shadow; memory mapped here
+    // later (a heap, another stack) must not inherit it.
+    ASAN_UNPOISON_MEMORY_REGION(base, sc.size);
+#endif
+    munmap(base, sc.size);
+  }
 
  private:
   FiberState* owner_;
