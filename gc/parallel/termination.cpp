@@ -1,4 +1,5 @@
 #include "gc/parallel/termination.h"
+#include "gc/parallel/cpu_relax.h"
 
 #include <linux/futex.h>
 #include <sched.h>
@@ -14,13 +15,6 @@ namespace gc::parallel {
 
 namespace {
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, unsigned timeout_us) {
   timespec ts{static_cast<time_t>(timeout_us / 1000000), static_cast<long>(timeout_us % 1000000) * 1000};

@@ -1,18 +1,7 @@
 #include "gc/parallel/worker_pool.h"
+#include "gc/parallel/cpu_relax.h"
 
 namespace gc::parallel {
-
-namespace {
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-}  // namespace
 
 WorkerPool::WorkerPool(unsigned workers) : workers_(workers ? workers : 1) {}
 
