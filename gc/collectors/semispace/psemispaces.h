@@ -150,10 +150,12 @@ class ParallelScavenger {
       undo_allocation(dst, words);
       return reinterpret_cast<Word*>(seen);
     }
-    // One copy of the whole object (the header word copied is the
-    // forwarding pointer just installed, overwritten below), as a plain
-    // word loop for the small objects that dominate, memcpy beyond.
-    copy_words(dst, old - below, below + 1 + raw);
+    // The words below the header and the raw words, each as a plain word
+    // loop for the small objects that dominate, memcpy beyond. The header
+    // word itself is never read plainly: other threads may be reading it
+    // atomically as a forwarding pointer.
+    copy_words(dst, old - below, below);
+    copy_words(moved + 1, old + 1, raw);
     if (hashed) [[unlikely]] {
       install_hash(old, moved, h, raw, new_raw);
     } else {
