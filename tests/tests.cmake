@@ -1,29 +1,23 @@
-# Language tests: every tests/lang/**/NAME.src that has a NAME.out beside it
-# is one CTest test, run under every registered collector, plain and
+# Every tests/FOLDER/**/NAME.src that has a NAME.out beside it is one CTest
+# test, FOLDER/NAME, run under every registered collector, plain and
 # stressed (tests/each_collector.sh). Files without .out are modules that
 # tests import.
-file(GLOB_RECURSE GCLAB_LANG_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/lang/*.src)
-foreach(src ${GCLAB_LANG_SOURCES})
-  string(REGEX REPLACE "\\.src$" ".out" expected ${src})
-  if(EXISTS ${expected})
-    file(RELATIVE_PATH name ${CMAKE_SOURCE_DIR}/tests/lang ${src})
-    string(REGEX REPLACE "\\.src$" "" name ${name})
-    add_test(NAME lang/${name}
-             COMMAND ${CMAKE_SOURCE_DIR}/tests/each_collector.sh $<TARGET_FILE:vm> ${src})
-  endif()
-endforeach()
+function(gclab_add_program_tests folder)
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/${folder}/*.src)
+  foreach(src ${sources})
+    string(REGEX REPLACE "\\.src$" ".out" expected ${src})
+    if(EXISTS ${expected})
+      file(RELATIVE_PATH name ${CMAKE_SOURCE_DIR}/tests/${folder} ${src})
+      string(REGEX REPLACE "\\.src$" "" name ${name})
+      add_test(NAME ${folder}/${name}
+               COMMAND ${CMAKE_SOURCE_DIR}/tests/each_collector.sh $<TARGET_FILE:vm> ${src})
+    endif()
+  endforeach()
+endfunction()
 
-# Collector-agnostic GC tests: same conventions as the language tests.
-file(GLOB_RECURSE GCLAB_GC_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/gc/*.src)
-foreach(src ${GCLAB_GC_SOURCES})
-  string(REGEX REPLACE "\\.src$" ".out" expected ${src})
-  if(EXISTS ${expected})
-    file(RELATIVE_PATH name ${CMAKE_SOURCE_DIR}/tests/gc ${src})
-    string(REGEX REPLACE "\\.src$" "" name ${name})
-    add_test(NAME gc/${name}
-             COMMAND ${CMAKE_SOURCE_DIR}/tests/each_collector.sh $<TARGET_FILE:vm> ${src})
-  endif()
-endforeach()
+# The language suite, and the collector-agnostic GC tests.
+gclab_add_program_tests(lang)
+gclab_add_program_tests(gc)
 
 # Samples print what their documentation says they print.
 add_test(NAME samples/binary_trees_10
