@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 namespace compiler {
@@ -443,18 +444,21 @@ class CodeGen {
 
   bool always_true(const Expr* e) const { return e == nullptr || e->kind == ExprKind::True; }
 
+  // A loop's condition: its exit jump to patch, or nothing when the
+  // condition is absent or `true`.
+  std::optional<size_t> loop_test(const Stmt& s) {
+    if (always_true(s.expr.get())) return std::nullopt;
+    expression(*s.expr);
+    return jump(Op::JumpIfFalse, -1);
+  }
+
   void while_statement(Stmt& s) {
     size_t top = code().size();
-    bool test = !always_true(s.expr.get());
-    size_t exit = 0;
-    if (test) {
-      expression(*s.expr);
-      exit = jump(Op::JumpIfFalse, -1);
-    }
+    std::optional<size_t> exit = loop_test(s);
     f_->loops.push_back(Loop{f_->depth, f_->depth, static_cast<long>(top), {}, {}});
     block(s.body);
     jump_back(top);
-    if (test) patch(exit);
+    if (exit) patch(*exit);
     end_loop();
   }
 
@@ -465,12 +469,7 @@ class CodeGen {
     int start = f_->depth;
     if (s.init) statement(*s.init, false);
     size_t top = code().size();
-    bool test = !always_true(s.expr.get());
-    size_t exit = 0;
-    if (test) {
-      expression(*s.expr);
-      exit = jump(Op::JumpIfFalse, -1);
-    }
+    std::optional<size_t> exit = loop_test(s);
     f_->loops.push_back(Loop{f_->depth, f_->depth, -1, {}, {}});
     block(s.body);
     for (size_t at : f_->loops.back().continues) patch(at);
@@ -481,7 +480,7 @@ class CodeGen {
       op(Op::Pop, -1);
     }
     jump_back(top);
-    if (test) patch(exit);
+    if (exit) patch(*exit);
     end_loop();
     pop(f_->depth - start);
   }
