@@ -1,0 +1,222 @@
+// pMarkcompact (Flood, Detlefs, Shavit and Zhang 2001, section 5): the
+// parallel mark-compact collector of the old generation. The plan
+// (markcompact.h) calls ParallelMarkCompact::collect for every full
+// collection; the engine runs the paper's four phases, each on every GC
+// thread of the plan's WorkerPool, in the paper's order:
+//
+//   mark       root groups claimed dynamically (section 3.1), then work
+//              stealing with the shared deques, overflow set and
+//              termination protocol (sections 3.2-3.4, 5.1); mark bits in
+//              the header, set without synchronisation (L194, footnote 5).
+//              Young objects and large objects are marked and traced, never
+//              moved.
+//   sweep      pass A of section 5.2 (L198-200): the old space is divided
+//              into m = units_per_thread * n units whose boundaries are
+//              object starts; threads claim units, count their live words
+//              and coalesce each run of dead objects into one filler that a
+//              walk skips in constant time.
+//   (serial)   the dense prefix (below), then n regions of equal live data,
+//              unit aligned (L202), and each unit's destination: the live
+//              words of the earlier units of its region, in the region's
+//              compaction order.
+//   forward    pass B (L204): threads claim units and install a forwarding
+//              address in every live object that moves.
+//   redirect   section 5.3: root groups, the old space by units, the young
+//              spaces in several chunks (the paper scanned the young
+//              generation as one task), large objects; every reference to a
+//              moved object is updated from its forwarding address.
+//   compact    section 5.4: one region per thread; even regions slide down,
+//              odd regions slide up, leaving floor((n + 1) / 2) free areas
+//              (L184, Figure 2).
+//
+// The dense prefix, which the paper's parallel collector lacked (L259):
+// the longest run of leading units each at least dense_prefix_min_live
+// live is left where it is (its dead runs stay as fillers) and regions
+// start after it, so a mostly full old space is not copied onto itself.
+//
+// Where the forwarding address lives. The paper stores it in the header;
+// gclab's header word has no spare bits (layout.h), so a moving object
+// keeps its header elsewhere until it is moved: an object with references
+// holds it in its count word (which the header makes redundant; a count
+// word with a header's tag and a nonzero reference count is this stash),
+// an object without references in a per-unit side list in address order.
+// A reference to a moved object therefore finds the new address in one
+// load, as in the paper.
+//
+// Identity hashes. An object in HashState::kHashed grows one raw word
+// (its old address's hash) when it moves, and only when it moves. Whether
+// it moves depends on everything compacted before it, so each unit's
+// effect on the gap between an object and its destination is summarised
+// in pass A as a function g -> max(g + a, b) (dead words widen the gap, a
+// moved hashed object narrows it by one word); composing them gives every
+// unit's exact destination before pass B.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/layout.h"
+#include "gc/observe/recorder.h"
+#include "gc/parallel/overflow_set.h"
+#include "gc/parallel/task_deque.h"
+#include "gc/parallel/termination.h"
+#include "gc/parallel/worker_pool.h"
+#include "gc/parallel/worker_stats.h"
+#include "gc/spaces/large_object_space.h"
+
+namespace gc {
+
+// Units per GC thread: "The value of m is typically 4n" (L200).
+constexpr unsigned kMarkCompactUnitsPerThread = 4;
+// A leading unit joins the dense prefix when at least this fraction of it
+// is live: its dead words stay unusable until the next full collection, so
+// the prefix wastes at most 5% of the space it spans (the dead ratio
+// HotSpot's serial mark-compact tolerates, MarkSweepDeadRatio).
+constexpr double kDensePrefixMinLive = 0.95;
+
+struct MarkCompactOptions {
+  unsigned units_per_thread = kMarkCompactUnitsPerThread;
+  bool dense_prefix = true;
+  double dense_prefix_min_live = kDensePrefixMinLive;
+  // Capacity of each thread's marking deque (a power of two); 0: 2^15.
+  uint64_t deque_tasks = 0;
+  // Stress and verify modes: free areas are overwritten with
+  // Header::kPoison (after their filler headers, so the space stays
+  // walkable), so that a stale reference reads garbage.
+  bool poison_free_areas = false;
+};
+
+struct WordRange {
+  Word* begin = nullptr;
+  Word* end = nullptr;
+  uint64_t words() const { return static_cast<uint64_t>(end - begin); }
+  bool empty() const { return begin == end; }
+};
+
+class ParallelMarkCompact {
+ public:
+  struct Input {
+    RootSet& roots;
+    // The old space: objects end to end (walkable) from begin to top.
+    WordRange old_space;
+    // Young spaces, each walkable from begin to end: their objects are
+    // marked, traced and redirected, never moved.
+    std::span<const WordRange> young_spaces;
+    LargeObjectSpace& large;
+    // The identity hash of an object hashed at its address (kHashed), for
+    // the word it grows when it moves.
+    std::function<uint64_t(const Word* header)> hash_of_address;
+    // The biased card table (Collector::card_base), or nullptr. When set,
+    // the cards of the old space are rebuilt: cleaned, then the card of
+    // every slot that holds a young reference is dirtied at the slot's new
+    // address. Cards of large objects are left as they are.
+    uint8_t* card_base = nullptr;
+    // Called once per occupied run of the old space after compaction (the
+    // dense prefix, each compacted stretch), on the GC thread `worker`
+    // that finished it, in parallel: [begin, end) is walkable objects. The
+    // plan rebuilds its card offset table here.
+    std::function<void(unsigned worker, Word* begin, Word* end)> on_occupied_run;
+  };
+
+  struct Result {
+    // [old_space.begin, dense_prefix_end) was not moved.
+    Word* dense_prefix_end = nullptr;
+    // Ascending and disjoint: the old space is occupied runs and free
+    // areas alternating, from old_space.begin to old_space.end. Free areas
+    // are formatted as fillers; the last one may end at old_space.end.
+    std::vector<WordRange> occupied;
+    std::vector<WordRange> free_areas;
+    uint64_t old_live_bytes = 0;     // in the old space after compaction (grown hashes included)
+    uint64_t prefix_dead_bytes = 0;  // fillers left in the dense prefix
+    uint64_t bytes_moved = 0;        // objects whose address changed
+    uint64_t objects_moved = 0;
+    uint64_t large_freed_bytes = 0;
+  };
+
+  // What the last collection measured, for tests, the plan's statistics and
+  // the docs (the same figures go to the Recorder as counters).
+  struct Report {
+    unsigned threads = 0;
+    std::vector<WordRange> units;             // object aligned
+    std::vector<uint64_t> unit_live_bytes;    // before compaction
+    std::vector<WordRange> regions;           // after the dense prefix
+    std::vector<uint64_t> region_live_bytes;  // after compaction
+    unsigned dense_prefix_units = 0;
+    uint64_t dense_prefix_decision_ns = 0;  // deciding the prefix and the regions
+    // Per phase (kPhaseNames), per worker: time spent in the phase.
+    std::vector<uint64_t> phase_ns[5];
+  };
+  static constexpr const char* kPhaseNames[5] = {"mark", "sweep", "forward", "redirect", "compact"};
+
+  ParallelMarkCompact(parallel::WorkerPool& pool, observe::Recorder& events,
+                      const MarkCompactOptions& options);
+  ~ParallelMarkCompact();
+  ParallelMarkCompact(const ParallelMarkCompact&) = delete;
+  ParallelMarkCompact& operator=(const ParallelMarkCompact&) = delete;
+
+  // One full collection of the old space (the caller has stopped the
+  // mutator and retired every allocation buffer so that each space is
+  // walkable). Processes weak references (RootSet::process_weak) and
+  // sweeps the large-object space. Returns the new shape of the old space.
+  Result collect(const Input& in);
+
+  const Report& last_report() const { return report_; }
+  const MarkCompactOptions& options() const { return options_; }
+  unsigned threads() const { return pool_.size(); }
+  // Per GC thread, summed over all collections.
+  const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
+
+ private:
+  class Worker;
+  struct Unit;
+  struct Region;
+  struct Space;
+  friend class Worker;
+
+  // --- one collection, in order
+  void set_up(const Input& in);
+  void combine_unit_starts();
+  void choose_dense_prefix();
+  void partition_regions();
+  void compute_destinations();
+  void process_weak(RootSet& roots);
+  void build_redirect_tasks();
+  void finish(Result& out);
+  template <class Phase>
+  void run_phase(unsigned index, Phase& phase);
+  void report_counters();
+
+  parallel::WorkerPool& pool_;
+  observe::Recorder& events_;
+  MarkCompactOptions options_;
+  const Input* in_ = nullptr;
+
+  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
+  parallel::OverflowSet overflow_;
+  parallel::Termination termination_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<parallel::WorkerStats> worker_totals_;
+
+  std::vector<RootGroup> root_groups_;
+  std::vector<Space> spaces_;  // old space first, then the young spaces
+  std::vector<Unit> units_;    // old units, then young chunks
+  unsigned old_units_ = 0;
+  unsigned dense_prefix_units_ = 0;
+  std::vector<Region> regions_;
+  // Headers of moved objects without references, per unit in address order.
+  std::vector<std::vector<Word>> side_headers_;
+  std::vector<uint32_t> redirect_tasks_;  // encoded (kind, index)
+  std::atomic<size_t> next_claim_{0};
+  Report report_;
+  // Counter names with a number in them ("unit 3 live bytes"), interned by
+  // the Recorder at the end of each collection: kept alive here.
+  std::vector<std::unique_ptr<std::string>> counter_names_;
+};
+
+}  // namespace gc
