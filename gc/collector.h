@@ -49,6 +49,21 @@ class RootSet {
 enum class GcCause { kAllocationFailure, kExplicit, kStress, kLargeAllocation };
 const char* cause_name(GcCause cause);
 
+// The gpu collector's knobs (docs/collectors/gpu.md). Defaults are the
+// paper's full configuration (Maas et al. 2012, section 5 and L1288).
+struct GpuOptions {
+  std::string device;  // --cl-device: an index or part of a name; empty: the first GPU, else the first device
+  bool graph = false;  // offload the condensed reference graph instead of the heap blocks themselves
+  bool prefix_sum = false;           // output offsets by prefix sum instead of the histogram
+  bool vector_loads = true;          // 128-bit loads
+  unsigned split_refs = 16;          // wider objects go to the cooperative stack; 0: off
+  unsigned tail_width = 20;          // back to the CPU below this queue width ...
+  unsigned tail_min_iterations = 5;  // ... after at least this many iterations; width 0: never
+  unsigned compute_units = 0;        // work-groups, each with its share of the roots; 0: the device's
+  unsigned work_group_size = 256;    // work-items per work-group (the paper's n)
+  bool cpu_when_no_device = false;   // --gpu-fallback=cpu: mark on the CPU when no device can be used
+};
+
 struct HeapOptions {
   uint64_t max_heap_bytes = 0;   // 0: a quarter of physical memory
   // GC worker threads for parallel collectors; 0 selects a collector's
@@ -72,6 +87,7 @@ struct HeapOptions {
   bool record_events = false;
   bool keep_event_history = false;
   observe::Log* log = nullptr;
+  GpuOptions gpu;
 };
 
 // Summary statistics every collector keeps (gc_stats() and :stats).

@@ -1,0 +1,345 @@
+#include "gc/collectors/gpu/gpu_marker.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+
+namespace gc::gpu {
+
+const char* const kPhaseBuildGraph = "gpu build graph";
+const char* const kPhaseTransfer = "gpu transfer";
+const char* const kPhaseKernel = "gpu kernel";
+const char* const kPhaseCopyBack = "gpu copy back";
+const char* const kPhaseApplyMarks = "gpu apply marks";
+
+const char* const kDegreeCounterNames[kDegreeBuckets] = {
+    "out-degree 0",     "out-degree 1",     "out-degree 2",      "out-degree 3",       "out-degree 4",
+    "out-degree 5",     "out-degree 6",     "out-degree 7",      "out-degree 8",       "out-degree 9-16",
+    "out-degree 17-32", "out-degree 33-64", "out-degree 65-128", "out-degree 129-256", "out-degree 257+"};
+
+size_t degree_bucket(uint64_t nrefs) {
+  if (nrefs <= 8) return nrefs;
+  if (nrefs > 256) return kDegreeBuckets - 1;
+  // 9-16 -> 9, 17-32 -> 10, ..., 129-256 -> 13
+  return 9 + (std::bit_width(nrefs - 1) - 4);
+}
+
+std::array<uint64_t, kDegreeBuckets> marked_out_degrees(const MarkableHeap& heap) {
+  std::array<uint64_t, kDegreeBuckets> h{};
+  heap.for_each_object([&](Word* header) {
+    if (Header::is_marked(*header)) ++h[degree_bucket(Header::nrefs(*header))];
+  });
+  return h;
+}
+
+namespace {
+
+// Per-partition state words shared with the kernel (gpu_mark.cl, ST_*).
+constexpr size_t kStateWords = 4;
+constexpr size_t kBegin = 0, kEnd = 1, kOut = 2;
+
+// The first queue capacity per partition, in entries; it doubles when an
+// iteration's output does not fit. Big enough that small heaps never grow.
+constexpr uint64_t kInitialCapacity = 1 << 14;
+
+// A graph node: [count << 1 | mark, ref 0 .. ref count-1, back reference as
+// two uints], padded to 16 bytes so that a node starts on a 128-bit boundary
+// (L1121-1124). The back reference comes last, so the first 128-bit load
+// holds the header and three references, as in the paper.
+constexpr uint64_t node_granules(uint64_t count) { return (1 + count + 2 + 3) / 4; }
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llxul", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(session), options_(options) {
+  const ClDevice& d = session.device();
+  groups_ = options.compute_units ? options.compute_units : d.compute_units;
+  // The work-group size is a power of two (the prefix sum needs it) that
+  // the device accepts.
+  wg_size_ = std::bit_floor(std::max(1u, options.work_group_size));
+  while (wg_size_ > 1 && wg_size_ > d.max_work_group_size) wg_size_ >>= 1;
+  entry_bytes_ = options.graph ? sizeof(uint32_t) : sizeof(uint64_t);
+  build_options_ =
+      "-DWG_SIZE=" + std::to_string(wg_size_) + " -DSPLIT_REFS=" + std::to_string(options.split_refs) +
+      " -DMARK_BIT=" + hex(Header::kMarkBit) + " -DREF_TAG=" + hex(Value::kRefTag) +
+      " -DTAG_MASK=" + hex(Value::kTagMask) + " -DREFS_SHIFT=" + std::to_string(Header::kRefsShift);
+  if (options.graph) build_options_ += " -DGRAPH";
+  if (options.prefix_sum) build_options_ += " -DPREFIX_SUM";
+  if (options.vector_loads) build_options_ += " -DVECTOR";
+  kernel_ = session.kernel("mark_iteration", build_options_);
+  cl_int err = CL_SUCCESS;
+  state_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, groups_ * kStateWords * sizeof(uint64_t),
+                          nullptr, &err);
+  check(err, "clCreateBuffer(state)");
+}
+
+GpuMarker::~GpuMarker() {
+  if (queue_in_) clReleaseMemObject(queue_in_);
+  if (queue_out_) clReleaseMemObject(queue_out_);
+  if (state_) clReleaseMemObject(state_);
+}
+
+// Grows the queues to at least `entries` per partition, keeping what the
+// current iteration has read and written (state says how much).
+void GpuMarker::ensure_capacity(uint64_t entries, const std::vector<uint64_t>& state) {
+  if (entries <= capacity_) return;
+  uint64_t cap = std::max(capacity_ ? capacity_ : kInitialCapacity, kInitialCapacity);
+  while (cap < entries) cap *= 2;
+  cl_int err = CL_SUCCESS;
+  size_t bytes = groups_ * cap * entry_bytes_;
+  cl_mem in = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  check(err, "clCreateBuffer(queue)");
+  cl_mem out = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  check(err, "clCreateBuffer(queue)");
+  if (capacity_) {
+    for (unsigned p = 0; p < groups_; ++p) {
+      const uint64_t* s = &state[p * kStateWords];
+      if (s[kEnd])
+        check(clEnqueueCopyBuffer(session_.queue(), queue_in_, in, p * capacity_ * entry_bytes_,
+                                  p * cap * entry_bytes_, s[kEnd] * entry_bytes_, 0, nullptr, nullptr),
+              "clEnqueueCopyBuffer");
+      if (s[kOut])
+        check(clEnqueueCopyBuffer(session_.queue(), queue_out_, out, p * capacity_ * entry_bytes_,
+                                  p * cap * entry_bytes_, s[kOut] * entry_bytes_, 0, nullptr, nullptr),
+              "clEnqueueCopyBuffer");
+    }
+    check(clFinish(session_.queue()), "clFinish");
+    clReleaseMemObject(queue_in_);
+    clReleaseMemObject(queue_out_);
+  }
+  queue_in_ = in;
+  queue_out_ = out;
+  capacity_ = cap;
+}
+
+// Splits the roots among the partitions (one per compute unit, no balancing:
+// L1087-1092) and writes them as the first in-queue.
+void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state) {
+  state.assign(groups_ * kStateWords, 0);
+  uint64_t per = (entries.size() + groups_ - 1) / groups_;
+  ensure_capacity(std::max<uint64_t>(per, 1), state);
+  std::vector<uint32_t> narrow;
+  for (unsigned p = 0; p < groups_; ++p) {
+    uint64_t b = std::min<uint64_t>(entries.size(), p * per), e = std::min<uint64_t>(entries.size(), b + per);
+    state[p * kStateWords + kEnd] = e - b;
+    if (e == b) continue;
+    const void* src = entries.data() + b;
+    if (entry_bytes_ == sizeof(uint32_t)) {
+      narrow.assign(entries.begin() + static_cast<ptrdiff_t>(b), entries.begin() + static_cast<ptrdiff_t>(e));
+      src = narrow.data();
+    }
+    check(clEnqueueWriteBuffer(session_.queue(), queue_in_, CL_TRUE, p * capacity_ * entry_bytes_,
+                               (e - b) * entry_bytes_, src, 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer(roots)");
+  }
+}
+
+// The iterations: one launch each, the queues swapped between them. Stops
+// when the queue is empty, or (tail fallback) narrower than tail_width
+// after tail_min_iterations, leaving that last queue in `tail`.
+void GpuMarker::iterate(cl_mem heap_buffer, uint64_t base, MarkReport& report, std::vector<uint64_t>& tail) {
+  std::vector<uint64_t> state(groups_ * kStateWords);
+  check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
+                            state.data(), 0, nullptr, nullptr),
+        "clEnqueueReadBuffer(state)");
+  const size_t local = wg_size_, global = static_cast<size_t>(groups_) * wg_size_;
+  for (uint64_t iteration = 0;; ++iteration) {
+    uint64_t width = 0;
+    for (unsigned p = 0; p < groups_; ++p) width += state[p * kStateWords + kEnd];
+    if (width == 0) return;
+    if (options_.tail_width && iteration >= options_.tail_min_iterations && width < options_.tail_width) {
+      for (unsigned p = 0; p < groups_; ++p) {
+        uint64_t n = state[p * kStateWords + kEnd];
+        if (!n) continue;
+        std::vector<uint64_t> wide(n);
+        if (entry_bytes_ == sizeof(uint64_t)) {
+          check(clEnqueueReadBuffer(session_.queue(), queue_in_, CL_TRUE, p * capacity_ * entry_bytes_,
+                                    n * entry_bytes_, wide.data(), 0, nullptr, nullptr),
+                "clEnqueueReadBuffer(tail)");
+        } else {
+          std::vector<uint32_t> narrow(n);
+          check(clEnqueueReadBuffer(session_.queue(), queue_in_, CL_TRUE, p * capacity_ * entry_bytes_,
+                                    n * entry_bytes_, narrow.data(), 0, nullptr, nullptr),
+                "clEnqueueReadBuffer(tail)");
+          wide.assign(narrow.begin(), narrow.end());
+        }
+        tail.insert(tail.end(), wide.begin(), wide.end());
+      }
+      return;
+    }
+    report.frontier.push_back(width);
+    // Relaunch from where a partition stopped until every partition has
+    // consumed its in-queue (a partition stops when its out-queue is full).
+    for (;;) {
+      check(clEnqueueWriteBuffer(session_.queue(), state_, CL_FALSE, 0, state.size() * sizeof(uint64_t),
+                                 state.data(), 0, nullptr, nullptr),
+            "clEnqueueWriteBuffer(state)");
+      cl_ulong cap = capacity_, b = base;
+      check(clSetKernelArg(kernel_, 0, sizeof(cl_mem), &heap_buffer), "clSetKernelArg");
+      check(clSetKernelArg(kernel_, 1, sizeof b, &b), "clSetKernelArg");
+      check(clSetKernelArg(kernel_, 2, sizeof(cl_mem), &queue_in_), "clSetKernelArg");
+      check(clSetKernelArg(kernel_, 3, sizeof(cl_mem), &queue_out_), "clSetKernelArg");
+      check(clSetKernelArg(kernel_, 4, sizeof cap, &cap), "clSetKernelArg");
+      check(clSetKernelArg(kernel_, 5, sizeof(cl_mem), &state_), "clSetKernelArg");
+      cl_event done = nullptr;
+      check(clEnqueueNDRangeKernel(session_.queue(), kernel_, 1, nullptr, &global, &local, 0, nullptr, &done),
+            "clEnqueueNDRangeKernel");
+      check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
+                                state.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer(state)");
+      cl_ulong t0 = 0, t1 = 0;
+      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
+      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
+      clReleaseEvent(done);
+      report.kernel_ns += t1 > t0 ? t1 - t0 : 0;
+      ++report.launches;
+      bool stopped = false;
+      for (unsigned p = 0; p < groups_; ++p)
+        stopped |= state[p * kStateWords + kBegin] < state[p * kStateWords + kEnd];
+      if (!stopped) break;
+      ensure_capacity(capacity_ * 2, state);
+    }
+    // The out-queue becomes the next in-queue.
+    std::swap(queue_in_, queue_out_);
+    for (unsigned p = 0; p < groups_; ++p) {
+      uint64_t* s = &state[p * kStateWords];
+      s[kEnd] = s[kOut];
+      s[kBegin] = 0;
+      s[kOut] = 0;
+    }
+  }
+}
+
+// Section 4.3's "most basic approach": fill the graph in just before the
+// collection, one node per allocated object, references translated to
+// node indices (in 16-byte granules) through a table indexed by heap word.
+void GpuMarker::build_graph(const MarkableHeap& heap, Word* begin, Word* end) {
+  objects_.clear();
+  node_of_.resize(static_cast<size_t>(end - begin));
+  uint64_t granules = 0;
+  heap.for_each_object([&](Word* h) {
+    objects_.push_back(h);
+    uint64_t refs = 0, n = Header::nrefs(*h);
+    for (uint64_t i = 0; i < n; ++i) refs += ref_slot(h, i).is_ref();
+    node_of_[static_cast<size_t>(h - begin)] = static_cast<uint32_t>(granules);
+    granules += node_granules(refs);
+  });
+  graph_.assign(granules * 4, 0);
+  uint64_t g = 0;
+  for (Word* h : objects_) {
+    uint32_t* node = graph_.data() + g * 4;
+    uint64_t n = Header::nrefs(*h), count = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      Value v = ref_slot(h, i);
+      if (v.is_ref()) node[1 + count++] = node_of_[static_cast<size_t>(v.as_ref() - begin)];
+    }
+    node[0] = static_cast<uint32_t>(count << 1);
+    uint64_t back = static_cast<uint64_t>(h - begin);
+    node[1 + count] = static_cast<uint32_t>(back);
+    node[2 + count] = static_cast<uint32_t>(back >> 32);
+    g += node_granules(count);
+  }
+}
+
+void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, observe::Recorder& events,
+                     MarkReport& report) {
+  Word *begin = nullptr, *end = nullptr;
+  heap.span(&begin, &end);
+  report = MarkReport{};
+  cl_int err = CL_SUCCESS;
+  std::vector<uint64_t> entries;
+  entries.reserve(roots.size());
+  cl_mem heap_buffer = nullptr;
+  uint64_t base = reinterpret_cast<uint64_t>(begin);
+  std::vector<uint64_t> state;
+
+  if (options_.graph) {
+    {
+      observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
+      build_graph(heap, begin, end);
+      for (Word* r : roots) entries.push_back(node_of_[static_cast<size_t>(r - begin)]);
+    }
+    report.objects = objects_.size();
+    report.offloaded_bytes = graph_.size() * sizeof(uint32_t);
+  } else {
+    for (Word* r : roots) entries.push_back(Value::ref(r).bits);
+    report.offloaded_bytes = static_cast<uint64_t>(end - begin) * kWordSize;
+  }
+  if (report.offloaded_bytes > session_.device().max_alloc_bytes || report.offloaded_bytes == 0) {
+    report.too_large = report.offloaded_bytes != 0;
+    report.gray = roots;
+    return;
+  }
+
+  {
+    observe::PhaseScope phase(events, 0, kPhaseTransfer);
+    if (options_.graph) {
+      heap_buffer = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                   report.offloaded_bytes, graph_.data(), &err);
+    } else {
+      // The heap itself: zero-copy where the device shares host memory,
+      // otherwise the driver copies the span over (and back, below).
+      heap_buffer = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                                   report.offloaded_bytes, begin, &err);
+    }
+    check(err, "clCreateBuffer(heap)");
+    write_roots(entries, state);
+    check(clEnqueueWriteBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
+                               state.data(), 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer(state)");
+  }
+
+  std::vector<uint64_t> tail;
+  {
+    observe::PhaseScope phase(events, 0, kPhaseKernel);
+    iterate(heap_buffer, base, report, tail);
+  }
+
+  {
+    observe::PhaseScope phase(events, 0, kPhaseCopyBack);
+    if (options_.graph) {
+      check(clEnqueueReadBuffer(session_.queue(), heap_buffer, CL_TRUE, 0, report.offloaded_bytes,
+                                graph_.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer(graph)");
+    } else {
+      // Mapping makes the device's header stores visible to the host.
+      void* p = clEnqueueMapBuffer(session_.queue(), heap_buffer, CL_TRUE, CL_MAP_READ, 0,
+                                   report.offloaded_bytes, 0, nullptr, nullptr, &err);
+      check(err, "clEnqueueMapBuffer(heap)");
+      check(clEnqueueUnmapMemObject(session_.queue(), heap_buffer, p, 0, nullptr, nullptr),
+            "clEnqueueUnmapMemObject");
+      check(clFinish(session_.queue()), "clFinish");
+    }
+    clReleaseMemObject(heap_buffer);
+  }
+
+  if (options_.graph) {
+    observe::PhaseScope phase(events, 0, kPhaseApplyMarks);
+    // One linear walk of the graph: each marked node's back reference gets
+    // its mark bit.
+    for (size_t g = 0; g < graph_.size();) {
+      uint32_t h = graph_[g];
+      uint64_t count = h >> 1;
+      if (h & 1) {
+        uint64_t back = graph_[g + 1 + count] | static_cast<uint64_t>(graph_[g + 2 + count]) << 32;
+        begin[back] |= Header::kMarkBit;
+      }
+      g += node_granules(count) * 4;
+    }
+    for (uint64_t node : tail) {
+      const uint32_t* n = graph_.data() + node * 4;
+      uint64_t count = n[0] >> 1;
+      report.gray.push_back(begin + (n[1 + count] | static_cast<uint64_t>(n[2 + count]) << 32));
+    }
+  } else {
+    for (uint64_t v : tail)
+      if (Value::from_bits(v).is_ref()) report.gray.push_back(Value::from_bits(v).as_ref());
+  }
+}
+
+}  // namespace gc::gpu

@@ -1,0 +1,100 @@
+// The host side of the GPU mark phase (Maas et al. 2012, Figure 4 steps 1-4):
+// build the reference graph (or take the heap as it is), hand it and the
+// roots to the device, run the mark kernel (kernels/gpu_mark.cl) one launch
+// per iteration of the frontier queue, bring the marks back and write them
+// into the object headers. What it leaves gray (the narrow-tail fallback,
+// L1138-1150) the caller marks on the CPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/collectors/gpu/opencl.h"
+#include "gc/layout.h"
+#include "gc/observe/recorder.h"
+
+namespace gc::gpu {
+
+// What the marker needs of a heap.
+class MarkableHeap {
+ public:
+  virtual ~MarkableHeap() = default;
+  // Every object lies in [*begin, *end); begin is page-aligned.
+  virtual void span(Word** begin, Word** end) const = 0;
+  // Calls f with the header of every allocated object.
+  virtual void for_each_object(const std::function<void(Word*)>& f) const = 0;
+};
+
+// The paper's Figure 3, out-degree of live objects, in buckets: exact up to
+// 8 references, then by powers of two; the last bucket has no upper bound.
+constexpr size_t kDegreeBuckets = 15;
+extern const char* const kDegreeCounterNames[kDegreeBuckets];
+size_t degree_bucket(uint64_t nrefs);
+// Out-degree histogram of the marked objects of heap.
+std::array<uint64_t, kDegreeBuckets> marked_out_degrees(const MarkableHeap& heap);
+
+// Phase names, in pipeline order (gc/observe; docs/collectors/gpu.md).
+extern const char* const kPhaseBuildGraph;
+extern const char* const kPhaseTransfer;
+extern const char* const kPhaseKernel;
+extern const char* const kPhaseCopyBack;
+extern const char* const kPhaseApplyMarks;
+
+struct MarkReport {
+  std::vector<uint64_t> frontier;  // queue width at the start of each iteration (the paper's Figure 2)
+  uint64_t launches = 0;           // iterations, plus relaunches after an out-queue grew
+  uint64_t kernel_ns = 0;          // device time of every launch (profiling; launch overhead excluded)
+  uint64_t offloaded_bytes = 0;    // what the device traverses: the graph, or the heap span
+  uint64_t objects = 0;            // graph: nodes built
+  bool too_large = false;          // the heap or graph exceeds the device's largest buffer: all left gray
+  std::vector<Word*> gray;         // objects the CPU must mark (and trace) to finish
+};
+
+class GpuMarker {
+ public:
+  GpuMarker(ClSession& session, const GpuOptions& options);
+  ~GpuMarker();
+  GpuMarker(const GpuMarker&) = delete;
+  GpuMarker& operator=(const GpuMarker&) = delete;
+
+  // Sets the mark bit of every object reachable from roots (header
+  // addresses), except what report.gray says is left for the CPU; phases are
+  // recorded on worker 0 of events.
+  void mark(const MarkableHeap& heap, const std::vector<Word*>& roots, observe::Recorder& events,
+            MarkReport& report);
+
+  unsigned compute_units() const { return groups_; }
+  unsigned work_group_size() const { return wg_size_; }
+  // The build options of the kernel variant in use (for logs and tests).
+  const std::string& build_options() const { return build_options_; }
+
+ private:
+  // The frontier queue: two buffers (in and out) of groups_ segments of
+  // capacity_ entries each, kept from one collection to the next.
+  void ensure_capacity(uint64_t entries, const std::vector<uint64_t>& state);
+  void write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state);
+  void iterate(cl_mem heap_buffer, uint64_t base, MarkReport& report, std::vector<uint64_t>& tail);
+  void build_graph(const MarkableHeap& heap, Word* begin, Word* end);
+
+  ClSession& session_;
+  GpuOptions options_;
+  cl_kernel kernel_;
+  std::string build_options_;
+  unsigned groups_;
+  unsigned wg_size_;
+  size_t entry_bytes_;
+  cl_mem queue_in_ = nullptr;
+  cl_mem queue_out_ = nullptr;
+  cl_mem state_ = nullptr;
+  uint64_t capacity_ = 0;
+  // The reference graph (host copy) and, during its build, the node index
+  // of each heap word that holds a header.
+  std::vector<uint32_t> graph_;
+  std::vector<uint32_t> node_of_;
+  std::vector<Word*> objects_;
+};
+
+}  // namespace gc::gpu
