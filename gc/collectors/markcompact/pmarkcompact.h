@@ -44,12 +44,14 @@
 // load, as in the paper.
 //
 // Identity hashes. An object in HashState::kHashed grows one raw word
-// (its old address's hash) when it moves, and only when it moves. Whether
-// it moves depends on everything compacted before it, so each unit's
-// effect on the gap between an object and its destination is summarised
-// in pass A as a function g -> max(g + a, b) (dead words widen the gap, a
-// moved hashed object narrows it by one word); composing them gives every
-// unit's exact destination before pass B.
+// (its old address's hash) when there is a gap to grow into: when it moves,
+// or, in a region sliding up, when the gap above it is one word (it then
+// grows in place, its start unchanged). Whether it grows depends on
+// everything compacted before it, so each unit's effect on the gap between
+// an object and its destination is summarised in pass A as a function
+// g -> max(g + a, b) (dead words widen the gap, a hashed object narrows it
+// by one word); composing them gives every unit's exact destination before
+// pass B.
 #pragma once
 
 #include <atomic>

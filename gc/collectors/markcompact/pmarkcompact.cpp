@@ -1,0 +1,1021 @@
+// pMarkcompact: the four parallel phases of Flood et al. 2001, section 5.
+// pmarkcompact.h says what each phase does and where gclab departs from
+// the paper; this file reads in the same order: the per-thread Worker (mark,
+// sweep, forward, redirect, compact), then the collection that runs them.
+#include "gc/collectors/markcompact/pmarkcompact.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+
+#include "gc/alloc/lab.h"
+
+namespace gc {
+
+namespace {
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// 2^15 tasks of 16 bytes: the same fixed deque as pSemispaces (semispace.cpp).
+constexpr uint64_t kDefaultDequeTasks = 1u << 15;
+
+// Large arrays are marked in chunks of this many slots, as pSemispaces
+// scans them (psemispaces.h, kChunkSlots): only large-object-space arrays
+// are longer.
+constexpr uint32_t kChunkSlots = 2048;
+
+// Header words are read by many threads while one of them may set (mark)
+// or clear (redirect) the mark bit: atomic, relaxed (plain moves on x86).
+Word load_header(const Word* h) {
+  return std::atomic_ref<Word>(*const_cast<Word*>(h)).load(std::memory_order_relaxed);
+}
+void store_header(Word* h, Word w) { std::atomic_ref<Word>(*h).store(w, std::memory_order_relaxed); }
+
+}  // namespace
+
+// A unit's effect on the gap between an object and its destination, in
+// compaction order: g -> max(g + a, b). Dead words add to the gap; a hashed
+// object that moves (g > 0) grows one word and takes one from it.
+struct GapFn {
+  int64_t a = 0;
+  int64_t b = 0;
+  int64_t apply(int64_t g) const { return std::max(g + a, b); }
+  // this, then next.
+  GapFn then(GapFn next) const { return GapFn{a + next.a, std::max(b + next.a, next.b)}; }
+  static GapFn dead(uint64_t words) { return GapFn{static_cast<int64_t>(words), 0}; }
+  static GapFn hashed() { return GapFn{-1, 0}; }
+};
+
+struct ParallelMarkCompact::Space {
+  Word* begin;
+  Word* end;
+  unsigned first_unit;
+  unsigned units;
+  uint64_t unit_words;
+};
+
+struct ParallelMarkCompact::Unit {
+  Word* begin = nullptr;  // object aligned after combine_unit_starts
+  Word* end = nullptr;
+  uint64_t live_words = 0;
+  uint64_t hashed = 0;  // live objects in state kHashed
+  GapFn up_order;       // effect walking up (address order): regions that slide down
+  GapFn down_order;     // effect walking down: regions that slide up
+  bool slides_up = false;
+  int64_t gap_in = 0;          // the gap where the unit's compaction starts
+  Word* dest_begin = nullptr;  // new address of the unit's first live word
+  uint64_t words() const { return static_cast<uint64_t>(end - begin); }
+};
+
+struct ParallelMarkCompact::Region {
+  unsigned first_unit = 0;
+  unsigned end_unit = 0;
+  Word* begin = nullptr;
+  Word* end = nullptr;
+  bool slides_up = false;
+  WordRange compacted;
+};
+
+// ---------------------------------------------------------------------------
+// One GC thread
+
+class ParallelMarkCompact::Worker {
+ public:
+  Worker(ParallelMarkCompact& mc, unsigned id) : mc_(mc), id_(id), deque_(*mc.deques_[id]) {}
+
+  void prepare();
+  void mark();
+  void sweep();
+  void forward();
+  void redirect();
+  void compact();
+
+  std::vector<Word*> unit_min;  // per unit: the lowest live object start this thread marked
+  parallel::WorkerStats stats;  // this collection's
+  uint64_t objects_marked = 0;
+  uint64_t units_swept = 0;
+  uint64_t objects_forwarded = 0;
+  uint64_t slots_redirected = 0;
+  uint64_t cards_dirtied = 0;
+
+ private:
+  // --- mark (section 5.1)
+  void mark_roots();
+  void trace();
+  void process(parallel::Task t);
+  void scan_large(Word* h, uint64_t begin, uint64_t end);
+  bool refill_from_overflow();
+  bool steal(parallel::Task& out);
+  bool work_visible() const;
+
+  void mark_slots(Word* h, uint64_t begin, uint64_t end) {
+    Value* lo = reinterpret_cast<Value*>(h - end);
+    Value* hi = reinterpret_cast<Value*>(h - begin);
+    for (Value* slot = lo; slot < hi; ++slot) mark_slot(slot);
+  }
+
+  void mark_slot(const Value* slot) {
+    uint64_t bits = slot->bits;
+    if ((bits & Value::kTagMask) != Value::kRefTag) return;
+    Word* h = reinterpret_cast<Word*>(bits & ~Value::kTagMask);
+    Word hw = load_header(h);
+    if (Header::is_marked(hw)) return;
+    if (!note_live(h, hw)) return;
+    // L194: "marking is idempotent and therefore requires no
+    // synchronization". Two threads may both store the marked header (the
+    // same word) and both scan the object, which changes nothing.
+    store_header(h, hw | Header::kMarkBit);
+    objects_marked++;
+    if (Header::nrefs(hw)) defer(parallel::Task::whole(h));
+  }
+
+  // Records a walkable space's live object start for its unit boundary;
+  // false for an address in no collected space.
+  bool note_live(Word* h, Word hw) {
+    for (const Space& s : mc_.spaces_) {
+      if (static_cast<uint64_t>(h - s.begin) < static_cast<uint64_t>(s.end - s.begin)) {
+        Word* start = h - words_below(Header::nrefs(hw));
+        Word*& m = unit_min[s.first_unit + static_cast<uint64_t>(start - s.begin) / s.unit_words];
+        if (start < m) m = start;
+        return true;
+      }
+    }
+    if (static_cast<uint64_t>(h - los_begin_) < los_words_) {
+      stats.large_objects_marked++;
+      return true;
+    }
+    return false;
+  }
+
+  // "Push both children, pop one" with the last one held in hand
+  // (psemispaces.h, defer): the same order with one deque round trip less.
+  void defer(parallel::Task t) {
+    if (!held_.empty()) push(held_);
+    held_ = t;
+  }
+  void push(parallel::Task t) {
+    if (!deque_.push(t)) [[unlikely]] {
+      stats.overflow_events++;
+      stats.overflow_tasks += mc_.overflow_.take_bottom_half(deque_);
+      deque_.push(t);
+    }
+  }
+
+  // --- sweep, forward (section 5.2)
+  void sweep_unit(Unit& u);
+  void forward_unit(unsigned index);
+  void install(Word* start, Word* h, Word hw, Word* new_start, std::vector<Word>& side);
+
+  // --- redirect (section 5.3)
+  template <bool kOldHolder>
+  void redirect_slots(Word* h, Word* new_h, uint64_t nrefs) {
+    Value* slots = ref_slots_begin(h, nrefs);
+    for (uint64_t i = 0; i < nrefs; ++i) {
+      uint64_t bits = slots[i].bits;
+      if ((bits & Value::kTagMask) != Value::kRefTag) continue;
+      Word* t = reinterpret_cast<Word*>(bits & ~Value::kTagMask);
+      if (static_cast<uint64_t>(t - old_begin_) < old_words_) {
+        Word w = load_header(t);
+        if (Header::is_forwarded(w)) {
+          slots[i].bits = Value::kRefTag | w;
+          slots_redirected++;
+        }
+      } else if (kOldHolder && card_base_ && in_young(t)) {
+        // The slot's card after compaction: the slot keeps its offset from
+        // the header.
+        uintptr_t at = reinterpret_cast<uintptr_t>(new_h - 1 - i);
+        std::atomic_ref<uint8_t>(card_base_[at >> kCardShift]).store(kCardDirty, std::memory_order_relaxed);
+        cards_dirtied++;
+      }
+    }
+  }
+  bool in_young(const Word* p) const {
+    for (size_t s = 1; s < mc_.spaces_.size(); ++s)
+      if (p >= mc_.spaces_[s].begin && p < mc_.spaces_[s].end) return true;
+    return false;
+  }
+  void redirect_root_group(const RootGroup& g);
+  void redirect_old_unit(unsigned index);
+  void redirect_young_chunk(unsigned index);
+  void redirect_large(const LargeObjectSpace::Object& o);
+
+  // --- compact (section 5.4)
+  void compact_region(Region& r);
+  void move(Word* start, Word* h, Word hw, Word* new_h);
+
+  // The object at `start` as the forward phase left it: its header address
+  // and header, and, if it was forwarded, where it goes (an object hashed
+  // at its address may be forwarded to itself: it grows in place).
+  struct Found {
+    Word* h;
+    Word hw;
+    Word* new_h;
+    bool forwarded;
+  };
+  static Found decode(Word* start, const Word*& side) {
+    Word w = *start;
+    if ((w & Header::kTagMask) == Header::kCountTag) {
+      Word* h = start + 1 + (w >> 2);
+      return Found{h, *h, h, false};
+    }
+    if ((w & Header::kTagMask) == Header::kHeaderTag) {
+      uint64_t n = Header::nrefs(w);
+      if (n == 0) return Found{start, w, start, false};
+      Word* h = start + 1 + n;  // a stashed header: the header slot holds the forwarding address
+      return Found{h, w, reinterpret_cast<Word*>(*h), true};
+    }
+    return Found{start, *side++, reinterpret_cast<Word*>(w), true};
+  }
+
+  template <class Claim>
+  void claim_each(size_t count, Claim&& claim) {
+    for (;;) {
+      size_t i = mc_.next_claim_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= count) return;
+      claim(i);
+    }
+  }
+
+  ParallelMarkCompact& mc_;
+  unsigned id_;
+  parallel::TaskDeque& deque_;
+  parallel::Task held_;
+  uint64_t steal_seed_ = 0;
+  Word* old_begin_ = nullptr;
+  uint64_t old_words_ = 0;
+  Word* los_begin_ = nullptr;
+  uint64_t los_words_ = 0;
+  uint8_t* card_base_ = nullptr;
+  // Scratch, kept between collections: a unit's objects in address order,
+  // for walking it downward.
+  struct Item {
+    Word* start;
+    Word* h;
+    Word hw;
+    Word* new_h;
+  };
+  std::vector<Item> items_;
+};
+
+void ParallelMarkCompact::Worker::prepare() {
+  unit_min.assign(mc_.units_.size(), reinterpret_cast<Word*>(UINTPTR_MAX));
+  stats = parallel::WorkerStats{};
+  objects_marked = units_swept = objects_forwarded = slots_redirected = cards_dirtied = 0;
+  held_ = parallel::Task{};
+  steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
+  const Input& in = *mc_.in_;
+  old_begin_ = in.old_space.begin;
+  old_words_ = in.old_space.words();
+  los_begin_ = in.large.begin();
+  los_words_ = static_cast<uint64_t>(in.large.frontier() - los_begin_);
+  card_base_ = in.card_base;
+}
+
+// --- mark ------------------------------------------------------------------
+
+void ParallelMarkCompact::Worker::mark() {
+  mark_roots();
+  trace();
+  observe::Recorder& ev = mc_.events_;
+  ev.count(id_, "objects marked", objects_marked);
+  ev.count(id_, "large objects marked", stats.large_objects_marked);
+  ev.count(id_, "root groups", stats.root_groups_claimed);
+  ev.count(id_, "steal attempts", stats.steal_attempts);
+  ev.count(id_, "steals", stats.steals);
+  ev.count(id_, "overflow tasks", stats.overflow_tasks);
+  ev.count(id_, "chunk tasks", stats.chunk_tasks);
+  ev.count(id_, "termination idle ns", stats.idle_ns);
+}
+
+// Section 3.1: root groups claimed one at a time.
+void ParallelMarkCompact::Worker::mark_roots() {
+  const std::vector<RootGroup>& groups = mc_.root_groups_;
+  claim_each(groups.size(), [&](size_t i) {
+    stats.root_groups_claimed++;
+    for (size_t k = 0; k < groups[i].count; ++k) mark_slot(groups[i].slots + k);
+  });
+}
+
+// Sections 3.2-3.4: local work, then the overflow set, then stealing, then
+// the termination protocol.
+void ParallelMarkCompact::Worker::trace() {
+  parallel::Task t;
+  for (;;) {
+    for (;;) {
+      if (!held_.empty()) {
+        t = held_;
+        held_ = parallel::Task{};
+      } else if (!deque_.pop(t)) {
+        break;
+      }
+      process(t);
+    }
+    if (refill_from_overflow()) continue;
+    if (steal(t)) {
+      process(t);
+      continue;
+    }
+    if (mc_.termination_.offer([this] { return work_visible(); }, stats.idle_ns)) return;
+  }
+}
+
+void ParallelMarkCompact::Worker::process(parallel::Task t) {
+  stats.tasks_processed++;
+  Word* h = t.object;
+  if (t.is_range()) {
+    scan_large(h, t.begin, t.end);
+    return;
+  }
+  uint64_t n = Header::nrefs(load_header(h));
+  if (n > kChunkSlots) [[unlikely]] {
+    scan_large(h, 0, n);
+  } else {
+    mark_slots(h, 0, n);
+  }
+}
+
+// The upper half of a long range becomes a stealable task until one chunk
+// is left (psemispaces.cpp, scan_large).
+void ParallelMarkCompact::Worker::scan_large(Word* h, uint64_t begin, uint64_t end) {
+  while (end - begin > kChunkSlots) {
+    uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
+    uint64_t mid = begin + half;
+    push(parallel::Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
+    stats.chunk_tasks++;
+    end = mid;
+  }
+  mark_slots(h, begin, end);
+}
+
+bool ParallelMarkCompact::Worker::refill_from_overflow() {
+  if (mc_.overflow_.refill(deque_, deque_.capacity() / 2) == 0) return false;
+  stats.refills++;
+  return true;
+}
+
+bool ParallelMarkCompact::Worker::steal(parallel::Task& out) {
+  unsigned n = static_cast<unsigned>(mc_.deques_.size());
+  if (n == 1) return false;
+  steal_seed_ ^= steal_seed_ << 13;
+  steal_seed_ ^= steal_seed_ >> 7;
+  steal_seed_ ^= steal_seed_ << 17;
+  unsigned start = static_cast<unsigned>(steal_seed_ % n);
+  for (unsigned k = 0; k < n; ++k) {
+    unsigned victim = (start + k) % n;
+    if (victim == id_) continue;
+    parallel::TaskDeque& d = *mc_.deques_[victim];
+    for (int tries = 0; tries < 4 && !d.looks_empty(); ++tries) {
+      stats.steal_attempts++;
+      parallel::TaskDeque::Steal r = d.steal(out);
+      if (r == parallel::TaskDeque::Steal::kSuccess) {
+        stats.steals++;
+        return true;
+      }
+      if (r == parallel::TaskDeque::Steal::kEmpty) break;
+    }
+  }
+  return false;
+}
+
+bool ParallelMarkCompact::Worker::work_visible() const {
+  if (!mc_.overflow_.looks_empty()) return true;
+  for (const auto& d : mc_.deques_)
+    if (!d->looks_empty()) return true;
+  return false;
+}
+
+// --- sweep (pass A) ---------------------------------------------------------
+
+void ParallelMarkCompact::Worker::sweep() {
+  claim_each(mc_.old_units_, [&](size_t i) { sweep_unit(mc_.units_[i]); });
+  mc_.events_.count(id_, "units swept", units_swept);
+}
+
+// L198-200: "for each unit, the thread traverses the objects, counting the
+// number of bytes of live data in the unit, and coalescing contiguous
+// regions of dead objects into single blocks traversable in constant time."
+void ParallelMarkCompact::Worker::sweep_unit(Unit& u) {
+  units_swept++;
+  uint64_t live = 0;
+  uint64_t hashed = 0;
+  GapFn up, down;
+  Word* dead = nullptr;
+  auto end_dead_run = [&](Word* p) {
+    fill_dead_space(dead, p);
+    GapFn d = GapFn::dead(static_cast<uint64_t>(p - dead));
+    up = up.then(d);
+    down = d.then(down);
+    dead = nullptr;
+  };
+  for (Word* p = u.begin; p < u.end;) {
+    Word* h = header_from_start(p);
+    Word hw = *h;
+    uint64_t words = object_words(hw);
+    if (Header::is_marked(hw)) {
+      if (dead) end_dead_run(p);
+      live += words;
+      if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {
+        hashed++;
+        up = up.then(GapFn::hashed());
+        down = GapFn::hashed().then(down);
+      }
+    } else if (!dead) {
+      dead = p;
+    }
+    p += words;
+  }
+  if (dead) end_dead_run(u.end);
+  u.live_words = live;
+  u.hashed = hashed;
+  u.up_order = up;
+  u.down_order = down;
+}
+
+// --- forward (pass B) -------------------------------------------------------
+
+void ParallelMarkCompact::Worker::forward() {
+  unsigned first = mc_.dense_prefix_units_;
+  claim_each(mc_.old_units_ - first, [&](size_t i) { forward_unit(first + static_cast<unsigned>(i)); });
+  mc_.events_.count(id_, "objects forwarded", objects_forwarded);
+}
+
+// A moving object keeps its header where the forwarding address does not
+// need it (pmarkcompact.h): in its count word, or in the unit's side list.
+void ParallelMarkCompact::Worker::install(Word* start, Word* h, Word hw, Word* new_start,
+                                          std::vector<Word>& side) {
+  uint64_t n = Header::nrefs(hw);
+  if (n) {
+    *start = hw;
+  } else {
+    side.push_back(hw);
+  }
+  *h = reinterpret_cast<Word>(new_start + words_below(n));
+  objects_forwarded++;
+}
+
+// L204: "GC threads dynamically claim units and install forwarding pointers
+// in all live objects within the unit." After pass A a unit is live objects
+// (marked) and fillers (unmarked).
+void ParallelMarkCompact::Worker::forward_unit(unsigned index) {
+  Unit& u = mc_.units_[index];
+  std::vector<Word>& side = mc_.side_headers_[index];
+  if (u.hashed == 0) {
+    // Every object keeps its size: the live objects go end to end from the
+    // unit's destination, in address order whichever way the region slides.
+    Word* dest = u.dest_begin;
+    for (Word* p = u.begin; p < u.end;) {
+      Word* h = header_from_start(p);
+      Word hw = *h;
+      uint64_t words = object_words(hw);
+      if (Header::is_marked(hw)) {
+        if (dest != p) install(p, h, hw, dest, side);
+        dest += words;
+      }
+      p += words;
+    }
+    return;
+  }
+  // Hashed objects grow when they move: follow the gap in compaction order.
+  if (!u.slides_up) {
+    int64_t gap = u.gap_in;
+    for (Word* p = u.begin; p < u.end;) {
+      Word* h = header_from_start(p);
+      Word hw = *h;
+      uint64_t words = object_words(hw);
+      if (!Header::is_marked(hw)) {
+        gap += static_cast<int64_t>(words);
+      } else if (gap > 0) {
+        install(p, h, hw, p - gap, side);
+        if (Header::hash_state(hw) == HashState::kHashed) gap--;
+      }
+      p += words;
+    }
+    return;
+  }
+  items_.clear();
+  for (Word* p = u.begin; p < u.end;) {
+    Word* h = header_from_start(p);
+    Word hw = *h;
+    items_.push_back(Item{p, h, hw, nullptr});
+    p += object_words(hw);
+  }
+  int64_t gap = u.gap_in;
+  Word* above = u.end;  // the start of the object above, in the old layout
+  for (size_t k = items_.size(); k-- > 0;) {
+    Item& it = items_[k];
+    uint64_t words = static_cast<uint64_t>(above - it.start);
+    above = it.start;
+    if (!Header::is_marked(it.hw)) {
+      gap += static_cast<int64_t>(words);
+      continue;
+    }
+    if (gap == 0) continue;
+    // With a gap of one word, a hashed object grows into it in place.
+    bool grows = Header::hash_state(it.hw) == HashState::kHashed;
+    it.new_h = it.start + gap - (grows ? 1 : 0);  // the new start
+    if (grows) gap--;
+  }
+  // Installed in address order, so that the side list is in address order.
+  for (const Item& it : items_)
+    if (it.new_h) install(it.start, it.h, it.hw, it.new_h, side);
+}
+
+// --- redirect ---------------------------------------------------------------
+
+// Task kinds in ParallelMarkCompact::redirect_tasks_ (kind in the top bits).
+enum : uint32_t { kOldUnitTask = 0, kYoungChunkTask = 1u << 30, kLargeTask = 2u << 30, kRootTask = 3u << 30 };
+constexpr uint32_t kTaskIndexMask = (1u << 30) - 1;
+
+void ParallelMarkCompact::Worker::redirect() {
+  const std::vector<uint32_t>& tasks = mc_.redirect_tasks_;
+  claim_each(tasks.size(), [&](size_t i) {
+    uint32_t t = tasks[i];
+    uint32_t index = t & kTaskIndexMask;
+    switch (t & ~kTaskIndexMask) {
+      case kOldUnitTask:
+        redirect_old_unit(index);
+        break;
+      case kYoungChunkTask:
+        redirect_young_chunk(index);
+        break;
+      case kLargeTask:
+        redirect_large(mc_.in_->large.objects()[index]);
+        break;
+      default:
+        redirect_root_group(mc_.root_groups_[index]);
+        break;
+    }
+  });
+  mc_.events_.count(id_, "slots redirected", slots_redirected);
+  mc_.events_.count(id_, "cards dirtied", cards_dirtied);
+}
+
+void ParallelMarkCompact::Worker::redirect_root_group(const RootGroup& g) {
+  for (size_t k = 0; k < g.count; ++k) {
+    Value* slot = g.slots + k;
+    if (!slot->is_ref()) continue;
+    Word* t = slot->as_ref();
+    if (static_cast<uint64_t>(t - old_begin_) >= old_words_) continue;
+    Word w = load_header(t);
+    if (Header::is_forwarded(w)) {
+      slot->bits = Value::kRefTag | w;
+      slots_redirected++;
+    }
+  }
+}
+
+// Objects that stay have their mark cleared here (threads reading them as
+// targets only test the tag); objects that move get theirs back unmarked
+// when they are moved.
+void ParallelMarkCompact::Worker::redirect_old_unit(unsigned index) {
+  Unit& u = mc_.units_[index];
+  const Word* side = mc_.side_headers_[index].data();
+  for (Word* p = u.begin; p < u.end;) {
+    Found f = decode(p, side);
+    if (!f.forwarded) {
+      if (Header::is_marked(f.hw)) {
+        store_header(f.h, f.hw & ~Header::kMarkBit);
+        redirect_slots<true>(f.h, f.h, Header::nrefs(f.hw));
+      }
+    } else {
+      redirect_slots<true>(f.h, f.new_h, Header::nrefs(f.hw));
+    }
+    p = f.h + 1 + Header::raw_words(f.hw);
+  }
+}
+
+void ParallelMarkCompact::Worker::redirect_young_chunk(unsigned index) {
+  Unit& u = mc_.units_[index];
+  for (Word* p = u.begin; p < u.end;) {
+    Word* h = header_from_start(p);
+    Word hw = *h;
+    if (Header::is_marked(hw)) {
+      *h = hw & ~Header::kMarkBit;
+      redirect_slots<false>(h, h, Header::nrefs(hw));
+    }
+    p = h + 1 + Header::raw_words(hw);
+  }
+}
+
+void ParallelMarkCompact::Worker::redirect_large(const LargeObjectSpace::Object& o) {
+  Word hw = *o.header;
+  if (Header::is_marked(hw)) redirect_slots<false>(o.header, o.header, Header::nrefs(hw));
+}
+
+// --- compact ----------------------------------------------------------------
+
+void ParallelMarkCompact::Worker::compact() {
+  std::vector<Region>& regions = mc_.regions_;
+  const Input& in = *mc_.in_;
+  // One task per region, and one for the dense prefix (nothing moves there,
+  // but the plan's hook walks it).
+  claim_each(regions.size() + 1, [&](size_t i) {
+    if (i == regions.size()) {
+      Word* end = mc_.dense_prefix_units_ == mc_.old_units_ ? in.old_space.end
+                                                            : mc_.units_[mc_.dense_prefix_units_].begin;
+      if (end > in.old_space.begin && in.on_occupied_run) in.on_occupied_run(id_, in.old_space.begin, end);
+      return;
+    }
+    compact_region(regions[i]);
+    if (!regions[i].compacted.empty() && in.on_occupied_run)
+      in.on_occupied_run(id_, regions[i].compacted.begin, regions[i].compacted.end);
+  });
+  mc_.events_.count(id_, "objects moved", stats.objects_copied);
+  mc_.events_.count(id_, "bytes moved", stats.bytes_copied);
+}
+
+// Section 5.4: "Each thread claims a region and slides live objects in its
+// own region only." A region sliding down is walked up, so every object's
+// destination lies below what is still to be moved; a region sliding up is
+// walked down, unit by unit (each unit is walked up first to find its
+// objects: a linear walk only goes up).
+void ParallelMarkCompact::Worker::compact_region(Region& r) {
+  if (!r.slides_up) {
+    for (unsigned k = r.first_unit; k < r.end_unit; ++k) {
+      Unit& u = mc_.units_[k];
+      const Word* side = mc_.side_headers_[k].data();
+      for (Word* p = u.begin; p < u.end;) {
+        Found f = decode(p, side);
+        Word* next = f.h + 1 + Header::raw_words(f.hw);
+        if (f.forwarded) move(p, f.h, f.hw, f.new_h);
+        p = next;
+      }
+    }
+    return;
+  }
+  for (unsigned k = r.end_unit; k-- > r.first_unit;) {
+    Unit& u = mc_.units_[k];
+    const Word* side = mc_.side_headers_[k].data();
+    items_.clear();
+    for (Word* p = u.begin; p < u.end;) {
+      Found f = decode(p, side);
+      if (f.forwarded) items_.push_back(Item{p, f.h, f.hw, f.new_h});
+      p = f.h + 1 + Header::raw_words(f.hw);
+    }
+    for (size_t i = items_.size(); i-- > 0;)
+      move(items_[i].start, items_[i].h, items_[i].hw, items_[i].new_h);
+  }
+}
+
+// The whole object moves with one memmove (it may overlap itself); then
+// its count word and its unmarked header are put back, and an object
+// hashed at its old address gets that hash as a new last raw word.
+void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_h) {
+  uint64_t n = Header::nrefs(hw);
+  uint64_t words = object_words(hw);
+  Word* new_start = new_h - words_below(n);
+  std::memmove(new_start, start, words * kWordSize);
+  if (n) *new_start = Header::count_word(n);
+  hw &= ~Header::kMarkBit;
+  if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {
+    uint64_t raw = Header::raw_words(hw);
+    uint64_t grown = rounded_raw(raw + 1);
+    std::fill(new_h + 1 + raw, new_h + 1 + grown, Word{0});
+    new_h[grown] = mc_.in_->hash_of_address(h);
+    hw = Header::with_hash_state(Header::with_raw_words(hw, grown), HashState::kHashedAndMoved);
+    words += grown - raw;
+  }
+  *new_h = hw;
+  stats.objects_copied++;
+  stats.bytes_copied += words * kWordSize;
+}
+
+// ---------------------------------------------------------------------------
+// The collection
+
+ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Recorder& events,
+                                         const MarkCompactOptions& options)
+    : pool_(pool), events_(events), options_(options) {
+  if (options_.units_per_thread == 0) options_.units_per_thread = 1;
+  uint64_t tasks =
+      options_.deque_tasks ? std::max<uint64_t>(std::bit_ceil(options_.deque_tasks), 4) : kDefaultDequeTasks;
+  unsigned n = pool_.size();
+  for (unsigned w = 0; w < n; ++w) deques_.push_back(std::make_unique<parallel::TaskDeque>(tasks));
+  for (unsigned w = 0; w < n; ++w) workers_.push_back(std::make_unique<Worker>(*this, w));
+  worker_totals_.resize(n);
+  for (const char* c : {"objects marked", "large objects marked", "objects forwarded", "objects moved",
+                        "chunk tasks", "overflow tasks"})
+    events_.describe_counter(c, "objects");
+  for (const char* c : {"bytes moved", "old live bytes", "dense prefix bytes", "dense prefix dead bytes",
+                        "large bytes freed"})
+    events_.describe_counter(c, "bytes");
+  for (const char* c : {"termination idle ns", "dense prefix decision ns"}) events_.describe_counter(c, "ns");
+  events_.describe_counter("free areas", "areas");
+  events_.add_panel({"Old generation: free areas after compaction",
+                     "free areas",
+                     "pMarkcompact slides even regions down and odd regions up, so n regions leave "
+                     "floor((n + 1) / 2) free areas (Flood et al. 2001, Figure 2).",
+                     {{"free areas", "free areas", "", 1}}});
+  events_.add_panel(
+      {"Old generation: dense prefix",
+       "KiB",
+       "The leading part of the old space left in place because it was nearly all live, and the dead "
+       "space it keeps.",
+       {{"prefix", "dense prefix bytes", "", 1.0 / 1024},
+        {"dead in prefix", "dense prefix dead bytes", "", 1.0 / 1024}}});
+}
+
+ParallelMarkCompact::~ParallelMarkCompact() = default;
+
+template <class Phase>
+void ParallelMarkCompact::run_phase(unsigned index, Phase& phase) {
+  next_claim_.store(0, std::memory_order_relaxed);
+  const char* name = kPhaseNames[index];
+  std::vector<uint64_t>& ns = report_.phase_ns[index];
+  auto job = [&](unsigned w) {
+    uint64_t start = now_ns();
+    events_.phase_start(w, name);
+    phase(*workers_[w]);
+    events_.phase_end(w, name);
+    ns[w] = now_ns() - start;
+  };
+  pool_.run(job);
+}
+
+ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
+  set_up(in);
+  in.roots.root_groups(root_groups_);
+
+  termination_.reset(pool_.size());
+  auto mark = [](Worker& w) { w.mark(); };
+  run_phase(0, mark);
+  combine_unit_starts();
+
+  auto sweep = [](Worker& w) { w.sweep(); };
+  run_phase(1, sweep);
+
+  uint64_t decide = now_ns();
+  choose_dense_prefix();
+  partition_regions();
+  compute_destinations();
+  report_.dense_prefix_decision_ns = now_ns() - decide;
+
+  // The old space's cards are rebuilt by the redirect phase (Input).
+  if (in.card_base && !in.old_space.empty()) {
+    uintptr_t first = reinterpret_cast<uintptr_t>(in.old_space.begin) >> kCardShift;
+    uintptr_t last = (reinterpret_cast<uintptr_t>(in.old_space.end) - 1) >> kCardShift;
+    std::memset(in.card_base + first, kCardClean, last - first + 1);
+  }
+  auto forward = [](Worker& w) { w.forward(); };
+  run_phase(2, forward);
+
+  events_.phase_start(0, "weak references");
+  process_weak(in.roots);
+  events_.phase_end(0, "weak references");
+
+  build_redirect_tasks();
+  auto redirect = [](Worker& w) { w.redirect(); };
+  run_phase(3, redirect);
+
+  auto compact = [](Worker& w) { w.compact(); };
+  run_phase(4, compact);
+
+  Result out;
+  finish(out);
+  in_ = nullptr;
+  return out;
+}
+
+// Units: the old space in m = units_per_thread * n, each young space in as
+// many chunks; nominal boundaries until marking says where objects start.
+void ParallelMarkCompact::set_up(const Input& in) {
+  in_ = &in;
+  unsigned n = pool_.size();
+  unsigned m = options_.units_per_thread * n;
+  spaces_.clear();
+  units_.clear();
+  root_groups_.clear();
+  auto add_space = [&](WordRange r) {
+    uint64_t words = r.words();
+    unsigned count = static_cast<unsigned>(std::min<uint64_t>(m, words));
+    uint64_t unit_words = count ? (words + count - 1) / count : 1;
+    if (count) count = static_cast<unsigned>((words + unit_words - 1) / unit_words);
+    spaces_.push_back(Space{r.begin, r.end, static_cast<unsigned>(units_.size()), count, unit_words});
+    for (unsigned k = 0; k < count; ++k) units_.push_back(Unit{});
+  };
+  add_space(in.old_space);
+  old_units_ = spaces_[0].units;
+  for (const WordRange& y : in.young_spaces) add_space(y);
+  if (side_headers_.size() < old_units_) side_headers_.resize(old_units_);
+  for (std::vector<Word>& s : side_headers_) s.clear();
+  report_.threads = n;
+  for (std::vector<uint64_t>& v : report_.phase_ns) v.assign(n, 0);
+  for (auto& w : workers_) w->prepare();
+}
+
+// "We ensure that unit boundaries are object-aligned" (L198): a unit starts
+// at the lowest live object start at or after its nominal boundary, which
+// the markers recorded; dead objects before it belong to the unit below.
+// A unit in which no live object starts is empty.
+void ParallelMarkCompact::combine_unit_starts() {
+  for (const Space& s : spaces_) {
+    Word* next = s.end;
+    for (unsigned k = s.units; k-- > 0;) {
+      unsigned i = s.first_unit + k;
+      Word* lowest = reinterpret_cast<Word*>(UINTPTR_MAX);
+      for (auto& w : workers_) lowest = std::min(lowest, w->unit_min[i]);
+      if (k == 0) {
+        next = s.begin;
+      } else if (lowest != reinterpret_cast<Word*>(UINTPTR_MAX)) {
+        next = lowest;
+      }
+      units_[i].begin = next;
+      units_[i].end = k + 1 < s.units ? units_[i + 1].begin : s.end;
+    }
+  }
+}
+
+// The dense prefix: the leading units each at least dense_prefix_min_live
+// live stay where they are.
+void ParallelMarkCompact::choose_dense_prefix() {
+  unsigned p = 0;
+  if (options_.dense_prefix) {
+    while (p < old_units_ && static_cast<double>(units_[p].live_words) >=
+                                 options_.dense_prefix_min_live * static_cast<double>(units_[p].words()))
+      ++p;
+  }
+  dense_prefix_units_ = p;
+}
+
+// L202: "partition the heap into regions with approximately equal amounts
+// of live data ... regions are unit-aligned." Region r ends at the unit
+// boundary nearest to (r + 1) / n of the live words (before unit k when the
+// middle of k's live data reaches it); even regions slide down, odd ones up
+// (L184).
+void ParallelMarkCompact::partition_regions() {
+  unsigned n = pool_.size();
+  regions_.assign(n, Region{});
+  uint64_t total = 0;
+  for (unsigned k = dense_prefix_units_; k < old_units_; ++k) total += units_[k].live_words;
+  Word* top = in_->old_space.end;
+  unsigned r = 0;
+  uint64_t so_far = 0;
+  regions_[0].first_unit = dense_prefix_units_;
+  for (unsigned k = dense_prefix_units_; k < old_units_; ++k) {
+    uint64_t middle = 2 * so_far + units_[k].live_words;
+    while (r + 1 < n && k > regions_[r].first_unit &&
+           static_cast<unsigned __int128>(middle) * n >=
+               static_cast<unsigned __int128>(2 * total) * (r + 1)) {
+      regions_[r].end_unit = k;
+      regions_[++r].first_unit = k;
+    }
+    so_far += units_[k].live_words;
+  }
+  regions_[r].end_unit = old_units_;
+  for (unsigned q = r + 1; q < n; ++q) regions_[q].first_unit = regions_[q].end_unit = old_units_;
+  for (unsigned q = 0; q < n; ++q) {
+    Region& g = regions_[q];
+    g.slides_up = q % 2 == 1;
+    g.begin = g.first_unit < old_units_ ? units_[g.first_unit].begin : top;
+    g.end = g.end_unit < old_units_ ? units_[g.end_unit].begin : top;
+  }
+}
+
+// L202-204: each unit's destination follows from the live data of the units
+// before it in its region's compaction order, here through the gap
+// functions so that hashed objects that grow are counted exactly.
+void ParallelMarkCompact::compute_destinations() {
+  for (Region& g : regions_) {
+    int64_t gap = 0;
+    if (!g.slides_up) {
+      for (unsigned k = g.first_unit; k < g.end_unit; ++k) {
+        Unit& u = units_[k];
+        u.slides_up = false;
+        u.gap_in = gap;
+        u.dest_begin = u.begin - gap;
+        gap = u.up_order.apply(gap);
+      }
+      g.compacted = WordRange{g.begin, g.end - gap};
+    } else {
+      for (unsigned k = g.end_unit; k-- > g.first_unit;) {
+        Unit& u = units_[k];
+        u.slides_up = true;
+        u.gap_in = gap;
+        int64_t out = u.down_order.apply(gap);
+        u.dest_begin = u.begin + out;  // the unit's live words end at u.end + gap
+        gap = out;
+      }
+      g.compacted = WordRange{g.begin + gap, g.end};
+    }
+  }
+}
+
+// Weak references see the result of marking and forwarding: a moved object
+// answers with its forwarding address, a marked one with itself.
+void ParallelMarkCompact::process_weak(RootSet& roots) {
+  struct Resolver final : WeakResolver {
+    const ParallelMarkCompact& mc;
+    explicit Resolver(const ParallelMarkCompact& m) : mc(m) {}
+    Word* resolve(Word* h) override {
+      const WordRange& old = mc.in_->old_space;
+      Word w = *h;
+      if (h >= old.begin && h < old.end && Header::is_forwarded(w)) return reinterpret_cast<Word*>(w);
+      return Header::is_marked(w) ? h : nullptr;
+    }
+  } resolver(*this);
+  roots.process_weak(resolver);
+}
+
+// Section 5.3 with the young generation in chunks: the biggest tasks
+// (old units) first, the root groups, which are many and small, last.
+void ParallelMarkCompact::build_redirect_tasks() {
+  redirect_tasks_.clear();
+  for (unsigned k = 0; k < old_units_; ++k) redirect_tasks_.push_back(kOldUnitTask | k);
+  for (unsigned k = old_units_; k < units_.size(); ++k) redirect_tasks_.push_back(kYoungChunkTask | k);
+  for (size_t k = 0; k < in_->large.objects().size(); ++k)
+    redirect_tasks_.push_back(kLargeTask | static_cast<uint32_t>(k));
+  for (size_t k = 0; k < root_groups_.size(); ++k)
+    redirect_tasks_.push_back(kRootTask | static_cast<uint32_t>(k));
+}
+
+void ParallelMarkCompact::finish(Result& out) {
+  const WordRange& old = in_->old_space;
+  Word* prefix_end = dense_prefix_units_ == old_units_ ? old.end : units_[dense_prefix_units_].begin;
+  out.dense_prefix_end = prefix_end;
+  uint64_t prefix_live = 0;
+  for (unsigned k = 0; k < dense_prefix_units_; ++k) prefix_live += units_[k].live_words;
+  out.prefix_dead_bytes = (static_cast<uint64_t>(prefix_end - old.begin) - prefix_live) * kWordSize;
+
+  // The occupied runs, merged where they touch; the holes are free areas.
+  std::vector<WordRange> runs;
+  if (prefix_end > old.begin) runs.push_back(WordRange{old.begin, prefix_end});
+  for (const Region& g : regions_) {
+    if (g.compacted.empty()) continue;
+    if (!runs.empty() && runs.back().end == g.compacted.begin) {
+      runs.back().end = g.compacted.end;
+    } else {
+      runs.push_back(g.compacted);
+    }
+  }
+  Word* cursor = old.begin;
+  for (const WordRange& run : runs) {
+    if (run.begin > cursor) out.free_areas.push_back(WordRange{cursor, run.begin});
+    out.old_live_bytes += run.words() * kWordSize;
+    cursor = run.end;
+  }
+  if (old.end > cursor) out.free_areas.push_back(WordRange{cursor, old.end});
+  out.old_live_bytes -= out.prefix_dead_bytes;
+  out.occupied = std::move(runs);
+  for (const WordRange& f : out.free_areas) {
+    if (options_.poison_free_areas) std::fill(f.begin, f.end, Header::kPoison);
+    fill_dead_space(f.begin, f.end);
+  }
+
+  uint64_t freed = in_->large.sweep(options_.poison_free_areas);
+  out.large_freed_bytes = freed;
+  for (unsigned w = 0; w < workers_.size(); ++w) {
+    const Worker& wk = *workers_[w];
+    out.bytes_moved += wk.stats.bytes_copied;
+    out.objects_moved += wk.stats.objects_copied;
+    worker_totals_[w].add(wk.stats);
+  }
+
+  report_.units.clear();
+  report_.unit_live_bytes.clear();
+  for (unsigned k = 0; k < old_units_; ++k) {
+    report_.units.push_back(WordRange{units_[k].begin, units_[k].end});
+    report_.unit_live_bytes.push_back(units_[k].live_words * kWordSize);
+  }
+  report_.regions.clear();
+  report_.region_live_bytes.clear();
+  for (const Region& g : regions_) {
+    report_.regions.push_back(WordRange{g.begin, g.end});
+    report_.region_live_bytes.push_back(g.compacted.words() * kWordSize);
+  }
+  report_.dense_prefix_units = dense_prefix_units_;
+
+  if (events_.enabled()) {
+    events_.count(0, "old live bytes", out.old_live_bytes);
+    events_.count(0, "free areas", out.free_areas.size());
+    events_.count(0, "dense prefix units", dense_prefix_units_);
+    events_.count(0, "dense prefix bytes", static_cast<uint64_t>(prefix_end - old.begin) * kWordSize);
+    events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
+    events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
+    events_.count(0, "large bytes freed", freed);
+    report_counters();
+  }
+}
+
+// Live bytes per unit and per region, as numbered counters.
+void ParallelMarkCompact::report_counters() {
+  auto name = [&](size_t i) -> const char* {
+    while (counter_names_.size() <= i) {
+      size_t k = counter_names_.size();
+      std::string s = k % 2 == 0 ? "unit " + std::to_string(k / 2) + " live bytes"
+                                 : "region " + std::to_string(k / 2) + " live bytes";
+      counter_names_.push_back(std::make_unique<std::string>(std::move(s)));
+    }
+    return counter_names_[i]->c_str();
+  };
+  for (size_t k = 0; k < report_.unit_live_bytes.size(); ++k)
+    events_.count(0, name(2 * k), report_.unit_live_bytes[k]);
+  for (size_t k = 0; k < report_.region_live_bytes.size(); ++k)
+    events_.count(0, name(2 * k + 1), report_.region_live_bytes[k]);
+}
+
+}  // namespace gc
