@@ -15,6 +15,7 @@
 #include "gc/collector.h"
 #include "gc/collectors/semispace/semispace.h"
 #include "gc/parallel/overflow_set.h"
+#include "gc/parallel/private_tasks.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
 #include "gc/parallel/worker_pool.h"
@@ -55,6 +56,24 @@ TEST_CASE("deque: owner LIFO at the bottom, thieves FIFO at the top, fixed capac
   CHECK(t.is_range());
   CHECK(t.begin == 2048);
   CHECK(t.end == 100000);
+}
+
+TEST_CASE("private tasks: LIFO for the owner; the oldest leave first, in order, and the rest stay") {
+  PrivateTasks p;
+  CHECK(p.empty());
+  for (uint64_t i = 0; i < PrivateTasks::kCapacity; ++i) p.push(task_of(i));
+  CHECK(p.full());
+  std::vector<uint64_t> released;
+  p.release_oldest(PrivateTasks::kCapacity / 2, [&](Task t) { released.push_back(index_of(t)); });
+  REQUIRE(released.size() == PrivateTasks::kCapacity / 2);
+  for (uint64_t i = 0; i < released.size(); ++i) CHECK(released[i] == i);
+  CHECK(p.size() == PrivateTasks::kCapacity / 2);
+  CHECK(index_of(p.pop()) == PrivateTasks::kCapacity - 1);
+  p.push(task_of(1000));
+  CHECK(index_of(p.pop()) == 1000);
+  uint64_t expect = PrivateTasks::kCapacity - 2;
+  while (!p.empty()) CHECK(index_of(p.pop()) == expect--);
+  CHECK(expect == PrivateTasks::kCapacity / 2 - 1);
 }
 
 TEST_CASE("deque: the last element goes to exactly one of the owner and a thief") {
@@ -141,8 +160,10 @@ TEST_CASE("deque: concurrent push, pop and steal take every task exactly once") 
   while (next < kTasks) {
     // Bursts of pushes, then some pops: the deque fills and drains.
     for (int i = 0; i < 50 && next < kTasks; ++i)
-      if (!d.push(task_of(next))) break;
-      else ++next;
+      if (!d.push(task_of(next)))
+        break;
+      else
+        ++next;
     for (int i = 0; i < 20 && d.pop(t); ++i) taken[index_of(t)].fetch_add(1);
   }
   while (d.pop(t)) taken[index_of(t)].fetch_add(1);
@@ -217,8 +238,7 @@ namespace {
 // 4n+4 below `limit` (a 4-ary tree of `limit` nodes), pushed on the
 // thread's own deque, with overflow and stealing as the collector does.
 struct TreeWork {
-  explicit TreeWork(unsigned threads, uint64_t capacity, uint64_t limit)
-      : limit(limit), seen(limit) {
+  explicit TreeWork(unsigned threads, uint64_t capacity, uint64_t limit) : limit(limit), seen(limit) {
     for (unsigned i = 0; i < threads; ++i) deques.push_back(std::make_unique<TaskDeque>(capacity));
     term.reset(threads);
   }
@@ -336,7 +356,8 @@ struct PRoots final : RootSet {
   std::vector<Word*> weak;
   void root_groups(std::vector<RootGroup>& out) override {
     // Small groups: many more than threads (static overpartitioning).
-    for (size_t i = 0; i < roots.size(); i += 4) out.push_back({roots.data() + i, std::min<size_t>(4, roots.size() - i)});
+    for (size_t i = 0; i < roots.size(); i += 4)
+      out.push_back({roots.data() + i, std::min<size_t>(4, roots.size() - i)});
   }
   void process_weak(WeakResolver& r) override {
     for (Word*& w : weak)
@@ -507,7 +528,8 @@ TEST_CASE("two threads forwarding the same object: one copy, the loser undoes it
     }
     parallel::WorkerStats t = h.totals();
     CHECK(t.cas_failures == t.undone_allocations);
-    MESSAGE(threads << " threads: " << t.cas_failures << " forwarding races lost and undone in 40 collections");
+    MESSAGE(threads << " threads: " << t.cas_failures
+                    << " forwarding races lost and undone in 40 collections");
   }
 }
 
@@ -562,7 +584,8 @@ TEST_CASE("pSemispaces: small heaps and tiny LABs never overrun to-space") {
   }
 }
 
-TEST_CASE("pSemispaces: filler left by a parallel copy never makes an allocation fail that the live data fits") {
+TEST_CASE(
+    "pSemispaces: filler left by a parallel copy never makes an allocation fail that the live data fits") {
   // Near the heap limit, the filler of a parallel copy (LAB tails, whose
   // amount depends on thread scheduling) used to count against the heap
   // bound: a semispace is never shrunk below what it holds, filler

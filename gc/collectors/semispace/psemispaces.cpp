@@ -14,9 +14,9 @@ namespace gc {
 namespace {
 
 uint64_t now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
 }
 
 // The smallest LAB worth claiming when a small heap shrinks them: a few
@@ -47,7 +47,8 @@ uint64_t SemispaceCollector::lab_words_for_collection() const {
 void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
   if (scavengers_.empty()) {
-    for (unsigned w = 0; w < threads; ++w) scavengers_.push_back(std::make_unique<ParallelScavenger>(*this, w));
+    for (unsigned w = 0; w < threads; ++w)
+      scavengers_.push_back(std::make_unique<ParallelScavenger>(*this, w));
     for (const char* c : {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks"})
       events.describe_counter(c, "objects");
     for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
@@ -95,7 +96,7 @@ void ParallelScavenger::prepare(uint64_t lab_words) {
   to_ = c_.current_;
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
-  held_ = parallel::Task{};
+  private_.clear();
   stats_ = parallel::WorkerStats{};
   steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
 }
@@ -151,32 +152,7 @@ void ParallelScavenger::scavenge_roots(ParallelScavengePhase& phase) {
   }
 }
 
-// Sections 3.2-3.4: local work first (PopBottom), then the overflow set
-// ("Threads without work look to the overflow set for work before resorting
-// to stealing", L137), then stealing (PopTop), then the termination
-// protocol, which returns false when work has appeared somewhere.
-void ParallelScavenger::trace() {
-  parallel::Task t;
-  for (;;) {
-    for (;;) {
-      if (!held_.empty()) {
-        t = held_;
-        held_ = parallel::Task{};
-      } else if (!deque_.pop(t)) {
-        break;
-      }
-      process(t);
-    }
-    if (refill_from_overflow()) continue;
-    if (steal(t)) {
-      process(t);
-      continue;
-    }
-    if (c_.termination_.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
-  }
-}
-
-void ParallelScavenger::process(parallel::Task t) {
+[[gnu::always_inline]] inline void ParallelScavenger::process(parallel::Task t) {
   stats_.tasks_processed++;
   Word* h = t.object;
   if (t.is_range()) {
@@ -190,6 +166,32 @@ void ParallelScavenger::process(parallel::Task t) {
     scan_large(h, 0, n);
   } else {
     scan_slots(h, 0, n);
+  }
+}
+
+// Sections 3.2-3.4: local work first (the private stack, then PopBottom), then the overflow set
+// ("Threads without work look to the overflow set for work before resorting
+// to stealing", L137), then stealing (PopTop), then the termination
+// protocol, which returns false when work has appeared somewhere.
+void ParallelScavenger::trace() {
+  parallel::Task t;
+  for (;;) {
+    for (;;) {
+      if (!private_.empty()) {
+        if (private_.size() > 1 && others_idle()) [[unlikely]]
+          publish(private_.size() / 2);
+        t = private_.pop();
+      } else if (!deque_.pop(t)) {
+        break;
+      }
+      process(t);
+    }
+    if (refill_from_overflow()) continue;
+    if (steal(t)) {
+      process(t);
+      continue;
+    }
+    if (c_.termination_.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
   }
 }
 
@@ -225,6 +227,12 @@ void ParallelScavenger::overflow_and_push(parallel::Task t) {
   stats_.overflow_tasks += c_.overflow_.take_bottom_half(deque_);
   bool pushed = deque_.push(t);
   (void)pushed;  // the deque is at most half full now
+}
+
+// The oldest private tasks go to the deque, where thieves take from the
+// top: in depth-first order those are the biggest pending subgraphs.
+void ParallelScavenger::publish(unsigned n) {
+  private_.release_oldest(n, [this](parallel::Task t) { push(t); });
 }
 
 // Section 3.3: peek at other threads' deques from a random start and try

@@ -15,8 +15,9 @@
 //                    pointer, and on losing, the winner's pointer and the
 //                    undo of the allocation (section 4, L158-160)
 //
-// The per-object path (scavenge_slot, forward, copy, push) is inline, with
-// no virtual call, no lock and no allocation; counters are plain fields of
+// The per-object path (process, scan_slots, scavenge_slot, forward, copy,
+// defer) is inlined into trace's loop, with no call, no lock and no
+// allocation; counters are plain fields of
 // the thread's own WorkerStats.
 #pragma once
 
@@ -25,6 +26,7 @@
 
 #include "gc/alloc/lab.h"
 #include "gc/collectors/semispace/semispace.h"
+#include "gc/parallel/private_tasks.h"
 #include "gc/parallel/task.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/worker_stats.h"
@@ -77,7 +79,7 @@ class ParallelScavenger {
   bool work_visible() const;
   void report(observe::Recorder& events) const;
 
-  void scan_slots(Word* h, uint64_t begin, uint64_t end) {
+  [[gnu::always_inline]] void scan_slots(Word* h, uint64_t begin, uint64_t end) {
     Value* lo = reinterpret_cast<Value*>(h - end);
     Value* hi = reinterpret_cast<Value*>(h - begin);
     // A small object's targets are fetched before the first is forwarded:
@@ -87,7 +89,8 @@ class ParallelScavenger {
     if (end - begin <= kPrefetchSlots) {
       for (Value* slot = lo; slot < hi; ++slot) {
         uint64_t bits = slot->bits;
-        if ((bits & Value::kTagMask) == Value::kRefTag) __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
+        if ((bits & Value::kTagMask) == Value::kRefTag)
+          __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
       }
     }
     for (Value* slot = lo; slot < hi; ++slot) scavenge_slot(slot);
@@ -103,7 +106,7 @@ class ParallelScavenger {
 
   // Roots and slots alike: copy (or find the copy of) a from-space target
   // and redirect the slot; mark a large-object target in place.
-  void scavenge_slot(Value* slot) {
+  [[gnu::always_inline]] void scavenge_slot(Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
     uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
@@ -117,7 +120,7 @@ class ParallelScavenger {
   // The from-space header is read and replaced by several threads at once:
   // an atomic word (relaxed: a loser never reads the winner's copy, it only
   // stores its address).
-  Word* forward(Word* old) {
+  [[gnu::always_inline]] Word* forward(Word* old) {
     Word h = std::atomic_ref<Word>(*old).load(std::memory_order_relaxed);
     if (Header::is_forwarded(h)) return reinterpret_cast<Word*>(h);
     return copy(old, h);
@@ -132,7 +135,7 @@ class ParallelScavenger {
   // speculative allocation." An object hashed at its address (kHashed)
   // grows a hash word when it moves, so the speculative allocation is the
   // grown size and the undo retracts that size.
-  Word* copy(Word* old, Word h) {
+  [[gnu::always_inline]] Word* copy(Word* old, Word h) {
     uint64_t nrefs = Header::nrefs(h);
     uint64_t below = words_below(nrefs);
     uint64_t raw = Header::raw_words(h);
@@ -180,16 +183,19 @@ class ParallelScavenger {
     if (Header::nrefs(before)) defer(parallel::Task::whole(h));
   }
 
-  // "Push both children, pop one" (section 3.2) without the round trip
-  // through the deque: the task found last is held in hand and processed
-  // next, and the one it displaces is pushed, where thieves can take it.
-  // Every held task would have been the next one popped (LIFO), so the
-  // order is the paper's; what is saved is one deque pop per object, whose
-  // store-load fence costs more than the rest of the pop.
+  // A task found while scanning goes to the private stack in front of the
+  // deque (private_tasks.h); the oldest half moves to the deque when the
+  // stack is full.
   void defer(parallel::Task t) {
-    if (!held_.empty()) push(held_);
-    held_ = t;
+    if (private_.full()) [[unlikely]]
+      publish(parallel::PrivateTasks::kCapacity / 2);
+    private_.push(t);
   }
+
+  // Some thread has offered termination: it can only find work that sits
+  // in a deque. One relaxed load of a line written only when a thread goes
+  // idle or comes back.
+  bool others_idle() const { return c_.termination_.active() < c_.deques_.size(); }
 
   void push(parallel::Task t) {
     if (!deque_.push(t)) [[unlikely]]
@@ -202,6 +208,7 @@ class ParallelScavenger {
     return allocate_slow(words);
   }
 
+  [[gnu::noinline]] void publish(unsigned n);
   [[gnu::noinline]] void overflow_and_push(parallel::Task t);
   [[gnu::noinline]] Word* allocate_slow(uint64_t words);
   [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
@@ -220,7 +227,7 @@ class ParallelScavenger {
   CopySpace* to_ = nullptr;
   uint64_t lab_words_ = 0;
   Lab lab_;
-  parallel::Task held_;  // the task to process next (defer)
+  parallel::PrivateTasks private_;
   uint64_t steal_seed_;
   parallel::WorkerStats stats_;  // this collection's
 };
