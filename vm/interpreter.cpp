@@ -20,11 +20,6 @@ namespace {
 // generous limit costs nothing until it is used).
 constexpr size_t kMaxCallDepth = 200'000;
 
-// Room above a frame's max_slots for the ops that insert one slot below the
-// arguments (bound methods, constructors) or use a scratch slot (map
-// literals).
-constexpr size_t kStackSlack = 4;
-
 inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 inline uint32_t load_u32(const uint8_t* p) {
   uint32_t v;

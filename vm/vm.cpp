@@ -342,7 +342,15 @@ void VM::prepare_for_collection() {
   for (FiberRecord& f : fibers_) {
     FiberState* s = f.state;
     for (Value* p = s->sp; p < s->high_water; ++p) *p = Value::nil();
-    s->high_water = s->sp;
+    // Only calls raise high_water: the innermost frame pushes up to its
+    // own top without doing so, so high_water never drops below that top
+    // (else a builtin's arguments left above sp would stay roots).
+    Value* keep = s->sp;
+    if (!s->frames.empty()) {
+      const Frame& fr = s->frames.back();
+      keep = std::max(keep, std::min(s->stack_end, fr.base + fr.fn->fn->max_slots + kStackSlack));
+    }
+    s->high_water = keep;
   }
 }
 

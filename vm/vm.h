@@ -81,6 +81,11 @@ struct FnInfo {
   std::vector<InlineCache> ics;
 };
 
+// Room above a frame's max_slots for the ops that insert one slot below the
+// arguments (bound methods, constructors) or use a scratch slot (map
+// literals).
+constexpr size_t kStackSlack = 4;
+
 struct Frame {
   Value* base;            // base[0] is the callee
   const uint8_t* ip;      // saved when the frame calls out
