@@ -116,12 +116,18 @@ class Collector {
  public:
   virtual ~Collector() = default;
 
-  // Mutator allocation buffer. The fast path (Mutator::allocate in
-  // gc/mutator.h) bumps top; when it would pass limit it calls
+  // Mutator allocation buffer. The fast path (gc::allocate below) bumps
+  // top; when it would pass limit it tries the free lists, then calls
   // allocate_slow. A collector may set limit == top to see every allocation
   // (stress mode).
   Word* top = nullptr;
   Word* limit = nullptr;
+  // Segregated free lists, for collectors that allocate in cells (top ==
+  // limit for them): when size_class_of is set, the fast path pops the head
+  // of free_lists[size_class_of[words]], a list of free cells linked
+  // through their first word; an empty list (nullptr) calls allocate_slow.
+  const uint8_t* size_class_of = nullptr;
+  Word** free_lists = nullptr;
 
   // Biased card table: card_base[address >> kCardShift] is the card byte.
   uint8_t* card_base = nullptr;
@@ -195,15 +201,27 @@ uint64_t physical_memory_bytes();
 namespace gc {
 
 // The allocation fast path, inlined into the interpreter: a bump of the
-// collector's buffer. Everything else (refill, large objects, collection,
-// rounding of huge sizes) is the collector's slow path.
+// collector's buffer, or else one pop of a size class's free list.
+// Bump-allocating collectors never get past the bump test, so the pop costs
+// them nothing; free-list collectors keep top == limit and pay one failed
+// compare. Everything else (refill, large objects, collection, rounding of
+// huge sizes) is the collector's slow path.
 inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   uint64_t words = object_words(nrefs, raw_words);
-  Word* p = c.top;
   if (nrefs < (1u << SizeCode::kRefMantissaBits) && raw_words < (1u << SizeCode::kRawMantissaBits) &&
-      words * kWordSize < kLargeObjectBytes && static_cast<uint64_t>(c.limit - p) >= words) [[likely]] {
-    c.top = p + words;
-    return format_object(p, class_id, nrefs, raw_words);
+      words * kWordSize < kLargeObjectBytes) [[likely]] {
+    Word* p = c.top;
+    if (static_cast<uint64_t>(c.limit - p) >= words) [[likely]] {
+      c.top = p + words;
+      return format_object(p, class_id, nrefs, raw_words);
+    }
+    if (const uint8_t* classes = c.size_class_of) {
+      Word** head = c.free_lists + classes[words];
+      if (Word* cell = *head) [[likely]] {
+        *head = reinterpret_cast<Word*>(*cell);
+        return format_object(cell, class_id, nrefs, raw_words);
+      }
+    }
   }
   return c.allocate_slow(class_id, rounded_refs(nrefs), rounded_raw(raw_words));
 }

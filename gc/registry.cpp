@@ -1,6 +1,7 @@
 // The registry: one line per collector (DESIGN.md: a new collector is one
 // folder under gc/collectors/ plus one line here).
 #include "gc/collector.h"
+#include "gc/collectors/marksweep/marksweep.h"
 #include "gc/collectors/semispace/semispace.h"
 
 namespace gc {
@@ -8,6 +9,8 @@ namespace gc {
 const std::vector<CollectorInfo>& registered_collectors() {
   static const std::vector<CollectorInfo> collectors = {
       {"semispace", "serial Cheney copying collector (Flood et al. 2001 pSemispaces, serial form)", create_semispace},
+      {"marksweep", "non-moving mark-sweep in size-class blocks (Maas et al. 2012's CPU baseline)",
+       create_marksweep},
   };
   return collectors;
 }

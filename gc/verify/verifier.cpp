@@ -26,6 +26,8 @@ class Checker {
   std::optional<Failure> run(RootSet& roots) {
     for (const SpaceRange& s : shape_.linear_spaces)
       if (!walk_linear_space(s)) return failure_;
+    for (const CellRange& c : shape_.cell_spaces)
+      if (!walk_cells(c)) return failure_;
     for (const Word* h : shape_.large_objects)
       if (!check_large_object(h)) return failure_;
     if (!trace_from_roots(roots)) return failure_;
@@ -72,6 +74,31 @@ class Checker {
       if (raw >= static_cast<uint64_t>(s.end - header)) return fail("object runs past the end of its space", header, -1, s.name);
       if (Header::class_id(*header) != kFillerClass) objects_.emplace(header, s.name);
       p = header + 1 + raw;
+    }
+    return true;
+  }
+
+  bool walk_cells(const CellRange& c) {
+    for (const Word* cell = c.begin; cell < c.end; cell += c.cell_words) {
+      Word first = *cell;
+      if ((first & Header::kTagMask) == 0) continue;  // free: a free-list link
+      const Word* header = cell;
+      if ((first & Header::kTagMask) == Header::kCountTag) {
+        uint64_t n = first >> 2;
+        if (n == 0 || n + 1 >= c.cell_words) return fail("count word runs past its cell", cell, -1, c.name);
+        header = cell + 1 + n;
+        if (const char* why = header_problem(*header)) return fail(why, header, -1, c.name);
+        if (Header::nrefs(*header) != n) return fail("count word disagrees with header", header, -1, c.name);
+      } else {
+        if (const char* why = header_problem(first)) return fail(why, header, -1, c.name);
+        if (Header::nrefs(first) != 0)
+          return fail("object with references lacks its count word", header, -1, c.name);
+      }
+      if (static_cast<uint64_t>(header - cell) + 1 + Header::raw_words(*header) > c.cell_words)
+        return fail("object runs past the end of its cell", header, -1, c.name);
+      if (Header::class_id(*header) == kFillerClass)
+        return fail("filler object in a cell", header, -1, c.name);
+      objects_.emplace(header, c.name);
     }
     return true;
   }

@@ -6,6 +6,9 @@
 //   1. walks every linearly allocated live space from start to end, checking
 //      that it is well-formed objects end to end (count word, header,
 //      sizes) with nothing left over;
+//      walks every block of equal-size cells cell by cell, skipping free
+//      cells (first word tag 00: a free-list link) and checking that each
+//      allocated cell starts with one well-formed object that fits it;
 //   2. checks every live large object's header;
 //   3. traces from the root groups with its own explicit stack and visited
 //      set, checking that every reference (root or slot) is the header
@@ -39,10 +42,22 @@ struct SpaceRange {
   const Word* end;
 };
 
+// A run of equal-size cells (a non-moving collector's block): each cell is
+// free, its first word a free-list link (tag 00), or holds one object
+// starting at the cell's first word, with unused words after it.
+struct CellRange {
+  const char* name;
+  const Word* begin;
+  const Word* end;  // begin plus a whole number of cells
+  uint64_t cell_words;
+};
+
 // What a collector tells the verifier about its heap right now.
 struct HeapShape {
   // Spaces allocated by bumping, each walkable from begin to exactly end.
   std::vector<SpaceRange> linear_spaces;
+  // Blocks of cells (segregated free lists).
+  std::vector<CellRange> cell_spaces;
   // Spaces whose contents are stale (from-space): nothing may point there.
   std::vector<SpaceRange> evacuated_spaces;
   // Live large objects (header addresses) and the region they live in.

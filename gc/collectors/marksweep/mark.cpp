@@ -1,0 +1,191 @@
+// marksweep's CPU mark phase: the collector's side (one phase on every GC
+// thread) and the per-thread steps of marker.h that are not on the
+// per-object path.
+#include <algorithm>
+
+#include "gc/collectors/marksweep/marker.h"
+#include "gc/parallel/overflow_set.h"
+#include "gc/parallel/termination.h"
+
+namespace gc {
+
+// ---------------------------------------------------------------------------
+// The collector's side
+
+void MarkSweep::mark_phase() { mark_from_roots(); }
+
+const std::vector<RootGroup>& MarkSweep::gather_roots() {
+  root_groups_.clear();
+  roots_.root_groups(root_groups_);
+  return root_groups_;
+}
+
+void MarkSweep::mark_from_roots() {
+  const std::vector<RootGroup>& roots = gather_roots();
+  events.count(0, "root groups", roots.size());
+  run_marker(roots, {});
+}
+
+void MarkSweep::mark_from_gray(std::span<Word* const> grey) { run_marker({}, grey); }
+
+void MarkSweep::run_marker(std::span<const RootGroup> roots, std::span<Word* const> grey) {
+  MarkPhaseWork work{roots, grey};
+  if (serial()) {
+    Marker<false> marker(*this, 0);
+    marker.run(work);
+    worker_totals_[0].add(marker.stats());
+    return;
+  }
+  unsigned threads = options_.gc_threads;
+  std::vector<Marker<true>> markers;
+  markers.reserve(threads);
+  for (unsigned w = 0; w < threads; ++w) markers.emplace_back(*this, w);
+  termination_.reset(threads);
+  auto job = [&](unsigned worker) { markers[worker].run(work); };
+  pool_->run(job);
+  for (unsigned w = 0; w < threads; ++w) worker_totals_[w].add(markers[w].stats());
+}
+
+// ---------------------------------------------------------------------------
+// One GC thread
+
+// Sections 3.2-3.4 of Flood et al. 2001, as in pSemispaces: local work
+// first, then the overflow set (L137), then stealing, then the termination
+// protocol, which returns false when work has appeared somewhere. The
+// serial marker has only its stack.
+template <bool kParallel>
+void Marker<kParallel>::trace() {
+  parallel::Task t;
+  if constexpr (!kParallel) {
+    std::vector<parallel::Task>& stack = c_.serial_stack_;
+    while (!stack.empty()) {
+      t = stack.back();
+      stack.pop_back();
+      stats_.tasks_processed++;
+      scan_slots(t.object, 0, Header::nrefs(*t.object));
+    }
+  } else {
+    for (;;) {
+      for (;;) {
+        if (!held_.empty()) {
+          t = held_;
+          held_ = parallel::Task{};
+        } else if (!deque_().pop(t)) {
+          break;
+        }
+        process(t);
+      }
+      if (refill_from_overflow()) continue;
+      if (steal(t)) {
+        process(t);
+        continue;
+      }
+      if (c_.termination_.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
+    }
+  }
+}
+
+template <bool kParallel>
+void Marker<kParallel>::process(parallel::Task t) {
+  stats_.tasks_processed++;
+  Word* h = t.object;
+  if (t.is_range()) {
+    scan_large(h, t.begin, t.end);
+    return;
+  }
+  uint64_t n = Header::nrefs(load_header(h));
+  if (n > kChunkSlots) [[unlikely]] {
+    scan_large(h, 0, n);
+  } else {
+    scan_slots(h, 0, n);
+  }
+}
+
+// A large array's slots [begin, end): the upper half becomes a stealable
+// task until one chunk is left, which this thread scans.
+template <bool kParallel>
+void Marker<kParallel>::scan_large(Word* h, uint64_t begin, uint64_t end) {
+  while (end - begin > kChunkSlots) {
+    uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
+    uint64_t mid = begin + half;
+    push(parallel::Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
+    stats_.chunk_tasks++;
+    end = mid;
+  }
+  scan_slots(h, begin, end);
+}
+
+// Section 3.4 (L144): refill at most the top half of the empty deque.
+template <bool kParallel>
+bool Marker<kParallel>::refill_from_overflow() {
+  uint64_t n = c_.overflow_.refill(deque_(), deque_().capacity() / 2);
+  if (n == 0) return false;
+  stats_.refills++;
+  return true;
+}
+
+// Section 3.4 (L139): a full deque's bottom half goes to the overflow set.
+template <bool kParallel>
+void Marker<kParallel>::overflow_and_push(parallel::Task t) {
+  stats_.overflow_events++;
+  stats_.overflow_tasks += c_.overflow_.take_bottom_half(deque_());
+  bool pushed = deque_().push(t);
+  (void)pushed;  // the deque is at most half full now
+}
+
+// Section 3.3: try the other threads' deques from a random start.
+template <bool kParallel>
+bool Marker<kParallel>::steal(parallel::Task& out) {
+  unsigned n = static_cast<unsigned>(c_.deques_.size());
+  steal_seed_ ^= steal_seed_ << 13;
+  steal_seed_ ^= steal_seed_ >> 7;
+  steal_seed_ ^= steal_seed_ << 17;
+  unsigned start = static_cast<unsigned>(steal_seed_ % n);
+  for (unsigned k = 0; k < n; ++k) {
+    unsigned victim = (start + k) % n;
+    if (victim == id_) continue;
+    parallel::TaskDeque& d = *c_.deques_[victim];
+    for (int tries = 0; tries < 4 && !d.looks_empty(); ++tries) {
+      stats_.steal_attempts++;
+      parallel::TaskDeque::Steal r = d.steal(out);
+      if (r == parallel::TaskDeque::Steal::kSuccess) {
+        stats_.steals++;
+        return true;
+      }
+      if (r == parallel::TaskDeque::Steal::kEmpty) break;
+    }
+  }
+  return false;
+}
+
+template <bool kParallel>
+bool Marker<kParallel>::work_visible() const {
+  if (!c_.overflow_.looks_empty()) return true;
+  for (const auto& d : c_.deques_)
+    if (!d->looks_empty()) return true;
+  return false;
+}
+
+// Once per phase, on this thread (the Recorder's rule).
+template <bool kParallel>
+void Marker<kParallel>::report() const {
+  observe::Recorder& events = c_.events;
+  if (!events.enabled()) return;
+  events.count(id_, "objects marked", objects_marked_);
+  events.count(id_, "root groups claimed", stats_.root_groups_claimed);
+  events.count(id_, "tasks", stats_.tasks_processed);
+  if constexpr (kParallel) {
+    events.count(id_, "steal attempts", stats_.steal_attempts);
+    events.count(id_, "steals", stats_.steals);
+    events.count(id_, "overflow events", stats_.overflow_events);
+    events.count(id_, "overflow tasks", stats_.overflow_tasks);
+    events.count(id_, "overflow refills", stats_.refills);
+    events.count(id_, "chunk tasks", stats_.chunk_tasks);
+    events.count(id_, "termination idle ns", stats_.idle_ns);
+  }
+}
+
+template class Marker<false>;
+template class Marker<true>;
+
+}  // namespace gc
