@@ -51,7 +51,7 @@ class ForgetfulMarkSweep final : public MarkSweep {
  protected:
   void mark_phase() override {
     mark_from_roots();
-    if (victim) *victim &= ~Header::kMarkBit;
+    if (victim) clear_mark(victim);
   }
 };
 

@@ -157,6 +157,8 @@ class MarkSweep : public Collector, public verify::VerifiableHeap {
     *header = h | Header::kMarkBit;
     return true;
   }
+  // Single-threaded: e.g. to mark again with another marker and compare.
+  static void clear_mark(Word* header) { *header &= ~Header::kMarkBit; }
   // Marking shared with other threads: one fetch-or decides which thread
   // marked the object (and so owns its scan). True for that thread.
   static bool set_mark_atomic(Word* header) {
@@ -185,8 +187,7 @@ class MarkSweep : public Collector, public verify::VerifiableHeap {
   // The root groups for this collection (gathered again on each call).
   const std::vector<RootGroup>& gather_roots();
 
-  // Counters and phases of a derived marker go to events like the CPU
-  // marker's; this says whether stress or verify mode poisons freed cells.
+  // Verify and stress modes: freed cells are poisoned.
   bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
 
  private:
