@@ -80,6 +80,13 @@ struct HeapOptions {
   // collections; this makes every stressed collection a full one.
   bool stress_full = false;
   bool verify = false;
+  // markcompact's full collections (pmarkcompact.h): old-space units per GC
+  // thread (--mc-units; 0: the paper's 4) and the dense prefix
+  // (--dense-prefix=off, or the percentage of a unit that must be live for
+  // it to stay in place; 0: the default, 95).
+  unsigned mc_units_per_thread = 0;
+  bool dense_prefix = true;
+  unsigned dense_prefix_percent = 0;
   // Observability (gc/observe/recorder.h), set before the collector exists
   // so that no collection goes unrecorded: record phases and counters;
   // keep every collection's record (for --gc-stats, --gc-trace,

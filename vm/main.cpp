@@ -49,6 +49,11 @@ options:
                      (generational collectors otherwise alternate)
   --gc-verify        verify the heap before and after every collection;
                      a failure exits with status 71
+  --mc-units=N       markcompact: old-space units per GC thread in full
+                     collections (default 4, the paper's m = 4n)
+  --dense-prefix=off|PERCENT
+                     markcompact: leave leading old-space units at least
+                     PERCENT live in place (default 95), or never
   --gc-log[=debug|FILE|debug:FILE]
                      one line per collection, JDK unified-log style, on
                      stderr or in FILE; debug adds per-phase and per-worker
@@ -231,6 +236,19 @@ int main(int argc, char** argv) {
       options.heap.stress_full = true;
     } else if (a == "--gc-verify") {
       options.heap.verify = true;
+    } else if (auto v = value_of("--mc-units")) {
+      auto n = parse_count(*v);
+      if (!n || *n == 0 || *n > 64) usage_error("bad unit count '" + *v + "' (1 to 64 units per GC thread)");
+      options.heap.mc_units_per_thread = static_cast<unsigned>(*n);
+    } else if (auto v = value_of("--dense-prefix")) {
+      if (*v == "off") {
+        options.heap.dense_prefix = false;
+      } else {
+        auto n = parse_count(*v);
+        if (!n || *n < 50 || *n > 100)
+          usage_error("bad dense prefix '" + *v + "' (off, or 50 to 100 percent live)");
+        options.heap.dense_prefix_percent = static_cast<unsigned>(*n);
+      }
     } else if (a == "--disasm") {
       disasm = true;
     } else if (a == "-e") {

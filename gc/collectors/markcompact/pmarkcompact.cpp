@@ -29,6 +29,10 @@ constexpr uint64_t kDefaultDequeTasks = 1u << 15;
 // are longer.
 constexpr uint32_t kChunkSlots = 2048;
 
+// Objects up to this size are moved by a word loop: most objects are a few
+// words, for which a call to memmove costs more than the copy.
+constexpr uint64_t kInlineMoveWords = 8;
+
 // Header words are read by many threads while one of them may set (mark)
 // or clear (redirect) the mark bit: atomic, relaxed (plain moves on x86).
 Word load_header(const Word* h) {
@@ -206,6 +210,7 @@ class ParallelMarkCompact::Worker {
 
   // --- compact (section 5.4)
   void compact_region(Region& r);
+  template <bool kUp>
   void move(Word* start, Word* h, Word hw, Word* new_h);
 
   // The object at `start` as the forward phase left it: its header address
@@ -626,7 +631,6 @@ void ParallelMarkCompact::Worker::compact() {
       in.on_occupied_run(id_, regions[i].compacted.begin, regions[i].compacted.end);
   });
   mc_.events_.count(id_, "objects moved", stats.objects_copied);
-  mc_.events_.count(id_, "bytes moved", stats.bytes_copied);
 }
 
 // Section 5.4: "Each thread claims a region and slides live objects in its
@@ -642,7 +646,7 @@ void ParallelMarkCompact::Worker::compact_region(Region& r) {
       for (Word* p = u.begin; p < u.end;) {
         Found f = decode(p, side);
         Word* next = f.h + 1 + Header::raw_words(f.hw);
-        if (f.forwarded) move(p, f.h, f.hw, f.new_h);
+        if (f.forwarded) move<false>(p, f.h, f.hw, f.new_h);
         p = next;
       }
     }
@@ -658,18 +662,28 @@ void ParallelMarkCompact::Worker::compact_region(Region& r) {
       p = f.h + 1 + Header::raw_words(f.hw);
     }
     for (size_t i = items_.size(); i-- > 0;)
-      move(items_[i].start, items_[i].h, items_[i].hw, items_[i].new_h);
+      move<true>(items_[i].start, items_[i].h, items_[i].hw, items_[i].new_h);
   }
 }
 
-// The whole object moves with one memmove (it may overlap itself); then
-// its count word and its unmarked header are put back, and an object
-// hashed at its old address gets that hash as a new last raw word.
+// The whole object moves (it may overlap itself: a small one word by word
+// in the direction of the slide, a bigger one with memmove); then its count
+// word and its unmarked header are put back, and an object hashed at its
+// old address gets that hash as a new last raw word.
+template <bool kUp>
 void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_h) {
   uint64_t n = Header::nrefs(hw);
   uint64_t words = object_words(hw);
   Word* new_start = new_h - words_below(n);
-  std::memmove(new_start, start, words * kWordSize);
+  if (words <= kInlineMoveWords) {
+    if (kUp) {
+      for (uint64_t i = words; i-- > 0;) new_start[i] = start[i];
+    } else {
+      for (uint64_t i = 0; i < words; ++i) new_start[i] = start[i];
+    }
+  } else {
+    std::memmove(new_start, start, words * kWordSize);
+  }
   if (n) *new_start = Header::count_word(n);
   hw &= ~Header::kMarkBit;
   if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {
@@ -687,6 +701,16 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
 
 // ---------------------------------------------------------------------------
 // The collection
+
+MarkCompactOptions markcompact_options(const HeapOptions& heap) {
+  MarkCompactOptions o;
+  if (heap.mc_units_per_thread) o.units_per_thread = heap.mc_units_per_thread;
+  o.dense_prefix = heap.dense_prefix;
+  if (heap.dense_prefix_percent) o.dense_prefix_min_live = heap.dense_prefix_percent / 100.0;
+  o.deque_tasks = heap.gc_deque_tasks;
+  o.poison_free_areas = heap.verify || heap.stress_interval > 0;
+  return o;
+}
 
 ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Recorder& events,
                                          const MarkCompactOptions& options)
@@ -842,11 +866,11 @@ void ParallelMarkCompact::choose_dense_prefix() {
   dense_prefix_units_ = p;
 }
 
-// L202: "partition the heap into regions with approximately equal amounts
-// of live data ... regions are unit-aligned." Region r ends at the unit
+// "partition the heap into regions with approximately equal amounts
+// of live data ... regions are unit-aligned" (L200-204). Region r ends at the unit
 // boundary nearest to (r + 1) / n of the live words (before unit k when the
 // middle of k's live data reaches it); even regions slide down, odd ones up
-// (L184).
+// (L188).
 void ParallelMarkCompact::partition_regions() {
   unsigned n = pool_.size();
   regions_.assign(n, Region{});
@@ -990,13 +1014,10 @@ void ParallelMarkCompact::finish(Result& out) {
   report_.dense_prefix_units = dense_prefix_units_;
 
   if (events_.enabled()) {
-    events_.count(0, "old live bytes", out.old_live_bytes);
-    events_.count(0, "free areas", out.free_areas.size());
     events_.count(0, "dense prefix units", dense_prefix_units_);
     events_.count(0, "dense prefix bytes", static_cast<uint64_t>(prefix_end - old.begin) * kWordSize);
     events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
     events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
-    events_.count(0, "large bytes freed", freed);
     report_counters();
   }
 }

@@ -16,7 +16,7 @@
 //              and coalesce each run of dead objects into one filler that a
 //              walk skips in constant time.
 //   (serial)   the dense prefix (below), then n regions of equal live data,
-//              unit aligned (L202), and each unit's destination: the live
+//              unit aligned (L200-204), and each unit's destination: the live
 //              words of the earlier units of its region, in the region's
 //              compaction order.
 //   forward    pass B (L204): threads claim units and install a forwarding
@@ -27,7 +27,7 @@
 //              moved object is updated from its forwarding address.
 //   compact    section 5.4: one region per thread; even regions slide down,
 //              odd regions slide up, leaving floor((n + 1) / 2) free areas
-//              (L184, Figure 2).
+//              (L188, Figure 2).
 //
 // The dense prefix, which the paper's parallel collector lacked (L259):
 // the longest run of leading units each at least dense_prefix_min_live
@@ -74,7 +74,7 @@
 
 namespace gc {
 
-// Units per GC thread: "The value of m is typically 4n" (L200).
+// Units per GC thread: "The value of m is typically 4n" (L198).
 constexpr unsigned kMarkCompactUnitsPerThread = 4;
 // A leading unit joins the dense prefix when at least this fraction of it
 // is live: its dead words stay unusable until the next full collection, so
@@ -93,6 +93,10 @@ struct MarkCompactOptions {
   // walkable), so that a stale reference reads garbage.
   bool poison_free_areas = false;
 };
+
+// From the command line's options (--mc-units, --dense-prefix, --gc-deque;
+// free areas poisoned under --gc-verify and --gc-stress).
+MarkCompactOptions markcompact_options(const HeapOptions& heap);
 
 struct WordRange {
   Word* begin = nullptr;
