@@ -644,7 +644,7 @@ TEST_CASE("pMarkcompact: large objects are marked in place and freed when dead; 
   }
 }
 
-TEST_CASE("pMarkcompact: units are object aligned and statistics reach the recorder") {
+TEST_CASE("pMarkcompact: units are object aligned, and the report has every phase on every thread") {
   Heap heap;
   build_random_graph(heap, 99, 4000);
   parallel::WorkerPool pool(4);

@@ -631,6 +631,7 @@ void ParallelMarkCompact::Worker::compact() {
       in.on_occupied_run(id_, regions[i].compacted.begin, regions[i].compacted.end);
   });
   mc_.events_.count(id_, "objects moved", stats.objects_copied);
+  mc_.events_.count(id_, "bytes moved", stats.bytes_copied);
 }
 
 // Section 5.4: "Each thread claims a region and slides live objects in its
@@ -1014,6 +1015,9 @@ void ParallelMarkCompact::finish(Result& out) {
   report_.dense_prefix_units = dense_prefix_units_;
 
   if (events_.enabled()) {
+    events_.count(0, "old live bytes", out.old_live_bytes);
+    events_.count(0, "free areas", out.free_areas.size());
+    events_.count(0, "large bytes freed", freed);
     events_.count(0, "dense prefix units", dense_prefix_units_);
     events_.count(0, "dense prefix bytes", static_cast<uint64_t>(prefix_end - old.begin) * kWordSize);
     events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
