@@ -196,6 +196,9 @@ struct CollectorInfo {
   const char* name;
   const char* description;
   std::unique_ptr<Collector> (*create)(RootSet& roots, const HeapOptions& options);
+  // Why the collector cannot run on this machine (--list-gcs says so and
+  // the test suite skips it), or empty; nullptr: it always can.
+  std::string (*unavailable)() = nullptr;
 };
 const std::vector<CollectorInfo>& registered_collectors();
 const CollectorInfo* find_collector(const std::string& name);

@@ -14,8 +14,9 @@
 // Build options (the host compiles one program per combination):
 //   GRAPH         the condensed reference graph (uint node indices; node =
 //                 [count << 1 | mark, ref 0, ref 1, ...], 16-byte aligned);
-//                 otherwise DIRECT: the heap words themselves (ulong Values
-//                 in the queue; bidirectional objects, gc/layout.h)
+//                 otherwise DIRECT: the heap words themselves, blocks and
+//                 large objects as two buffers (ulong Values in the queue;
+//                 bidirectional objects, gc/layout.h)
 //   PREFIX_SUM    offsets by Blelloch's prefix sum (L909-925); otherwise by
 //                 the histogram of Algorithm 2 (L926-960)
 //   VECTOR        128-bit loads (L1118-1130): GRAPH reads the header and
@@ -54,7 +55,10 @@ typedef ulong qentry;
 // the work-item will copy (0 if it is already marked or is no reference),
 // and the first granule of its references when loads are vectorised.
 typedef struct {
-  ulong at;  // graph: node index in uints; direct: header word index
+#ifndef GRAPH
+  __global ulong* mem;  // the region holding the object: blocks or large objects
+#endif
+  ulong at;  // graph: node index in uints; direct: header word index in mem
   uint count;
   uint fresh;  // an object not marked yet: this work-item marks it
 #ifdef VECTOR
@@ -92,45 +96,54 @@ qentry ref_at(__global uint* graph, object_t* o, uint i) {
   return graph[o->at + 1 + i];
 #endif
 }
-#define HEAP_ARG __global uint* heap
+#define HEAP_ARGS __global uint *heap, ulong base, __global ulong *large, ulong large_base, ulong large_words
+#define READ(e) read_object(heap, (e))
 #else
-object_t read_object(__global ulong* heap, qentry e, ulong base) {
+// Objects live in two regions, each its own buffer: the blocks (heap, from
+// base) and the large objects (large, from large_base). The reservation
+// between them is never handed to the device.
+object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ulong large_base, ulong large_words,
+                     qentry e) {
   object_t o;
+  o.mem = heap;
   o.count = 0;
   o.fresh = 0;
   o.at = 0;
   // A slot may hold a number, nil or a boolean: no object, nothing to mark.
   if ((e & TAG_MASK) != REF_TAG) return o;
-  o.at = ((e & ~TAG_MASK) - base) >> 3;
+  ulong addr = e & ~TAG_MASK;
+  if (((addr - large_base) >> 3) < large_words) {
+    o.mem = large;
+    o.at = (addr - large_base) >> 3;
+  } else {
+    o.at = (addr - base) >> 3;
+  }
 #ifdef VECTOR
   // Slot 0 lies just below the header: one 128-bit load reads both (the
   // word below a header at the buffer's start is not there to read).
-  o.granule = o.at ? vload2(0, heap + o.at - 1) : (ulong2)(0, heap[0]);
+  o.granule = o.at ? vload2(0, o.mem + o.at - 1) : (ulong2)(0, o.mem[0]);
   ulong h = o.granule.s1;
 #else
-  ulong h = heap[o.at];
+  ulong h = o.mem[o.at];
 #endif
   o.fresh = !(h & MARK_BIT);
   o.count = o.fresh ? (uint)HDR_COUNT(h) : 0;
   return o;
 }
-void mark_object(__global ulong* heap, object_t o) { heap[o.at] |= MARK_BIT; }
+void mark_object(__global ulong* heap, object_t o) { o.mem[o.at] |= MARK_BIT; }
 // Slot i lies i + 1 words below the header.
 qentry ref_at(__global ulong* heap, object_t* o, uint i) {
 #ifdef VECTOR
-  if (i > 0 && (i & 1)) o->granule = vload2(0, heap + o->at - 2 - i);
+  if (i > 0 && (i & 1)) o->granule = vload2(0, o->mem + o->at - 2 - i);
   return (i & 1) ? o->granule.s1 : o->granule.s0;
 #else
-  return heap[o->at - 1 - i];
+  return o->mem[o->at - 1 - i];
 #endif
 }
-#define HEAP_ARG __global ulong* heap
-#endif
-
-#ifdef GRAPH
-#define READ(e) read_object(heap, (e))
-#else
-#define READ(e) read_object(heap, (e), base)
+#define HEAP_ARGS __global ulong *heap, ulong base, __global ulong *large, ulong large_base, ulong large_words
+#define READ(e) read_object(heap, base, large, large_base, large_words, (e))
+// Wide objects on the stack keep their region in the top bit.
+#define IN_LARGE (1ul << 63)
 #endif
 
 #ifdef PREFIX_SUM
@@ -161,7 +174,7 @@ uint exclusive_scan(__local uint* x, uint id) {
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_iteration(
-    HEAP_ARG, ulong base, __global const qentry* in_queue, __global qentry* out_queue, ulong capacity,
+    HEAP_ARGS, __global const qentry* in_queue, __global qentry* out_queue, ulong capacity,
     __global ulong* state) {
   const uint id = get_local_id(0);
   const uint p = get_group_id(0);
@@ -200,7 +213,11 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_iteratio
 #if SPLIT_REFS > 0
     if (mine > SPLIT_REFS) {
       uint s = atomic_inc(&stack_top);
+#ifdef GRAPH
       stack_at[s] = o.at;
+#else
+      stack_at[s] = o.at | (o.mem == large ? IN_LARGE : 0);
+#endif
       stack_count[s] = mine;
       mine = 0;
     }
@@ -240,17 +257,16 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_iteratio
     // Wide objects: every work-item copies one reference at a time.
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = 0; s < stack_top; ++s) {
-      object_t w;
-      w.at = stack_at[s];
-      w.count = stack_count[s];
-      for (uint i = id; i < w.count; i += WG_SIZE) {
+      ulong w = stack_at[s];
+      uint count = stack_count[s];
 #ifdef GRAPH
-        out[at + i] = heap[w.at + 1 + i];
+      for (uint i = id; i < count; i += WG_SIZE) out[at + i] = heap[w + 1 + i];
 #else
-        out[at + i] = heap[w.at - 1 - i];
+      __global ulong* mem = (w & IN_LARGE) ? large : heap;
+      w &= ~IN_LARGE;
+      for (uint i = id; i < count; i += WG_SIZE) out[at + i] = mem[w - 1 - i];
 #endif
-      }
-      at += w.count;
+      at += count;
     }
 #endif
     out_len = at;

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "gc/collectors/gpu/opencl.h"
 #include "gc/observe/log.h"
 #include "gc/observe/outputs.h"
 #include "gc/observe/stats.h"
@@ -64,6 +65,28 @@ options:
   --gc-trace=FILE    Chrome trace-event JSON for Perfetto / chrome://tracing
   --gc-report=FILE   a self-contained HTML page of GC plots
   --step-limit=N     stop with an error after N loop iterations and calls
+
+gpu collector (docs/collectors/gpu.md; defaults are the paper's):
+  --cl-list          list the OpenCL devices and stop
+  --cl-device=N|NAME the device to mark on: its --cl-list number or part of
+                     its name (default: the first GPU, else the first device)
+  --gpu-heap=direct|graph
+                     offload the heap blocks themselves (default; zero-copy
+                     where the device shares host memory) or the condensed
+                     reference graph, rebuilt before each collection
+  --gpu-offsets=histogram|prefix
+                     output-queue offsets by histogram (default) or prefix sum
+  --gpu-vector=on|off
+                     128-bit loads of header and references (default on)
+  --gpu-split=N      objects with more than N references are copied by the
+                     whole work-group (default 16; 0: off)
+  --gpu-tail=W[,I]   back to the CPU when the queue is narrower than W after
+                     at least I iterations (default 20,5; 0: never)
+  --gpu-cus=N        work-groups (compute units), the roots split among them
+                     (default 0: the device's compute units)
+  --gpu-wg=N         work-items per work-group, a power of two (default 256)
+  --gpu-fallback=cpu mark on the CPU when there is no OpenCL device (default:
+                     --gc=gpu stops with a message)
   --disasm           print the bytecode and stop
   -e CODE            run CODE instead of a file
   --list-gcs         list the collectors
@@ -191,8 +214,53 @@ int main(int argc, char** argv) {
       std::cout << kVersion << "\n";
       return 0;
     } else if (a == "--list-gcs") {
-      for (const gc::CollectorInfo& c : gc::registered_collectors()) std::cout << c.name << "  " << c.description << "\n";
+      for (const gc::CollectorInfo& c : gc::registered_collectors()) {
+        std::string why = c.unavailable ? c.unavailable() : "";
+        std::cout << c.name << "  " << c.description << (why.empty() ? "" : " (cannot run: " + why + ")")
+                  << "\n";
+      }
       return 0;
+    } else if (a == "--cl-list") {
+      std::cout << gc::gpu::describe_devices();
+      return 0;
+    } else if (auto v = value_of("--cl-device")) {
+      if (v->empty()) usage_error("--cl-device needs a device number or name (see --cl-list)");
+      options.heap.gpu.device = *v;
+    } else if (auto v = value_of("--gpu-heap")) {
+      if (*v != "direct" && *v != "graph") usage_error("bad --gpu-heap '" + *v + "' (direct or graph)");
+      options.heap.gpu.graph = *v == "graph";
+    } else if (auto v = value_of("--gpu-offsets")) {
+      if (*v != "histogram" && *v != "prefix")
+        usage_error("bad --gpu-offsets '" + *v + "' (histogram or prefix)");
+      options.heap.gpu.prefix_sum = *v == "prefix";
+    } else if (auto v = value_of("--gpu-vector")) {
+      if (*v != "on" && *v != "off") usage_error("bad --gpu-vector '" + *v + "' (on or off)");
+      options.heap.gpu.vector_loads = *v == "on";
+    } else if (auto v = value_of("--gpu-split")) {
+      auto n = parse_count(*v);
+      if (!n || *n > 65536) usage_error("bad --gpu-split '" + *v + "' (0 to 65536 references)");
+      options.heap.gpu.split_refs = static_cast<unsigned>(*n);
+    } else if (auto v = value_of("--gpu-tail")) {
+      size_t comma = v->find(',');
+      auto w = parse_count(v->substr(0, comma));
+      auto it = comma == std::string::npos ? std::optional<uint64_t>(5) : parse_count(v->substr(comma + 1));
+      if (!w || !it || *w > (1u << 30) || *it > (1u << 30))
+        usage_error("bad --gpu-tail '" + *v + "' (WIDTH[,ITERATIONS], e.g. 20,5; 0: never)");
+      options.heap.gpu.tail_width = static_cast<unsigned>(*w);
+      options.heap.gpu.tail_min_iterations = static_cast<unsigned>(*it);
+    } else if (auto v = value_of("--gpu-cus")) {
+      auto n = parse_count(*v);
+      if (!n || *n > 4096)
+        usage_error("bad --gpu-cus '" + *v + "' (0: the device's compute units, or 1 to 4096)");
+      options.heap.gpu.compute_units = static_cast<unsigned>(*n);
+    } else if (auto v = value_of("--gpu-wg")) {
+      auto n = parse_count(*v);
+      if (!n || *n == 0 || *n > 4096 || (*n & (*n - 1)))
+        usage_error("bad --gpu-wg '" + *v + "' (a power of two up to 4096)");
+      options.heap.gpu.work_group_size = static_cast<unsigned>(*n);
+    } else if (auto v = value_of("--gpu-fallback")) {
+      if (*v != "cpu" && *v != "none") usage_error("bad --gpu-fallback '" + *v + "' (cpu or none)");
+      options.heap.gpu.cpu_when_no_device = *v == "cpu";
     } else if (auto v = value_of("--gc")) {
       if (!gc::find_collector(*v)) usage_error("unknown collector '" + *v + "' (see --list-gcs)");
       options.collector = *v;

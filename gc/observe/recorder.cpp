@@ -80,6 +80,8 @@ void Recorder::collection_start(CollectionKind kind, GcCause cause, Collector& h
     phases_.clear();
     counters_.clear();
     spaces_.clear();
+    sequences_.clear();
+    sequence_values_.clear();
   }
   // Last, so that the reads above are not part of the pause.
   current_.start_ns = now_ns();
@@ -97,6 +99,7 @@ void Recorder::collection_end(Collector& heap) {
   current_.first_phase = phases_.size();
   current_.first_counter = counters_.size();
   current_.first_space = spaces_.size();
+  current_.first_sequence = sequences_.size();
   merge_worker_buffers(heap);
   records_.push_back(current_);
   if (log_) log_->collection(*this, records_.size() - 1);
@@ -126,8 +129,13 @@ void Recorder::merge_worker_buffers(Collector& heap) {
       phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w), p.start_ns, p.end_ns});
     for (const auto& [name, value] : b.counts)
       counters_.push_back({intern(counter_names_, name), static_cast<uint32_t>(w), value});
+    for (const auto& [name, values] : b.sequences) {
+      sequences_.push_back({intern(sequence_names_, name), sequence_values_.size(), values.size()});
+      sequence_values_.insert(sequence_values_.end(), values.begin(), values.end());
+    }
     b.done.clear();
     b.counts.clear();
+    b.sequences.clear();
     b.open.clear();  // a phase left open (an early return) is dropped
   }
   // Phases sorted by start, so that consumers may draw them in order.
@@ -181,6 +189,11 @@ void Recorder::count_event(unsigned worker, const char* counter, uint64_t delta)
   b.counts.emplace_back(counter, delta);
 }
 
+void Recorder::sequence_event(unsigned worker, const char* name, const std::vector<uint64_t>& values) {
+  if (worker >= buffers_.size()) return;
+  buffers_[worker].sequences.emplace_back(name, values);
+}
+
 // ---------------------------------------------------------------------------
 // Ranges
 
@@ -194,6 +207,12 @@ Recorder::Range<CounterRecord> Recorder::counters_of(size_t i) const {
   size_t b = records_[i].first_counter;
   size_t e = i + 1 < records_.size() ? records_[i + 1].first_counter : counters_.size();
   return {counters_.data() + b, counters_.data() + e};
+}
+
+Recorder::Range<SequenceRecord> Recorder::sequences_of(size_t i) const {
+  size_t b = records_[i].first_sequence;
+  size_t e = i + 1 < records_.size() ? records_[i + 1].first_sequence : sequences_.size();
+  return {sequences_.data() + b, sequences_.data() + e};
 }
 
 Recorder::Range<SpaceRecord> Recorder::spaces_of(size_t i) const {

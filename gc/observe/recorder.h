@@ -8,8 +8,12 @@
 //   count(worker, "counter", delta)       on the worker's own thread
 //   collection_end(heap)                  on the mutator thread, last thing,
 //                                         after every worker has finished
+//   sequence(worker, "name", values)      a list of numbers for this
+//                                         collection (e.g. the GPU's queue
+//                                         width per iteration)
 //   add_panel(spec)                       once, at construction: a picture of
 //                                         the collector's own for --gc-report
+//   add_sequence_panel(spec)              likewise, of one collection's sequence
 //
 // and everything a user sees (--gc-log, --gc-stats, --gc-trace,
 // --gc-report, gc_stats(), the REPL's :gc, :stats and :heap) is made from
@@ -71,6 +75,16 @@ struct PanelSpec {
   std::string description;  // one or two sentences under the title: what to look for
   std::vector<PanelSeries> series;
 };
+// A picture of one collection's sequence (chosen with a slider): one bar
+// per value, x_ticks naming the values (empty: their index).
+struct SequencePanelSpec {
+  std::string title;
+  std::string y_label;
+  std::string description;
+  std::string sequence;
+  std::string x_label;
+  std::vector<std::string> x_ticks;
+};
 
 // --- what the Recorder keeps when enabled (times in ns since the recorder
 // started, which is when the VM started).
@@ -91,6 +105,11 @@ struct SpaceRecord {
   uint64_t capacity_bytes;
   uint64_t used_bytes;
 };
+struct SequenceRecord {
+  uint32_t name;   // index into Recorder::sequence_names()
+  uint64_t first;  // into Recorder::sequence_values()
+  uint64_t count;
+};
 struct CollectionRecord {
   uint64_t id;  // GC(id) in the log: 0, 1, 2, ...
   CollectionKind kind;
@@ -102,7 +121,7 @@ struct CollectionRecord {
   uint64_t live_after;       // the collector's live bytes after this collection
   uint64_t allocated_before; // bytes allocated since the start, at this collection's start
   // Ranges in the flat vectors: [first_x, next record's first_x).
-  uint64_t first_phase, first_counter, first_space;
+  uint64_t first_phase, first_counter, first_space, first_sequence;
   double pause_ms() const { return static_cast<double>(end_ns - start_ns) / 1e6; }
 };
 
@@ -156,9 +175,14 @@ class Recorder {
     if (enabled_) [[unlikely]]
       count_event(worker, counter, delta);
   }
+  void sequence(unsigned worker, const char* name, const std::vector<uint64_t>& values) {
+    if (enabled_) [[unlikely]]
+      sequence_event(worker, name, values);
+  }
   // Units for counters shown in tables ("bytes", "objects", ...); optional.
   void describe_counter(const char* counter, const char* unit);
   void add_panel(PanelSpec panel) { panels_.push_back(std::move(panel)); }
+  void add_sequence_panel(SequencePanelSpec panel) { sequence_panels_.push_back(std::move(panel)); }
 
   // --- what consumers read
   int64_t now_ns() const;
@@ -167,10 +191,14 @@ class Recorder {
   const std::vector<PhaseRecord>& phases() const { return phases_; }
   const std::vector<CounterRecord>& counters() const { return counters_; }
   const std::vector<SpaceRecord>& spaces() const { return spaces_; }
+  const std::vector<SequenceRecord>& sequences() const { return sequences_; }
+  const std::vector<uint64_t>& sequence_values() const { return sequence_values_; }
+  const std::vector<std::string>& sequence_names() const { return sequence_names_; }
   const std::vector<std::string>& phase_names() const { return phase_names_; }
   const std::vector<std::string>& counter_names() const { return counter_names_; }
   const std::vector<std::string>& space_names() const { return space_names_; }
   const std::vector<PanelSpec>& panels() const { return panels_; }
+  const std::vector<SequencePanelSpec>& sequence_panels() const { return sequence_panels_; }
   std::string counter_unit(const std::string& counter) const;
   unsigned workers() const { return static_cast<unsigned>(buffers_.size()); }
   // Ranges of one record (index into records()).
@@ -184,6 +212,7 @@ class Recorder {
   Range<PhaseRecord> phases_of(size_t record) const;
   Range<CounterRecord> counters_of(size_t record) const;
   Range<SpaceRecord> spaces_of(size_t record) const;
+  Range<SequenceRecord> sequences_of(size_t record) const;
 
  private:
   struct OpenPhase {
@@ -201,10 +230,13 @@ class Recorder {
     std::vector<OpenPhase> open;
     std::vector<RawPhase> done;
     std::vector<std::pair<const char*, uint64_t>> counts;
+    std::vector<std::pair<const char*, std::vector<uint64_t>>> sequences;
   };
 
   [[gnu::noinline]] void phase_event(unsigned worker, const char* phase, bool start);
   [[gnu::noinline]] void count_event(unsigned worker, const char* counter, uint64_t delta);
+  [[gnu::noinline]] void sequence_event(unsigned worker, const char* name,
+                                        const std::vector<uint64_t>& values);
   void merge_worker_buffers(Collector& heap);
   void update_summary(const CollectionRecord& r, uint64_t live);
   static uint32_t intern(std::vector<std::string>& names, const char* name);
@@ -224,11 +256,15 @@ class Recorder {
   std::vector<PhaseRecord> phases_;
   std::vector<CounterRecord> counters_;
   std::vector<SpaceRecord> spaces_;
+  std::vector<SequenceRecord> sequences_;
+  std::vector<uint64_t> sequence_values_;
   std::vector<std::string> phase_names_;
   std::vector<std::string> counter_names_;
   std::vector<std::string> space_names_;
+  std::vector<std::string> sequence_names_;
   std::vector<std::pair<std::string, std::string>> counter_units_;
   std::vector<PanelSpec> panels_;
+  std::vector<SequencePanelSpec> sequence_panels_;
   std::vector<SpaceUsage> space_scratch_;
 };
 

@@ -92,12 +92,35 @@ std::string report_data_json(Collector& heap) {
   column(j, "used", r.spaces(), [](const SpaceRecord& s) { return s.used_bytes; });
   j.end_object();
 
+  std::vector<size_t> qc;
+  for (size_t i = 0; i < c.size(); ++i)
+    for ([[maybe_unused]] const SequenceRecord& q : r.sequences_of(i)) qc.push_back(i);
+  j.key("sequence_names").begin_array();
+  for (const std::string& n : r.sequence_names()) j.value(n);
+  j.end_array();
+  j.key("sequences").begin_object();
+  column(j, "c", qc, [](size_t i) { return i; });
+  column(j, "name", r.sequences(), [](const SequenceRecord& q) { return q.name; });
+  column(j, "first", r.sequences(), [](const SequenceRecord& q) { return q.first; });
+  column(j, "count", r.sequences(), [](const SequenceRecord& q) { return q.count; });
+  column(j, "values", r.sequence_values(), [](uint64_t v) { return v; });
+  j.end_object();
+
   j.key("panels").begin_array();
   for (const PanelSpec& p : r.panels()) {
     j.begin_object().field("title", p.title).field("y_label", p.y_label).field("description", p.description);
     j.key("series").begin_array();
     for (const PanelSeries& s : p.series)
       j.begin_object().field("label", s.label).field("counter", s.counter).field("per_counter", s.per_counter).field("scale", s.scale).end_object();
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.key("sequence_panels").begin_array();
+  for (const SequencePanelSpec& p : r.sequence_panels()) {
+    j.begin_object().field("title", p.title).field("y_label", p.y_label).field("description", p.description);
+    j.field("sequence", p.sequence).field("x_label", p.x_label);
+    j.key("x_ticks").begin_array();
+    for (const std::string& t : p.x_ticks) j.value(t);
     j.end_array().end_object();
   }
   j.end_array();

@@ -337,6 +337,55 @@ function drawHeapMap() {
   return drawn;
 }
 
+// A sequence panel: the values one collection recorded (e.g. the GPU's queue
+// width per iteration), one bar each; the slider picks the collection and
+// starts at the one with the longest sequence.
+function drawSequencePanel(s, p, pi) {
+  var Q = DATA.sequences, idx = DATA.sequence_names.indexOf(p.sequence), of = {}, longest = -1;
+  for (var j = 0; j < Q.c.length; j++) if (Q.name[j] === idx) {
+    of[Q.c[j]] = j;
+    if (longest < 0 || Q.count[j] > Q.count[of[longest]]) longest = Q.c[j];
+  }
+  var which = Object.keys(of).map(Number);
+  if (!which.length) return empty(s, "No collection recorded " + p.sequence + ".");
+  var ctl = html("div", { "class": "controls" }, s);
+  html("label", { "for": "sequence-select-" + pi }, ctl, "collection ");
+  var input = html("input", { type: "range", id: "sequence-select-" + pi, min: 0, max: which.length - 1, step: 1 }, ctl);
+  var out = html("span", {}, ctl), holder = html("div", {}, s), drawn = 0;
+  function draw(k) {
+    holder.textContent = "";
+    var ci = which[k], j = of[ci], n = Q.count[j], v = Q.values.slice(Q.first[j], Q.first[j] + n);
+    out.textContent = " GC(" + C.id[ci] + "): " + n + " values";
+    var ymax = 0;
+    v.forEach(function (x) { ymax = Math.max(ymax, x); });
+    var a = axes(holder, { xMin: -0.5, xMax: Math.max(n, 1) - 0.5, xExact: true, xInteger: true, yMax: ymax || 1,
+                           xLabel: p.x_label, yLabel: p.y_label });
+    var bw = Math.max(1, a.sx(1) - a.sx(0) - 1), d = "", count = 0;
+    v.forEach(function (x, i) {
+      var name = p.x_ticks.length ? p.x_ticks[i] : String(i);
+      if (n > MANY) { d += "M" + a.sx(i).toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(x).toFixed(1); if (x > 0) count++; return; }
+      var r = el("rect", { x: a.sx(i - 0.5), width: bw, y: a.sy(x), height: Math.max(0, a.sy(0) - a.sy(x)), fill: COLORS.series[0] }, a.g);
+      tip(r, p.x_label + " " + name + ": " + x + " (" + p.y_label + ")");
+      if (x > 0) count++;
+    });
+    if (d) el("path", { d: d, stroke: COLORS.series[0] }, a.g);
+    drawn = marks(a, count);
+  }
+  input.addEventListener("input", function () { draw(+input.value); });
+  input.value = which.indexOf(longest);
+  draw(which.indexOf(longest));
+  if (p.x_ticks.length) html("p", { "class": "what" }, s, p.x_label + ": " + p.x_ticks.join(", "));
+  return drawn;
+}
+
+function drawSequencePanels() {
+  DATA.sequence_panels.forEach(function (p, pi) {
+    var s = panel("sequence-" + pi, p.title, p.description);
+    if (!N) return empty(s, "No collections in this run.");
+    drawSequencePanel(s, p, pi);
+  });
+}
+
 // --- 7. the collector's own panels: one bar per collection
 function drawCollectorPanels() {
   var K = DATA.counters;
@@ -381,7 +430,7 @@ function guarded(f) {
   }
 }
 var failed = false;
-[drawCards, drawPauses, drawHeap, drawHistogram, drawPhases, drawThreads, drawHeapMap, drawCollectorPanels].forEach(function (f) {
+[drawCards, drawPauses, drawHeap, drawHistogram, drawPhases, drawThreads, drawHeapMap, drawCollectorPanels, drawSequencePanels].forEach(function (f) {
   try { guarded(f); } catch (e) { failed = true; }
 });
 document.body.setAttribute("data-report-status", failed ? "error" : "ok");

@@ -157,6 +157,25 @@ Summary summarize(Collector& heap) {
       s.counters[k].max_per_collection = std::max(s.counters[k].max_per_collection, per_collection[k]);
     }
   }
+  s.sequences.resize(r.sequence_names().size());
+  std::vector<uint64_t> entries(s.sequences.size()), sums(s.sequences.size());
+  for (size_t q = 0; q < s.sequences.size(); ++q) s.sequences[q].name = r.sequence_names()[q];
+  for (const SequenceRecord& q : r.sequences()) {
+    SequenceTotal& t = s.sequences[q.name];
+    t.collections++;
+    t.max_length = std::max(t.max_length, q.count);
+    entries[q.name] += q.count;
+    for (uint64_t i = 0; i < q.count; ++i) {
+      uint64_t v = r.sequence_values()[q.first + i];
+      sums[q.name] += v;
+      t.max_value = std::max(t.max_value, v);
+    }
+  }
+  for (size_t q = 0; q < s.sequences.size(); ++q) {
+    SequenceTotal& t = s.sequences[q];
+    if (t.collections) t.mean_length = static_cast<double>(entries[q]) / static_cast<double>(t.collections);
+    if (entries[q]) t.mean_value = static_cast<double>(sums[q]) / static_cast<double>(entries[q]);
+  }
   for (CounterTotal& k : s.counters)
     k.mean_per_collection = records.empty() ? 0 : static_cast<double>(k.total) / static_cast<double>(records.size());
   double busy_sum = 0, busy_max = 0;
@@ -233,6 +252,15 @@ std::string stats_table(const Summary& s) {
            static_cast<unsigned long long>(k.total), k.mean_per_collection,
            static_cast<unsigned long long>(k.max_per_collection));
   }
+  if (!s.sequences.empty()) {
+    line("\n  %-24s %11s %11s %11s %11s %11s\n", "sequence", "collections", "mean len", "max len",
+         "mean value", "max value");
+    for (const SequenceTotal& q : s.sequences)
+      line("  %-24s %11llu %11.1f %11llu %11.1f %11llu\n", q.name.c_str(),
+           static_cast<unsigned long long>(q.collections), q.mean_length,
+           static_cast<unsigned long long>(q.max_length), q.mean_value,
+           static_cast<unsigned long long>(q.max_value));
+  }
   return out;
 }
 
@@ -297,6 +325,16 @@ std::string stats_json(const Summary& s) {
     j.end_object();
   }
   j.end_array();
+  if (!s.sequences.empty()) {
+    j.key("sequences").begin_array();
+    for (const SequenceTotal& q : s.sequences) {
+      j.begin_object().field("name", q.name).field("collections", q.collections);
+      j.field("mean_length", q.mean_length, 3).field("max_length", q.max_length);
+      j.field("mean_value", q.mean_value, 3).field("max_value", q.max_value);
+      j.end_object();
+    }
+    j.end_array();
+  }
   j.end_object();
   out += '\n';
   return out;

@@ -34,6 +34,16 @@ struct CounterTotal {
   uint64_t max_per_collection = 0;
 };
 
+// A sequence (Recorder::sequence) over the run.
+struct SequenceTotal {
+  std::string name;
+  uint64_t collections = 0;  // collections that recorded it
+  double mean_length = 0;
+  uint64_t max_length = 0;
+  double mean_value = 0;
+  uint64_t max_value = 0;
+};
+
 struct Summary {
   std::string collector;
   unsigned gc_threads = 1;
@@ -58,6 +68,7 @@ struct Summary {
   std::vector<WorkerTotal> workers;
   double balance = 1;  // max busy / mean busy over the workers (1: perfect)
   std::vector<CounterTotal> counters;
+  std::vector<SequenceTotal> sequences;
 };
 
 Summary summarize(Collector& heap);

@@ -21,7 +21,8 @@ namespace {
 // through the Header accessors only; it never calls a collector's code.
 class Checker {
  public:
-  Checker(const HeapShape& shape, uint64_t collection) : shape_(shape), collection_(collection) {}
+  Checker(const HeapShape& shape, uint64_t collection, bool marking = false)
+      : shape_(shape), collection_(collection), marking_(marking) {}
 
   std::optional<Failure> run(RootSet& roots) {
     for (const SpaceRange& s : shape_.linear_spaces)
@@ -31,6 +32,7 @@ class Checker {
     for (const Word* h : shape_.large_objects)
       if (!check_large_object(h)) return failure_;
     if (!trace_from_roots(roots)) return failure_;
+    if (marking_ && !compare_marks()) return failure_;
     return std::nullopt;
   }
 
@@ -51,7 +53,7 @@ class Checker {
     if (Header::class_id(h) > shape_.max_class_id) return "class id out of range";
     if (static_cast<uint64_t>(Header::hash_state(h)) > static_cast<uint64_t>(HashState::kHashedAndMoved))
       return "undefined hash state";
-    if (Header::is_marked(h)) return "mark bit set outside a collection";
+    if (Header::is_marked(h) && !marking_) return "mark bit set outside a collection";
     return nullptr;
   }
 
@@ -154,8 +156,20 @@ class Checker {
     return true;
   }
 
+  // The mark bit of every object found by the walks is set exactly when
+  // the trace reached it.
+  bool compare_marks() {
+    for (const auto& [h, space] : objects_) {
+      bool reached = visited_.count(h) != 0;
+      if (reached && !Header::is_marked(*h)) return fail("reachable object not marked", h, -1, space);
+      if (!reached && Header::is_marked(*h)) return fail("unreachable object marked", h, -1, space);
+    }
+    return true;
+  }
+
   const HeapShape& shape_;
   uint64_t collection_;
+  bool marking_;
   std::optional<Failure> failure_;
   std::unordered_map<const Word*, const char*> objects_;  // header -> space name
   std::unordered_set<const Word*> visited_;
@@ -166,6 +180,21 @@ class Checker {
 
 std::optional<Failure> check_heap(const HeapShape& shape, RootSet& roots, uint64_t collection) {
   return Checker(shape, collection).run(roots);
+}
+
+std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint64_t collection) {
+  return Checker(shape, collection, true).run(roots);
+}
+
+void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection) {
+  HeapShape shape;
+  heap.describe_heap(shape);
+  if (std::optional<Failure> f = check_marks(shape, roots, collection)) {
+    f->what += ", between mark and sweep";
+    std::fprintf(stderr, "%s\n", f->message().c_str());
+    std::fflush(stderr);
+    std::_Exit(kVerifyExitStatus);
+  }
 }
 
 void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when) {

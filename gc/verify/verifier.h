@@ -85,6 +85,14 @@ struct Failure {
 };
 
 std::optional<Failure> check_heap(const HeapShape& shape, RootSet& roots, uint64_t collection);
+// Between a collector's mark and sweep (for gpu and accel, whose marks come
+// from a device): the same walks and trace, with mark bits expected, and
+// the mark set compared with the trace's: every reachable object marked,
+// no unreachable one.
+std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint64_t collection);
+// The --gc-verify form of check_marks: prints and exits like
+// verify_heap_or_exit.
+void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection);
 // The --gc-verify path: on failure prints Failure::message() (prefixed with
 // `when`, e.g. "before" or "after") and exits with kVerifyExitStatus.
 void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gc/collectors/gpu/gpu_marker.h"
+#include "gc/verify/verifier.h"
 
 using namespace gc;
 using namespace gc::gpu;
@@ -17,28 +18,35 @@ namespace {
 
 constexpr uint32_t kNode = kFirstUserClass + 1;
 
-// Objects bump-allocated in one page-aligned buffer, as a heap span.
+// Objects bump-allocated in two page-aligned buffers, the dense and the
+// sparse region.
 class SyntheticHeap final : public MarkableHeap {
  public:
   explicit SyntheticHeap(size_t words) : words_(words) {
     base_ = static_cast<Word*>(std::aligned_alloc(4096, (words * kWordSize + 4095) & ~size_t{4095}));
     top_ = base_;
+    sparse_base_ = static_cast<Word*>(std::aligned_alloc(4096, (words * kWordSize + 4095) & ~size_t{4095}));
+    sparse_top_ = sparse_base_;
   }
-  ~SyntheticHeap() override { std::free(base_); }
+  ~SyntheticHeap() override {
+    std::free(base_);
+    std::free(sparse_base_);
+  }
   SyntheticHeap(const SyntheticHeap&) = delete;
   SyntheticHeap& operator=(const SyntheticHeap&) = delete;
 
-  Word* alloc(uint64_t nrefs, uint64_t raw = 1) {
+  Word* alloc(uint64_t nrefs, uint64_t raw = 1, bool sparse = false) {
     uint64_t w = object_words(nrefs, raw);
-    REQUIRE(static_cast<size_t>(top_ - base_) + w <= words_);
-    Word* h = format_object(top_, kNode, nrefs, raw);
-    top_ += w;
+    Word*& top = sparse ? sparse_top_ : top_;
+    REQUIRE(static_cast<size_t>(top - (sparse ? sparse_base_ : base_)) + w <= words_);
+    Word* h = format_object(top, kNode, nrefs, raw);
+    top += w;
     objects_.push_back(h);
     return h;
   }
-  void span(Word** begin, Word** end) const override {
-    *begin = base_;
-    *end = top_;
+  void regions(Region* dense, Region* sparse) const override {
+    *dense = {base_, top_};
+    *sparse = {sparse_base_, sparse_top_};
   }
   void for_each_object(const std::function<void(Word*)>& f) const override {
     for (Word* h : objects_) f(h);
@@ -52,6 +60,8 @@ class SyntheticHeap final : public MarkableHeap {
   size_t words_;
   Word* base_;
   Word* top_;
+  Word* sparse_base_;
+  Word* sparse_top_;
   std::vector<Word*> objects_;
 };
 
@@ -162,7 +172,7 @@ TEST_CASE("gpu: every variant marks a random graph like the CPU") {
   std::vector<Word*> objs;
   for (int i = 0; i < 3000; ++i) {
     uint64_t n = rng() % 10 == 0 ? 17 + rng() % 60 : rng() % 5;
-    objs.push_back(heap.alloc(n, rng() % 3));
+    objs.push_back(heap.alloc(n, rng() % 3, rng() % 50 == 0));
   }
   // References, numbers and nil mixed in the slots; cycles and garbage.
   for (Word* h : objs)
@@ -204,8 +214,10 @@ TEST_CASE("gpu: long list, parallel lists, a very wide object, a single item") {
       head = next;
     }
   }
-  // One object of 1000 references (the divergence case).
-  Word* wide = heap.alloc(1000);
+  // One object of 1000 references (the divergence case), in the sparse
+  // region with a few others.
+  Word* wide = heap.alloc(1000, 1, true);
+  link(wide, 999, heap.alloc(3, 1, true));
   for (int i = 0; i < 1000; ++i) link(wide, i, heap.alloc(0));
   roots.push_back(wide);
   // Garbage pointing into the live data.
@@ -265,5 +277,53 @@ TEST_CASE("gpu: the frontier is the paper's Figure 2 and the tail goes back to t
     CHECK(Header::is_marked(*heap.objects()[4]));
     CHECK(!Header::is_marked(*heap.objects()[5]));
   }
+  heap.clear_marks();
+}
+
+namespace {
+struct ListRoots final : RootSet {
+  std::vector<Value> slots;
+  void root_groups(std::vector<RootGroup>& out) override { out.push_back({slots.data(), slots.size()}); }
+  void process_weak(WeakResolver&) override {}
+};
+}  // namespace
+
+TEST_CASE("gpu: --gc-verify's mark-set check passes the kernel's marks and fails a dropped or extra mark") {
+  auto device = device_or_skip();
+  if (!device) return;
+  SyntheticHeap heap(1 << 16);
+  std::vector<Word*> objs;
+  for (int i = 0; i < 200; ++i) objs.push_back(heap.alloc(2));
+  for (int i = 0; i + 2 < 100; ++i) {
+    link(objs[i], 0, objs[i + 1]);
+    link(objs[i], 1, objs[i + 2]);
+  }
+  ListRoots roots;
+  roots.slots = {Value::ref(objs[0]), Value::num(3), Value::nil()};
+  Region dense, sparse;
+  heap.regions(&dense, &sparse);
+  verify::HeapShape shape;
+  shape.linear_spaces.push_back({"synthetic", dense.begin, dense.end});
+
+  GpuMarker marker(ClSession::for_device(*device), GpuOptions{});
+  observe::Recorder events;
+  MarkReport report;
+  marker.mark(heap, {objs[0]}, events, report);
+  finish_on_cpu(report.gray);
+  CHECK(!verify::check_marks(shape, roots, 1));
+
+  *objs[57] &= ~Header::kMarkBit;
+  auto dropped = verify::check_marks(shape, roots, 1);
+  REQUIRE(dropped);
+  CHECK(dropped->what == "reachable object not marked");
+  CHECK(dropped->object == reinterpret_cast<uintptr_t>(objs[57]));
+  *objs[57] |= Header::kMarkBit;
+
+  *objs[150] |= Header::kMarkBit;
+  auto extra = verify::check_marks(shape, roots, 1);
+  REQUIRE(extra);
+  CHECK(extra->what == "unreachable object marked");
+  // Outside a collection a mark is itself an error.
+  CHECK(verify::check_heap(shape, roots, 1)->what == "mark bit set outside a collection");
   heap.clear_marks();
 }

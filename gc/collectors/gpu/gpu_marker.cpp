@@ -142,7 +142,18 @@ void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<ui
 // The iterations: one launch each, the queues swapped between them. Stops
 // when the queue is empty, or (tail fallback) narrower than tail_width
 // after tail_min_iterations, leaving that last queue in `tail`.
-void GpuMarker::iterate(cl_mem heap_buffer, uint64_t base, MarkReport& report, std::vector<uint64_t>& tail) {
+void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s) {
+  cl_ulong base = reinterpret_cast<uint64_t>(d.begin), large_base = reinterpret_cast<uint64_t>(s.begin),
+           large_words = s.words();
+  check(clSetKernelArg(kernel_, 0, sizeof(cl_mem), &dense), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 1, sizeof base, &base), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 2, sizeof(cl_mem), &sparse), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 3, sizeof large_base, &large_base), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 4, sizeof large_words, &large_words), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 8, sizeof(cl_mem), &state_), "clSetKernelArg");
+}
+
+void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
   std::vector<uint64_t> state(groups_ * kStateWords);
   check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
                             state.data(), 0, nullptr, nullptr),
@@ -179,13 +190,10 @@ void GpuMarker::iterate(cl_mem heap_buffer, uint64_t base, MarkReport& report, s
       check(clEnqueueWriteBuffer(session_.queue(), state_, CL_FALSE, 0, state.size() * sizeof(uint64_t),
                                  state.data(), 0, nullptr, nullptr),
             "clEnqueueWriteBuffer(state)");
-      cl_ulong cap = capacity_, b = base;
-      check(clSetKernelArg(kernel_, 0, sizeof(cl_mem), &heap_buffer), "clSetKernelArg");
-      check(clSetKernelArg(kernel_, 1, sizeof b, &b), "clSetKernelArg");
-      check(clSetKernelArg(kernel_, 2, sizeof(cl_mem), &queue_in_), "clSetKernelArg");
-      check(clSetKernelArg(kernel_, 3, sizeof(cl_mem), &queue_out_), "clSetKernelArg");
-      check(clSetKernelArg(kernel_, 4, sizeof cap, &cap), "clSetKernelArg");
-      check(clSetKernelArg(kernel_, 5, sizeof(cl_mem), &state_), "clSetKernelArg");
+      cl_ulong cap = capacity_;
+      check(clSetKernelArg(kernel_, 5, sizeof(cl_mem), &queue_in_), "clSetKernelArg");
+      check(clSetKernelArg(kernel_, 6, sizeof(cl_mem), &queue_out_), "clSetKernelArg");
+      check(clSetKernelArg(kernel_, 7, sizeof cap, &cap), "clSetKernelArg");
       cl_event done = nullptr;
       check(clEnqueueNDRangeKernel(session_.queue(), kernel_, 1, nullptr, &global, &local, 0, nullptr, &done),
             "clEnqueueNDRangeKernel");
@@ -217,16 +225,26 @@ void GpuMarker::iterate(cl_mem heap_buffer, uint64_t base, MarkReport& report, s
 
 // Section 4.3's "most basic approach": fill the graph in just before the
 // collection, one node per allocated object, references translated to
-// node indices (in 16-byte granules) through a table indexed by heap word.
-void GpuMarker::build_graph(const MarkableHeap& heap, Word* begin, Word* end) {
+// node indices (in 16-byte granules): through a table indexed by word in
+// the dense region, through a hash map for the few sparse objects.
+uint32_t GpuMarker::node_of(const Word* header, const Region& dense) const {
+  if (dense.contains(header)) return node_of_[static_cast<size_t>(header - dense.begin)];
+  return sparse_node_of_.at(header);
+}
+
+void GpuMarker::build_graph(const MarkableHeap& heap, const Region& dense) {
   objects_.clear();
-  node_of_.resize(static_cast<size_t>(end - begin));
+  sparse_node_of_.clear();
+  node_of_.resize(static_cast<size_t>(dense.words()));
   uint64_t granules = 0;
   heap.for_each_object([&](Word* h) {
     objects_.push_back(h);
     uint64_t refs = 0, n = Header::nrefs(*h);
     for (uint64_t i = 0; i < n; ++i) refs += ref_slot(h, i).is_ref();
-    node_of_[static_cast<size_t>(h - begin)] = static_cast<uint32_t>(granules);
+    if (dense.contains(h))
+      node_of_[static_cast<size_t>(h - dense.begin)] = static_cast<uint32_t>(granules);
+    else
+      sparse_node_of_[h] = static_cast<uint32_t>(granules);
     granules += node_granules(refs);
   });
   graph_.assign(granules * 4, 0);
@@ -236,58 +254,92 @@ void GpuMarker::build_graph(const MarkableHeap& heap, Word* begin, Word* end) {
     uint64_t n = Header::nrefs(*h), count = 0;
     for (uint64_t i = 0; i < n; ++i) {
       Value v = ref_slot(h, i);
-      if (v.is_ref()) node[1 + count++] = node_of_[static_cast<size_t>(v.as_ref() - begin)];
+      if (v.is_ref()) node[1 + count++] = node_of(v.as_ref(), dense);
     }
     node[0] = static_cast<uint32_t>(count << 1);
-    uint64_t back = static_cast<uint64_t>(h - begin);
+    uint64_t back = reinterpret_cast<uint64_t>(h);
     node[1 + count] = static_cast<uint32_t>(back);
     node[2 + count] = static_cast<uint32_t>(back >> 32);
     g += node_granules(count);
   }
 }
 
+namespace {
+
+Word* back_reference(const uint32_t* node) {
+  uint64_t count = node[0] >> 1;
+  return reinterpret_cast<Word*>(node[1 + count] | static_cast<uint64_t>(node[2 + count]) << 32);
+}
+
+// A buffer over host memory the device may use in place (zero-copy where it
+// shares memory with the host); a region with nothing in it still needs a
+// buffer to pass.
+cl_mem host_buffer(cl_context context, const Region& r, Word* placeholder) {
+  cl_int err = CL_SUCCESS;
+  bool empty = r.words() == 0;
+  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                            empty ? kWordSize : r.words() * kWordSize, empty ? placeholder : r.begin, &err);
+  check(err, "clCreateBuffer(heap)");
+  return m;
+}
+
+// Makes the device's stores to a host buffer visible to the host (and, for
+// a device with memory of its own, copies them back).
+void sync_to_host(cl_command_queue q, cl_mem m, size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  void* p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &err);
+  check(err, "clEnqueueMapBuffer(heap)");
+  check(clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+}
+
+}  // namespace
+
 void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, observe::Recorder& events,
                      MarkReport& report) {
-  Word *begin = nullptr, *end = nullptr;
-  heap.span(&begin, &end);
+  Region dense, sparse;
+  heap.regions(&dense, &sparse);
   report = MarkReport{};
   cl_int err = CL_SUCCESS;
   std::vector<uint64_t> entries;
   entries.reserve(roots.size());
-  cl_mem heap_buffer = nullptr;
-  uint64_t base = reinterpret_cast<uint64_t>(begin);
   std::vector<uint64_t> state;
 
   if (options_.graph) {
     {
       observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
-      build_graph(heap, begin, end);
-      for (Word* r : roots) entries.push_back(node_of_[static_cast<size_t>(r - begin)]);
+      build_graph(heap, dense);
+      for (Word* r : roots) entries.push_back(node_of(r, dense));
     }
     report.objects = objects_.size();
     report.offloaded_bytes = graph_.size() * sizeof(uint32_t);
   } else {
     for (Word* r : roots) entries.push_back(Value::ref(r).bits);
-    report.offloaded_bytes = static_cast<uint64_t>(end - begin) * kWordSize;
+    report.offloaded_bytes = (dense.words() + sparse.words()) * kWordSize;
   }
-  if (report.offloaded_bytes > session_.device().max_alloc_bytes || report.offloaded_bytes == 0) {
+  uint64_t largest =
+      options_.graph ? report.offloaded_bytes : std::max(dense.words(), sparse.words()) * kWordSize;
+  if (largest > session_.device().max_alloc_bytes || report.offloaded_bytes == 0) {
     report.too_large = report.offloaded_bytes != 0;
     report.gray = roots;
     return;
   }
 
+  cl_mem dense_buffer = nullptr, sparse_buffer = nullptr;
+  Word placeholder[2] = {0, 0};
   {
     observe::PhaseScope phase(events, 0, kPhaseTransfer);
     if (options_.graph) {
-      heap_buffer = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                   report.offloaded_bytes, graph_.data(), &err);
+      dense_buffer = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                    report.offloaded_bytes, graph_.data(), &err);
+      check(err, "clCreateBuffer(graph)");
+      sparse_buffer = dense_buffer;
     } else {
       // The heap itself: zero-copy where the device shares host memory,
-      // otherwise the driver copies the span over (and back, below).
-      heap_buffer = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                                   report.offloaded_bytes, begin, &err);
+      // otherwise the driver copies the regions over (and back, below).
+      dense_buffer = host_buffer(session_.context(), dense, placeholder);
+      sparse_buffer = host_buffer(session_.context(), sparse, placeholder);
     }
-    check(err, "clCreateBuffer(heap)");
+    set_heap_args(dense_buffer, sparse_buffer, dense, sparse);
     write_roots(entries, state);
     check(clEnqueueWriteBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
                                state.data(), 0, nullptr, nullptr),
@@ -297,25 +349,22 @@ void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, 
   std::vector<uint64_t> tail;
   {
     observe::PhaseScope phase(events, 0, kPhaseKernel);
-    iterate(heap_buffer, base, report, tail);
+    iterate(report, tail);
   }
 
   {
     observe::PhaseScope phase(events, 0, kPhaseCopyBack);
     if (options_.graph) {
-      check(clEnqueueReadBuffer(session_.queue(), heap_buffer, CL_TRUE, 0, report.offloaded_bytes,
+      check(clEnqueueReadBuffer(session_.queue(), dense_buffer, CL_TRUE, 0, report.offloaded_bytes,
                                 graph_.data(), 0, nullptr, nullptr),
             "clEnqueueReadBuffer(graph)");
     } else {
-      // Mapping makes the device's header stores visible to the host.
-      void* p = clEnqueueMapBuffer(session_.queue(), heap_buffer, CL_TRUE, CL_MAP_READ, 0,
-                                   report.offloaded_bytes, 0, nullptr, nullptr, &err);
-      check(err, "clEnqueueMapBuffer(heap)");
-      check(clEnqueueUnmapMemObject(session_.queue(), heap_buffer, p, 0, nullptr, nullptr),
-            "clEnqueueUnmapMemObject");
+      sync_to_host(session_.queue(), dense_buffer, dense.words() ? dense.words() * kWordSize : kWordSize);
+      sync_to_host(session_.queue(), sparse_buffer, sparse.words() ? sparse.words() * kWordSize : kWordSize);
       check(clFinish(session_.queue()), "clFinish");
+      clReleaseMemObject(sparse_buffer);
     }
-    clReleaseMemObject(heap_buffer);
+    clReleaseMemObject(dense_buffer);
   }
 
   if (options_.graph) {
@@ -323,19 +372,11 @@ void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, 
     // One linear walk of the graph: each marked node's back reference gets
     // its mark bit.
     for (size_t g = 0; g < graph_.size();) {
-      uint32_t h = graph_[g];
-      uint64_t count = h >> 1;
-      if (h & 1) {
-        uint64_t back = graph_[g + 1 + count] | static_cast<uint64_t>(graph_[g + 2 + count]) << 32;
-        begin[back] |= Header::kMarkBit;
-      }
-      g += node_granules(count) * 4;
+      const uint32_t* node = graph_.data() + g;
+      if (node[0] & 1) *back_reference(node) |= Header::kMarkBit;
+      g += node_granules(node[0] >> 1) * 4;
     }
-    for (uint64_t node : tail) {
-      const uint32_t* n = graph_.data() + node * 4;
-      uint64_t count = n[0] >> 1;
-      report.gray.push_back(begin + (n[1 + count] | static_cast<uint64_t>(n[2 + count]) << 32));
-    }
+    for (uint64_t n : tail) report.gray.push_back(back_reference(graph_.data() + n * 4));
   } else {
     for (uint64_t v : tail)
       if (Value::from_bits(v).is_ref()) report.gray.push_back(Value::from_bits(v).as_ref());

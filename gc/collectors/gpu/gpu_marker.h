@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "gc/collector.h"
@@ -18,12 +19,20 @@
 
 namespace gc::gpu {
 
+struct Region {
+  Word* begin = nullptr;  // page-aligned
+  Word* end = nullptr;
+  uint64_t words() const { return static_cast<uint64_t>(end - begin); }
+  bool contains(const Word* p) const { return p >= begin && p < end; }
+};
+
 // What the marker needs of a heap.
 class MarkableHeap {
  public:
   virtual ~MarkableHeap() = default;
-  // Every object lies in [*begin, *end); begin is page-aligned.
-  virtual void span(Word** begin, Word** end) const = 0;
+  // Every object lies in one of two regions: `dense`, where objects are
+  // packed (size-class blocks), and `sparse`, where few large ones are.
+  virtual void regions(Region* dense, Region* sparse) const = 0;
   // Calls f with the header of every allocated object.
   virtual void for_each_object(const std::function<void(Word*)>& f) const = 0;
 };
@@ -76,8 +85,10 @@ class GpuMarker {
   // capacity_ entries each, kept from one collection to the next.
   void ensure_capacity(uint64_t entries, const std::vector<uint64_t>& state);
   void write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state);
-  void iterate(cl_mem heap_buffer, uint64_t base, MarkReport& report, std::vector<uint64_t>& tail);
-  void build_graph(const MarkableHeap& heap, Word* begin, Word* end);
+  void iterate(MarkReport& report, std::vector<uint64_t>& tail);
+  void set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s);
+  void build_graph(const MarkableHeap& heap, const Region& dense);
+  uint32_t node_of(const Word* header, const Region& dense) const;
 
   ClSession& session_;
   GpuOptions options_;
@@ -91,9 +102,11 @@ class GpuMarker {
   cl_mem state_ = nullptr;
   uint64_t capacity_ = 0;
   // The reference graph (host copy) and, during its build, the node index
-  // of each heap word that holds a header.
+  // of each dense-region word that holds a header, and of each sparse
+  // object.
   std::vector<uint32_t> graph_;
   std::vector<uint32_t> node_of_;
+  std::unordered_map<const Word*, uint32_t> sparse_node_of_;
   std::vector<Word*> objects_;
 };
 
