@@ -1,6 +1,7 @@
 // The registry: one line per collector (DESIGN.md: a new collector is one
 // folder under gc/collectors/ plus one line here).
 #include "gc/collector.h"
+#include "gc/collectors/gpu/gpu.h"
 #include "gc/collectors/marksweep/marksweep.h"
 #include "gc/collectors/semispace/semispace.h"
 
@@ -11,6 +12,8 @@ const std::vector<CollectorInfo>& registered_collectors() {
       {"semispace", "serial Cheney copying collector (Flood et al. 2001 pSemispaces, serial form)", create_semispace},
       {"marksweep", "non-moving mark-sweep in size-class blocks (Maas et al. 2012's CPU baseline)",
        create_marksweep},
+      {"gpu", "marksweep with the mark phase on an OpenCL device (Maas et al. 2012)", create_gpu,
+       gpu_unavailable},
   };
   return collectors;
 }

@@ -36,3 +36,6 @@ set_tests_properties(observe/report PROPERTIES SKIP_RETURN_CODE 77)
 # The REPL, driven through a pseudo-terminal.
 add_test(NAME repl COMMAND ${CMAKE_SOURCE_DIR}/tests/repl/repl_test.sh $<TARGET_FILE:vm>)
 set_tests_properties(repl PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# The gpu collector where there is no OpenCL device.
+add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test.sh $<TARGET_FILE:vm>)

@@ -117,24 +117,28 @@ void GpuMarker::ensure_capacity(uint64_t entries, const std::vector<uint64_t>& s
   capacity_ = cap;
 }
 
-// Splits the roots among the partitions (one per compute unit, no balancing:
-// L1087-1092) and writes them as the first in-queue.
+// Splits the roots among the partitions (one per compute unit, no
+// balancing: L1087-1092) and writes them as the first in-queue. Root i goes
+// to partition i mod groups: the VM's roots come in runs of one kind
+// (globals, then stacks, ...), which halves of the list would keep apart.
 void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state) {
   state.assign(groups_ * kStateWords, 0);
   uint64_t per = (entries.size() + groups_ - 1) / groups_;
   ensure_capacity(std::max<uint64_t>(per, 1), state);
+  std::vector<uint64_t> wide;
   std::vector<uint32_t> narrow;
   for (unsigned p = 0; p < groups_; ++p) {
-    uint64_t b = std::min<uint64_t>(entries.size(), p * per), e = std::min<uint64_t>(entries.size(), b + per);
-    state[p * kStateWords + kEnd] = e - b;
-    if (e == b) continue;
-    const void* src = entries.data() + b;
+    wide.clear();
+    for (size_t i = p; i < entries.size(); i += groups_) wide.push_back(entries[i]);
+    state[p * kStateWords + kEnd] = wide.size();
+    if (wide.empty()) continue;
+    const void* src = wide.data();
     if (entry_bytes_ == sizeof(uint32_t)) {
-      narrow.assign(entries.begin() + static_cast<ptrdiff_t>(b), entries.begin() + static_cast<ptrdiff_t>(e));
+      narrow.assign(wide.begin(), wide.end());
       src = narrow.data();
     }
     check(clEnqueueWriteBuffer(session_.queue(), queue_in_, CL_TRUE, p * capacity_ * entry_bytes_,
-                               (e - b) * entry_bytes_, src, 0, nullptr, nullptr),
+                               wide.size() * entry_bytes_, src, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer(roots)");
   }
 }

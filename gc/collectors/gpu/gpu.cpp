@@ -1,0 +1,137 @@
+#include "gc/collectors/gpu/gpu.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "gc/verify/verifier.h"
+
+namespace gc {
+
+namespace {
+
+// Exit status for "--gc=gpu but no device": the runtime-error status of
+// the VM (LANGUAGE.md's 70), since nothing in the program is at fault.
+constexpr int kExitNoDevice = 70;
+
+const char* const kPhaseCpuTail = "gpu cpu tail";
+const char* const kPhaseOutDegrees = "gpu out-degree statistics";
+
+}  // namespace
+
+GpuCollector::GpuCollector(RootSet& roots, const HeapOptions& options, std::unique_ptr<gpu::ClDevice> device)
+    : MarkSweep(roots, options), device_(std::move(device)) {
+  // The kernel is compiled here, once per process and variant, not in the
+  // first collection's pause.
+  if (device_) marker_ = std::make_unique<gpu::GpuMarker>(gpu::ClSession::for_device(*device_), options.gpu);
+  describe_gpu_events();
+}
+
+void GpuCollector::describe_gpu_events() {
+  for (const char* c : {"gpu iterations", "gpu launches"}) events.describe_counter(c, "launches");
+  events.describe_counter("gpu kernel device ns", "ns");
+  events.describe_counter("gpu offloaded bytes", "bytes");
+  events.describe_counter("gpu graph nodes", "objects");
+  events.describe_counter("gpu tail objects", "objects");
+  events.describe_counter("gpu widest frontier", "objects");
+  events.describe_counter("gpu marked on cpu (too large)", "collections");
+  for (const char* c : gpu::kDegreeCounterNames) events.describe_counter(c, "objects");
+  events.add_sequence_panel({"GPU frontier width per iteration",
+                             "objects in the queue",
+                             "The paper's Figure 2: how many objects each kernel launch had to mark. Wide "
+                             "iterations keep the device busy; a long narrow tail is a list, which the CPU "
+                             "finishes once the queue stays below --gpu-tail's width.",
+                             "gpu frontier width",
+                             "iteration",
+                             {}});
+  std::vector<std::string> ticks;
+  for (const char* c : gpu::kDegreeCounterNames) ticks.push_back(std::string(c).substr(11));
+  events.add_sequence_panel(
+      {"Out-degree of live objects", "objects",
+       "The paper's Figure 3: most objects have few references, a few have many. Objects "
+       "above --gpu-split's count are copied by the whole work-group.",
+       "gpu out-degree", "references per object", ticks});
+  events.add_panel({"GPU mark time per collection",
+                    "ms",
+                    "Device time of the mark kernel (profiling, launch overhead excluded) against the wall "
+                    "time of the phases around it: building the graph, transfers, copying back and the "
+                    "CPU's tail.",
+                    {{"kernel (device)", "gpu kernel device ns", "", 1e-6}}});
+}
+
+void GpuCollector::regions(gpu::Region* dense, gpu::Region* sparse) const {
+  const auto& bs = blocks();
+  *dense = {};
+  if (!bs.empty()) *dense = {bs.front().begin, bs.back().end()};
+  *sparse = {large_objects().begin(), large_objects().frontier()};
+}
+
+void GpuCollector::for_each_object(const std::function<void(Word*)>& f) const {
+  MarkSweep::for_each_object([&](Word* h) { f(h); });
+}
+
+// The tail the GPU left (references to objects it did not reach): those not
+// marked yet are marked here and become the CPU marker's grey set.
+void GpuCollector::finish_on_cpu(const std::vector<Word*>& gray) {
+  std::vector<Word*> grey;
+  for (Word* h : gray)
+    if (set_mark(h)) grey.push_back(h);
+  events.count(0, "gpu tail objects", grey.size());
+  if (!grey.empty()) mark_from_gray(grey);
+}
+
+void GpuCollector::mark_phase() {
+  if (!marker_) {
+    mark_from_roots();
+    return;
+  }
+  roots_scratch_.clear();
+  for (const RootGroup& g : gather_roots())
+    for (size_t i = 0; i < g.count; ++i)
+      if (g.slots[i].is_ref()) roots_scratch_.push_back(g.slots[i].as_ref());
+  gpu::MarkReport r;
+  marker_->mark(*this, roots_scratch_, events, r);
+  {
+    observe::PhaseScope phase(events, 0, kPhaseCpuTail);
+    finish_on_cpu(r.gray);
+  }
+  report(r);
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify marks");
+    verify::verify_marks_or_exit(*this, roots_, stats_.collections);
+  }
+}
+
+void GpuCollector::report(const gpu::MarkReport& r) {
+  if (!events.enabled()) return;
+  uint64_t widest = 0;
+  for (uint64_t w : r.frontier) widest = std::max(widest, w);
+  events.count(0, "gpu iterations", r.frontier.size());
+  events.count(0, "gpu launches", r.launches);
+  events.count(0, "gpu kernel device ns", r.kernel_ns);
+  events.count(0, "gpu offloaded bytes", r.offloaded_bytes);
+  events.count(0, "gpu widest frontier", widest);
+  if (r.objects) events.count(0, "gpu graph nodes", r.objects);
+  if (r.too_large) events.count(0, "gpu marked on cpu (too large)", 1);
+  events.sequence(0, "gpu frontier width", r.frontier);
+  // Figure 3 costs a walk of the heap: only when someone looks, and in a
+  // phase of its own so that it does not inflate the others.
+  observe::PhaseScope phase(events, 0, kPhaseOutDegrees);
+  auto degrees = gpu::marked_out_degrees(*this);
+  for (size_t b = 0; b < gpu::kDegreeBuckets; ++b)
+    if (degrees[b]) events.count(0, gpu::kDegreeCounterNames[b], degrees[b]);
+  events.sequence(0, "gpu out-degree", std::vector<uint64_t>(degrees.begin(), degrees.end()));
+}
+
+std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options) {
+  std::string why;
+  std::unique_ptr<gpu::ClDevice> device = gpu::choose_device(options.gpu.device, &why);
+  if (!device && !options.gpu.cpu_when_no_device) {
+    std::fprintf(stderr, "vm: --gc=gpu: %s\n", why.c_str());
+    std::exit(kExitNoDevice);
+  }
+  return std::make_unique<GpuCollector>(roots, options, std::move(device));
+}
+
+std::string gpu_unavailable() { return gpu::unavailable_reason(""); }
+
+}  // namespace gc
