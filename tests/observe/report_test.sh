@@ -59,6 +59,9 @@ generic="pauses heap histogram phases threads heapmap"
 semispace="$generic collector-0 collector-1"
 run_case binary_trees "$semispace" --gc-threads=0 "$top/samples/binary_trees.src" 12
 run_case gcbench "$semispace" --gc-threads=0 "$top/samples/gcbench.src" 6
+# gpu's own: Figure 2 (frontier per iteration), Figure 3 (out-degrees), and
+# its device time beside marksweep's two panels.
+run_case gpu "$generic collector-2 sequence-0 sequence-1" --gc=gpu "$top/samples/binary_trees.src" 14
 run_case explicit "$generic" -e 'for (let i = 0; i < 4; i += 1) { gc(); }'
 
 echo "$pass passed, $fail failed"
