@@ -563,6 +563,12 @@ TEST_CASE(
       if (i % 10 == 0) {
         link(n, 1, young[static_cast<size_t>(i / 10) % young.size()]);
         holders.push_back(n);
+      } else if (i % 50 == 5) {
+        // A wide holder whose young reference is two cards below its
+        // header, far from its other slots.
+        Word* wide = heap.old_obj(150, 1);
+        link(wide, 140, young[static_cast<size_t>(i / 50) % young.size()]);
+        link(n, 1, wide);
       }
       heap.garbage(2);
     }

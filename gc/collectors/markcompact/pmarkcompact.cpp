@@ -191,8 +191,8 @@ class ParallelMarkCompact::Worker {
         }
       } else if (kOldHolder && card_base_ && in_young(t)) {
         // The slot's card after compaction: the slot keeps its offset from
-        // the header.
-        uintptr_t at = reinterpret_cast<uintptr_t>(new_h - 1 - i);
+        // the header (slots[i] is slot nrefs - 1 - i, nrefs - i words below).
+        uintptr_t at = reinterpret_cast<uintptr_t>(new_h - nrefs + i);
         std::atomic_ref<uint8_t>(card_base_[at >> kCardShift]).store(kCardDirty, std::memory_order_relaxed);
         cards_dirtied++;
       }
