@@ -76,6 +76,15 @@ struct HeapOptions {
   // a power of two); 0: the collector's default.
   uint64_t gc_deque_tasks = 0;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
+  // Generational collectors (markcompact): the young generation's size, both
+  // semispaces (--young; 0: the collector's default); the young collections
+  // an object survives before it is promoted (--tenure; -1: the default);
+  // card-table scan tasks (--card-strides; 0: the default) and whether
+  // they are strides or contiguous blocks (--card-partition).
+  uint64_t young_bytes = 0;
+  int tenure_age = -1;
+  unsigned card_tasks = 0;
+  bool card_blocks = false;
   // Under stress, generational collectors alternate young and full
   // collections; this makes every stressed collection a full one.
   bool stress_full = false;

@@ -2,6 +2,7 @@
 // folder under gc/collectors/ plus one line here).
 #include "gc/collector.h"
 #include "gc/collectors/gpu/gpu.h"
+#include "gc/collectors/markcompact/markcompact.h"
 #include "gc/collectors/marksweep/marksweep.h"
 #include "gc/collectors/semispace/semispace.h"
 
@@ -10,6 +11,7 @@ namespace gc {
 const std::vector<CollectorInfo>& registered_collectors() {
   static const std::vector<CollectorInfo> collectors = {
       {"semispace", "serial Cheney copying collector (Flood et al. 2001 pSemispaces, serial form)", create_semispace},
+      {"markcompact", "generational: pSemispaces young generation, mark-compact old generation, strided card scanning (Flood et al. 2001)", create_markcompact},
       {"marksweep", "non-moving mark-sweep in size-class blocks (Maas et al. 2012's CPU baseline)",
        create_marksweep},
       {"gpu", "marksweep with the mark phase on an OpenCL device (Maas et al. 2012)", create_gpu,

@@ -45,6 +45,14 @@ options:
                      parallel copying (default 32K)
   --gc-deque=N       each GC thread's work-stealing deque capacity in tasks
                      (rounded up to a power of two; default 32768)
+  --young=SIZE       markcompact: the young generation, both semispaces
+                     (default 16M, at most 1/8 of the heap)
+  --tenure=N         markcompact: young collections an object survives
+                     before it is promoted (0 to 15; default 2)
+  --card-strides=N   markcompact: card-table scan tasks (default 256)
+  --card-partition=strides|blocks
+                     markcompact: task i scans cards i, i+N, i+2N, ...
+                     (strides, the default) or the i-th contiguous block
   --gc-stress=N      collect every N allocations (1: every allocation)
   --gc-stress-full   under stress, make every collection a full one
                      (generational collectors otherwise alternate)
@@ -280,6 +288,21 @@ int main(int argc, char** argv) {
       auto n = parse_count(*v);
       if (!n || *n < 4 || *n > (1ull << 26)) usage_error("bad deque capacity '" + *v + "' (4 to 67108864 tasks)");
       options.heap.gc_deque_tasks = *n;
+    } else if (auto v = value_of("--young")) {
+      auto size = parse_size(*v);
+      if (!size || *size < (64u << 10)) usage_error("bad young generation size '" + *v + "' (at least 64K)");
+      options.heap.young_bytes = *size;
+    } else if (auto v = value_of("--tenure")) {
+      auto n = parse_count(*v);
+      if (!n || *n > 15) usage_error("bad tenuring threshold '" + *v + "' (0 to 15)");
+      options.heap.tenure_age = static_cast<int>(*n);
+    } else if (auto v = value_of("--card-strides")) {
+      auto n = parse_count(*v);
+      if (!n || *n == 0 || *n > (1u << 20)) usage_error("bad card stride count '" + *v + "' (1 to 1048576)");
+      options.heap.card_tasks = static_cast<unsigned>(*n);
+    } else if (auto v = value_of("--card-partition")) {
+      if (*v != "strides" && *v != "blocks") usage_error("bad card partition '" + *v + "' (strides or blocks)");
+      options.heap.card_blocks = *v == "blocks";
     } else if (auto v = value_of("--gc-stress")) {
       auto n = parse_count(*v);
       if (!n || *n == 0) usage_error("bad stress interval '" + *v + "' (a positive count of allocations)");

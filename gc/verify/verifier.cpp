@@ -116,6 +116,12 @@ class Checker {
     return true;
   }
 
+  bool young(const Word* p) const {
+    for (const SpaceRange& s : shape_.young_spaces)
+      if (p >= s.begin && p < s.end) return true;
+    return false;
+  }
+
   const char* evacuated_space_of(const Word* p) const {
     for (const SpaceRange& s : shape_.evacuated_spaces)
       if (p >= s.begin && p < s.end) return s.name;
@@ -148,9 +154,13 @@ class Checker {
       stack_.pop_back();
       const char* space = objects_.at(h);
       uint64_t n = Header::nrefs(*h);
+      bool check_cards = shape_.card_base && !young(h);
       for (uint64_t i = 0; i < n; ++i) {
-        Value v = *reinterpret_cast<const Value*>(h - 1 - i);
-        if (!check_reference(v, h, static_cast<int64_t>(i), space)) return false;
+        const Value* slot = reinterpret_cast<const Value*>(h - 1 - i);
+        if (!check_reference(*slot, h, static_cast<int64_t>(i), space)) return false;
+        if (check_cards && slot->is_ref() && young(slot->as_ref()) &&
+            shape_.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] != kCardDirty)
+          return fail("old-to-young reference on a clean card", h, static_cast<int64_t>(i), space);
       }
     }
     return true;

@@ -13,7 +13,9 @@
 //   3. traces from the root groups with its own explicit stack and visited
 //      set, checking that every reference (root or slot) is the header
 //      address of an object found in 1 or 2 and in particular never points
-//      into an evacuated space.
+//      into an evacuated space;
+//   4. for a generational heap, that every reference from an old or large
+//      object to a young one lies on a dirty card.
 //
 // check_heap returns the first failure as a value (tests use this);
 // verify_heap_or_exit prints it as
@@ -63,6 +65,12 @@ struct HeapShape {
   // Live large objects (header addresses) and the region they live in.
   std::vector<const Word*> large_objects;
   SpaceRange large_space{"large", nullptr, nullptr};
+  // Generational heaps: the young spaces, and the biased card table
+  // (Collector::card_base). Every reference from an object outside the
+  // young spaces to one inside must lie on a dirty card (the card
+  // invariant young collections rely on). No card table: not checked.
+  std::vector<SpaceRange> young_spaces;
+  const uint8_t* card_base = nullptr;
   // Class ids above this are corrupt headers.
   uint32_t max_class_id = kMaxClassId;
 };

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
-#include "gc/parallel/overflow_set.h"
-#include "gc/parallel/termination.h"
+#include "gc/collectors/semispace/semispace.h"
 
 namespace gc {
 
@@ -47,8 +48,9 @@ uint64_t SemispaceCollector::lab_words_for_collection() const {
 void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
   if (scavengers_.empty()) {
+    scavenge_shared_ = std::make_unique<ScavengeShared>(ScavengeShared{deques_, overflow_, termination_, events, reservation_});
     for (unsigned w = 0; w < threads; ++w)
-      scavengers_.push_back(std::make_unique<ParallelScavenger>(*this, w));
+      scavengers_.push_back(std::make_unique<ParallelScavenger>(*scavenge_shared_, w));
     for (const char* c : {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks"})
       events.describe_counter(c, "objects");
     for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
@@ -58,8 +60,14 @@ void SemispaceCollector::scavenge_in_parallel() {
   root_groups_.clear();
   roots_.root_groups(root_groups_);
   ParallelScavengePhase phase{root_groups_};
+  ScavengeSpaces spaces;
+  spaces.from_begin = other_->begin();
+  spaces.from_end = other_->top();
+  spaces.los_begin = los_.begin();
+  spaces.los_end = los_.frontier();
+  spaces.to = current_;
   uint64_t lab = lab_words_for_collection();
-  for (auto& s : scavengers_) s->prepare(lab);
+  for (auto& s : scavengers_) s->prepare(spaces, lab);
   termination_.reset(threads);
 
   auto job = [&](unsigned worker) { scavengers_[worker]->run(phase); };
@@ -88,25 +96,36 @@ void SemispaceCollector::retire_gc_labs() {
 // ---------------------------------------------------------------------------
 // One GC thread
 
-void ParallelScavenger::prepare(uint64_t lab_words) {
-  from_begin_ = reinterpret_cast<uintptr_t>(c_.other_->begin());
-  from_bytes_ = c_.other_->used_bytes();
-  los_begin_ = reinterpret_cast<uintptr_t>(c_.los_.begin());
-  los_bytes_ = reinterpret_cast<uintptr_t>(c_.los_.frontier()) - los_begin_;
-  to_ = c_.current_;
+void ParallelScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
+  from_begin_ = reinterpret_cast<uintptr_t>(spaces.from_begin);
+  from_bytes_ = static_cast<uint64_t>(spaces.from_end - spaces.from_begin) * kWordSize;
+  los_begin_ = reinterpret_cast<uintptr_t>(spaces.los_begin);
+  los_bytes_ = static_cast<uint64_t>(spaces.los_end - spaces.los_begin) * kWordSize;
+  to_ = spaces.to;
+  to_begin_ = reinterpret_cast<uintptr_t>(to_->begin());
+  to_bytes_ = to_->region_bytes();
+  old_space_ = spaces.old;
+  offsets_ = spaces.offsets;
+  card_base_ = spaces.card_base;
+  tenure_age_ = spaces.tenure_age;
+  old_begin_ = old_space_ ? reinterpret_cast<uintptr_t>(old_space_->begin()) : 0;
+  old_bytes_ = old_space_ ? static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize : 0;
+  bytes_promoted_ = 0;
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
   private_.clear();
+  plab_.top = plab_.end = nullptr;
   stats_ = parallel::WorkerStats{};
   steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
 }
 
 void ParallelScavenger::run(ParallelScavengePhase& phase) {
   uint64_t start = now_ns();
-  observe::Recorder& events = c_.events;
+  observe::Recorder& events = shared_.events;
   events.phase_start(id_, "scavenge roots");
   scavenge_roots(phase);
   events.phase_end(id_, "scavenge roots");
+  if (phase.extra_roots) phase.extra_roots(phase.extra_context, *this);
   events.phase_start(id_, "trace");
   trace();
   events.phase_end(id_, "trace");
@@ -136,6 +155,7 @@ void ParallelScavenger::report(observe::Recorder& events) const {
   events.count(id_, "large objects marked", s.large_objects_marked);
   events.count(id_, "chunk tasks", s.chunk_tasks);
   events.count(id_, "termination idle ns", s.idle_ns);
+  if (old_space_) events.count(id_, "bytes promoted", bytes_promoted_);
 }
 
 // Section 3.1 (L113): "We overpartition these roots into groups, and the GC
@@ -162,7 +182,9 @@ void ParallelScavenger::scavenge_roots(ParallelScavengePhase& phase) {
   // A large object's header may be fetch-or'ed by a thread that lost the
   // race to mark it: read it atomically.
   uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
-  if (n > kChunkSlots) [[unlikely]] {
+  if (reinterpret_cast<uintptr_t>(h) - old_begin_ < old_bytes_) [[unlikely]] {
+    scan_promoted_slots(h, n);
+  } else if (n > kChunkSlots) [[unlikely]] {
     scan_large(h, 0, n);
   } else {
     scan_slots(h, 0, n);
@@ -191,7 +213,7 @@ void ParallelScavenger::trace() {
       process(t);
       continue;
     }
-    if (c_.termination_.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
+    if (shared_.termination.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
   }
 }
 
@@ -213,7 +235,7 @@ void ParallelScavenger::scan_large(Word* h, uint64_t begin, uint64_t end) {
 // Section 3.4 (L144): "filling no more than the top half of the queue when
 // retrieving work from the overflow set". The deque is empty here.
 bool ParallelScavenger::refill_from_overflow() {
-  uint64_t n = c_.overflow_.refill(deque_, deque_.capacity() / 2);
+  uint64_t n = shared_.overflow.refill(deque_, deque_.capacity() / 2);
   if (n == 0) return false;
   stats_.refills++;
   return true;
@@ -224,7 +246,7 @@ bool ParallelScavenger::refill_from_overflow() {
 // them to the overflow set."
 void ParallelScavenger::overflow_and_push(parallel::Task t) {
   stats_.overflow_events++;
-  stats_.overflow_tasks += c_.overflow_.take_bottom_half(deque_);
+  stats_.overflow_tasks += shared_.overflow.take_bottom_half(deque_);
   bool pushed = deque_.push(t);
   (void)pushed;  // the deque is at most half full now
 }
@@ -239,7 +261,7 @@ void ParallelScavenger::publish(unsigned n) {
 // the first with work. The caller is active (it has not offered, or the
 // termination protocol made it active again before returning).
 bool ParallelScavenger::steal(parallel::Task& out) {
-  unsigned n = static_cast<unsigned>(c_.deques_.size());
+  unsigned n = static_cast<unsigned>(shared_.deques.size());
   if (n == 1) return false;
   // xorshift: cheap, and different threads start at different victims.
   steal_seed_ ^= steal_seed_ << 13;
@@ -249,7 +271,7 @@ bool ParallelScavenger::steal(parallel::Task& out) {
   for (unsigned k = 0; k < n; ++k) {
     unsigned victim = (start + k) % n;
     if (victim == id_) continue;
-    parallel::TaskDeque& d = *c_.deques_[victim];
+    parallel::TaskDeque& d = *shared_.deques[victim];
     // A lost race (kAbort) means the victim had work a moment ago: try it
     // again a few times before moving on.
     for (int tries = 0; tries < 4 && !d.looks_empty(); ++tries) {
@@ -267,8 +289,8 @@ bool ParallelScavenger::steal(parallel::Task& out) {
 
 // What an idle thread peeks at before it marks itself active (L127).
 bool ParallelScavenger::work_visible() const {
-  if (!c_.overflow_.looks_empty()) return true;
-  for (const auto& d : c_.deques_)
+  if (!shared_.overflow.looks_empty()) return true;
+  for (const auto& d : shared_.deques)
     if (!d->looks_empty()) return true;
   return false;
 }
@@ -306,7 +328,7 @@ void ParallelScavenger::undo_allocation(Word* p, uint64_t words) {
 
 void ParallelScavenger::install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw) {
   std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
-  moved[new_raw] = c_.hash_of_address(old);
+  moved[new_raw] = address_hash(shared_.reservation, old);
   *moved = Header::with_hash_state(Header::with_raw_words(h, new_raw), HashState::kHashedAndMoved);
 }
 
@@ -323,7 +345,57 @@ void ParallelScavenger::retire_lab_tail() {
 void ParallelScavenger::retire_lab_at_end() {
   uint64_t before = stats_.lab_waste_bytes;
   retire_lab_tail();
-  c_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
+  shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
+}
+
+[[noreturn]] void promotion_overflow() {
+  std::fprintf(stderr, "gc: internal error: the old generation overflowed during a young collection\n");
+  std::abort();
+}
+
+// Promotion LABs (L164): claimed from the old generation's free areas with
+// one compare-and-swap, retired like to-space LABs, except that filler in
+// the old generation is recorded in its offset table (card scanning walks
+// it). The sizing policy (markcompact.cpp) checks before the collection
+// that the old generation can hold every young object, so a claim that
+// fails is an internal error.
+Word* ParallelScavenger::promote_allocate_slow(uint64_t words) {
+  uint64_t got = 0;
+  if (words * kLabWasteFraction > lab_words_) {
+    Word* p = old_space_->claim_shared(words, words, &got);
+    if (!p) promotion_overflow();
+    stats_.direct_allocations++;
+    return p;
+  }
+  retire_promotion_lab_tail();
+  Word* p = old_space_->claim_shared(words, lab_words_, &got);
+  if (!p) promotion_overflow();
+  stats_.labs_taken++;
+  plab_.top = p;
+  plab_.end = p + got;
+  return plab_.bump(words);
+}
+
+void ParallelScavenger::undo_promotion(Word* p, uint64_t words) {
+  stats_.undone_allocations++;
+  if (plab_.undo(p, words)) return;
+  if (old_space_->unclaim_shared(p, words)) return;
+  offsets_->fill(p, p + words);
+  stats_.lab_waste_bytes += words * kWordSize;
+}
+
+void ParallelScavenger::retire_promotion_lab_tail() {
+  if (plab_.top < plab_.end && !old_space_->unclaim_shared(plab_.top, static_cast<uint64_t>(plab_.end - plab_.top))) {
+    offsets_->fill(plab_.top, plab_.end);
+    stats_.lab_waste_bytes += static_cast<uint64_t>(plab_.end - plab_.top) * kWordSize;
+  }
+  plab_.top = plab_.end = nullptr;
+}
+
+void ParallelScavenger::retire_promotion_lab_at_end() {
+  uint64_t before = stats_.lab_waste_bytes;
+  retire_promotion_lab_tail();
+  shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
 }
 
 }  // namespace gc

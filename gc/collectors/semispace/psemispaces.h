@@ -19,24 +19,77 @@
 // defer) is inlined into trace's loop, with no call, no lock and no
 // allocation; counters are plain fields of
 // the thread's own WorkerStats.
+//
+// The same scavenger collects the young generation of markcompact (section
+// 4, L162-164): there an object that has survived enough young collections
+// is copied into the old generation through a promotion LAB instead of into
+// to-space, a promoted object that still refers to a young one has its
+// card dirtied, and the dirty cards of the old generation are extra roots
+// (ParallelScavengePhase::extra_roots). Semispace sets none of that up and
+// takes none of those branches.
 #pragma once
 
 #include <atomic>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "gc/alloc/lab.h"
-#include "gc/collectors/semispace/semispace.h"
+#include "gc/heap/identity_hash.h"
+#include "gc/observe/recorder.h"
+#include "gc/parallel/overflow_set.h"
 #include "gc/parallel/private_tasks.h"
 #include "gc/parallel/task.h"
 #include "gc/parallel/task_deque.h"
+#include "gc/parallel/termination.h"
 #include "gc/parallel/worker_stats.h"
+#include "gc/spaces/copy_space.h"
+#include "gc/spaces/offset_table.h"
+#include "gc/spaces/old_space.h"
 
 namespace gc {
+
+// The collector's parallel machinery, kept for every collection.
+struct ScavengeShared {
+  std::vector<std::unique_ptr<parallel::TaskDeque>>& deques;
+  parallel::OverflowSet& overflow;
+  parallel::Termination& termination;
+  observe::Recorder& events;
+  const Reservation& reservation;  // identity hashes of moved objects
+};
+
+// One collection's spaces.
+struct ScavengeSpaces {
+  const Word* from_begin = nullptr;  // evacuated: [from_begin, from_end)
+  const Word* from_end = nullptr;
+  const Word* los_begin = nullptr;   // large objects marked in place; empty:
+  const Word* los_end = nullptr;     // not traced (a young collection)
+  CopySpace* to = nullptr;
+  // Promotion (markcompact's young collections): objects whose age is at
+  // least tenure_age go to `old`, whose cards are dirtied through card_base
+  // where a promoted slot still refers to to-space, and whose offset table
+  // records every object and filler written there.
+  OldSpace* old = nullptr;
+  OffsetTable* offsets = nullptr;
+  uint8_t* card_base = nullptr;
+  uint32_t tenure_age = Header::kMaxAge + 1;
+};
+
+class ParallelScavenger;
+
+// An internal error: a promotion found no room in the old generation.
+// Unreachable by construction (the plan checks room before collecting).
+[[noreturn]] void promotion_overflow();
+[[noreturn]] void semispace_to_space_overflow();
 
 // What every GC thread shares in one collection.
 struct ParallelScavengePhase {
   const std::vector<RootGroup>& root_groups;
   std::atomic<size_t> next_root_group{0};  // the claim counter of static overpartitioning
+  // More roots, claimed by the threads after the root groups (markcompact:
+  // the card table's strides); nullptr: none.
+  void (*extra_roots)(void* context, ParallelScavenger& s) = nullptr;
+  void* extra_context = nullptr;
 };
 
 class ParallelScavenger {
@@ -57,17 +110,49 @@ class ParallelScavenger {
   // prefetched before they are scanned (scan_slots).
   static constexpr uint64_t kPrefetchSlots = 8;
 
-  ParallelScavenger(SemispaceCollector& c, unsigned id) : c_(c), id_(id), deque_(*c.deques_[id]) {}
+  ParallelScavenger(const ScavengeShared& shared, unsigned id)
+      : shared_(shared), id_(id), deque_(*shared.deques[id]) {}
 
   // Before each collection, on the mutator thread.
-  void prepare(uint64_t lab_words);
+  void prepare(const ScavengeSpaces& spaces, uint64_t lab_words);
   // The whole phase on this thread.
   void run(ParallelScavengePhase& phase);
   // After the phase: the LAB's unused tail, given back or filled.
   void retire_lab_at_end();
+  // ... and the promotion LAB's.
+  void retire_promotion_lab_at_end();
 
   const parallel::WorkerStats& stats() const { return stats_; }
+  unsigned id() const { return id_; }
   const Lab& lab() const { return lab_; }
+  const Lab& promotion_lab() const { return plab_; }
+  uint64_t bytes_promoted() const { return bytes_promoted_; }
+
+  // True if v refers to an object in to-space (a young object after the
+  // collection).
+  bool refers_to_young(Value v) const {
+    return v.is_ref() && reinterpret_cast<uintptr_t>(v.as_ref()) - to_begin_ < to_bytes_;
+  }
+
+  // Roots and slots alike: copy (or find the copy of) a from-space target
+  // and redirect the slot; mark a large-object target in place.
+  [[gnu::always_inline]] void scavenge_slot(Value* slot) {
+    uint64_t bits = slot->bits;
+    if ((bits & Value::kTagMask) != Value::kRefTag) return;
+    uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
+    if (addr - from_begin_ < from_bytes_) {
+      slot->bits = Value::kRefTag | reinterpret_cast<uintptr_t>(forward(reinterpret_cast<Word*>(addr)));
+    } else if (addr - los_begin_ < los_bytes_) {
+      mark_large(reinterpret_cast<Word*>(addr));
+    }
+  }
+
+  // A slot of an old object (a dirty card's, or a promoted object's):
+  // scavenged, and true if it still refers to a young object.
+  bool scavenge_old_slot(Value* slot) {
+    scavenge_slot(slot);
+    return refers_to_young(*slot);
+  }
 
  private:
   // --- the paper's steps
@@ -104,17 +189,17 @@ class ParallelScavenger {
     }
   }
 
-  // Roots and slots alike: copy (or find the copy of) a from-space target
-  // and redirect the slot; mark a large-object target in place.
-  [[gnu::always_inline]] void scavenge_slot(Value* slot) {
-    uint64_t bits = slot->bits;
-    if ((bits & Value::kTagMask) != Value::kRefTag) return;
-    uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
-    if (addr - from_begin_ < from_bytes_) {
-      slot->bits = Value::kRefTag | reinterpret_cast<uintptr_t>(forward(reinterpret_cast<Word*>(addr)));
-    } else if (addr - los_begin_ < los_bytes_) {
-      mark_large(reinterpret_cast<Word*>(addr));
-    }
+  // A promoted object's slots: a slot that keeps a young target dirties its
+  // card, so the next young collection finds it (the card invariant).
+  void scan_promoted_slots(Word* h, uint64_t n) {
+    Value* lo = reinterpret_cast<Value*>(h - n);
+    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
+      if (scavenge_old_slot(slot)) dirty_card(slot);
+  }
+
+  void dirty_card(const Value* slot) {
+    std::atomic_ref<uint8_t> card(card_base_[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
+    if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
   }
 
   // The from-space header is read and replaced by several threads at once:
@@ -142,7 +227,17 @@ class ParallelScavenger {
     bool hashed = Header::hash_state(h) == HashState::kHashed;
     uint64_t new_raw = hashed ? rounded_raw(raw + 1) : raw;
     uint64_t words = below + 1 + new_raw;
-    Word* dst = allocate(words);
+    // Tenuring (markcompact): an object old enough is promoted; every other
+    // copy is one collection older. Semispace never promotes and leaves the
+    // age alone.
+    Word new_header = h;
+    bool promote = false;
+    if (old_space_) [[unlikely]] {
+      uint32_t age = Header::age(h);
+      promote = age >= tenure_age_;
+      if (!promote && age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
+    }
+    Word* dst = promote ? promote_allocate(words) : allocate(words);
     Word* moved = dst + below;
     Word seen = h;
     if (!std::atomic_ref<Word>(*old).compare_exchange_strong(seen, reinterpret_cast<Word>(moved),
@@ -150,7 +245,11 @@ class ParallelScavenger {
       // Only forwarding changes a from-space header during a collection,
       // so the value that beat us is the winner's forwarding pointer.
       stats_.cas_failures++;
-      undo_allocation(dst, words);
+      if (promote) {
+        undo_promotion(dst, words);
+      } else {
+        undo_allocation(dst, words);
+      }
       return reinterpret_cast<Word*>(seen);
     }
     // The words below the header and the raw words, each as a plain word
@@ -160,12 +259,16 @@ class ParallelScavenger {
     copy_words(dst, old - below, below);
     copy_words(moved + 1, old + 1, raw);
     if (hashed) [[unlikely]] {
-      install_hash(old, moved, h, raw, new_raw);
+      install_hash(old, moved, new_header, raw, new_raw);
     } else {
-      *moved = h;
+      *moved = new_header;
     }
     stats_.objects_copied++;
     stats_.bytes_copied += words * kWordSize;
+    if (promote) {
+      offsets_->record(dst, words);
+      bytes_promoted_ += words * kWordSize;
+    }
     // Objects with no reference slots (strings, number arrays) have nothing
     // to scan: they never become tasks.
     if (nrefs) defer(parallel::Task::whole(moved));
@@ -195,7 +298,7 @@ class ParallelScavenger {
   // Some thread has offered termination: it can only find work that sits
   // in a deque. One relaxed load of a line written only when a thread goes
   // idle or comes back.
-  bool others_idle() const { return c_.termination_.active() < c_.deques_.size(); }
+  bool others_idle() const { return shared_.termination.active() < shared_.deques.size(); }
 
   void push(parallel::Task t) {
     if (!deque_.push(t)) [[unlikely]]
@@ -209,14 +312,24 @@ class ParallelScavenger {
   }
 
   [[gnu::noinline]] void publish(unsigned n);
+
+  Word* promote_allocate(uint64_t words) {
+    if (plab_.fits(words)) [[likely]]
+      return plab_.bump(words);
+    return promote_allocate_slow(words);
+  }
+
   [[gnu::noinline]] void overflow_and_push(parallel::Task t);
   [[gnu::noinline]] Word* allocate_slow(uint64_t words);
   [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
+  [[gnu::noinline]] Word* promote_allocate_slow(uint64_t words);
+  [[gnu::noinline]] void undo_promotion(Word* p, uint64_t words);
   [[gnu::noinline]] void install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw);
   void scan_large(Word* h, uint64_t begin, uint64_t end);
   void retire_lab_tail();
+  void retire_promotion_lab_tail();
 
-  SemispaceCollector& c_;
+  const ScavengeShared& shared_;
   unsigned id_;
   parallel::TaskDeque& deque_;
   // This collection's geometry (prepare).
@@ -224,10 +337,21 @@ class ParallelScavenger {
   uint64_t from_bytes_ = 0;
   uintptr_t los_begin_ = 0;
   uint64_t los_bytes_ = 0;
+  uintptr_t to_begin_ = 0;
+  uint64_t to_bytes_ = 0;
+  uintptr_t old_begin_ = 0;
+  uint64_t old_bytes_ = 0;
   CopySpace* to_ = nullptr;
+  OldSpace* old_space_ = nullptr;
+  OffsetTable* offsets_ = nullptr;
+  uint8_t* card_base_ = nullptr;
+  uint32_t tenure_age_ = Header::kMaxAge + 1;
   uint64_t lab_words_ = 0;
   Lab lab_;
   parallel::PrivateTasks private_;
+
+  Lab plab_;  // promotion LAB in the old generation
+  uint64_t bytes_promoted_ = 0;
   uint64_t steal_seed_;
   parallel::WorkerStats stats_;  // this collection's
 };

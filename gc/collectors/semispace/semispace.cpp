@@ -9,6 +9,7 @@
 
 #include "gc/alloc/lab.h"
 #include "gc/collectors/semispace/psemispaces.h"
+#include "gc/heap/identity_hash.h"
 
 namespace gc {
 
@@ -57,21 +58,6 @@ HeapOptions resolved_options(const HeapOptions& in) {
   // gc_threads == 0 selects the serial Cheney collector (the baseline).
   return o;
 }
-
-// A 64-bit finaliser (splitmix64): neighbouring addresses get unrelated
-// hashes.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xBF58'476D'1CE4'E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D0'49BB'1331'11EBull;
-  x ^= x >> 31;
-  return x;
-}
-
-// Identity hashes fit a double's mantissa, so the VM can hand them to
-// programs as exact numbers.
-constexpr uint64_t kHashMask = (1ull << 52) - 1;
 
 }  // namespace
 
@@ -590,9 +576,7 @@ uint64_t SemispaceCollector::heap_used() const {
 
 uint64_t SemispaceCollector::heap_size() const { return 2 * semispace_bytes_ + los_.committed_bytes(); }
 
-uint64_t SemispaceCollector::hash_of_address(const Word* header) const {
-  return mix(reservation_.offset_of(header)) & kHashMask;
-}
+uint64_t SemispaceCollector::hash_of_address(const Word* header) const { return address_hash(reservation_, header); }
 
 // kUnhashed -> kHashed: the hash is the address's; an object in the copy
 // space now owes one word for when it moves, which comes out of the

@@ -57,6 +57,7 @@ namespace gc {
 
 class Scavenger;
 class ParallelScavenger;
+struct ScavengeShared;
 
 class SemispaceCollector final : public Collector, public verify::VerifiableHeap {
  public:
@@ -165,6 +166,7 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
   parallel::OverflowSet overflow_;
   parallel::Termination termination_;
+  std::unique_ptr<ScavengeShared> scavenge_shared_;
   std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
   std::vector<parallel::WorkerStats> worker_totals_;
 };

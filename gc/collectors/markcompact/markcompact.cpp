@@ -1,0 +1,557 @@
+#include "gc/collectors/markcompact/markcompact.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+
+#include "gc/heap/identity_hash.h"
+
+namespace gc {
+
+namespace {
+
+// The young generation, both semispaces: the paper's runs used 16 MB
+// (GCOld and SpecJBB, "16m:600m", L232). At most 1/8 of the heap, so small
+// heaps keep most of their room for old and large objects (a --heap=8M
+// program may hold a 6 MB array).
+constexpr uint64_t kDefaultYoungBytes = 16ull << 20;
+constexpr uint64_t kYoungHeapFraction = 8;
+constexpr uint64_t kMinYoungSemispaceBytes = 4 * kPageBytes;
+
+// Young collections an object survives in the young generation before the
+// next one promotes it (--tenure; the paper leaves the tenuring policy
+// open). Measured in docs/collectors/markcompact.md: 1 promotes objects
+// that were merely young at the collection; above 2 the survivors copied
+// back and forth cost more than the promotions they save on the
+// benchmarks.
+constexpr uint32_t kDefaultTenureAge = 2;
+
+// The old generation's first capacity; later, twice its live data after a
+// full collection, and at least room to promote a whole young semispace.
+constexpr uint64_t kInitialOldBytes = 4ull << 20;
+
+// As in semispace.cpp (--gc-lab, --gc-deque).
+constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
+constexpr uint64_t kDequeTasks = 1u << 15;
+constexpr uint64_t kMinLabWords = 64;
+constexpr uint64_t kMinHeapBytes = 256ull << 10;
+
+HeapOptions resolved_options(const HeapOptions& in) {
+  HeapOptions o = in;
+  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
+  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
+  return o;
+}
+
+uint64_t young_semispace_for(const HeapOptions& o) {
+  uint64_t young = o.young_bytes ? o.young_bytes : kDefaultYoungBytes;
+  uint64_t cap = o.young_bytes ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
+  return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
+}
+
+uint64_t deque_tasks(const HeapOptions& o) {
+  if (o.gc_deque_tasks == 0) return kDequeTasks;
+  return std::max<uint64_t>(std::bit_ceil(o.gc_deque_tasks), 4);
+}
+
+uint64_t words_between(const Word* a, const Word* b) { return static_cast<uint64_t>(b - a); }
+
+void set_cards(uint8_t* card_base, const Word* begin, const Word* end, uint8_t value) {
+  if (end <= begin) return;
+  uintptr_t first = reinterpret_cast<uintptr_t>(begin) >> kCardShift;
+  uintptr_t last = reinterpret_cast<uintptr_t>(end - 1) >> kCardShift;
+  std::memset(card_base + first, value, last - first + 1);
+}
+
+}  // namespace
+
+// process_weak's answer after a young collection: a from-space object is
+// alive if it was forwarded; everything else (old, large, to-space) is
+// alive until a full collection says otherwise.
+class MarkCompactWeakResolver final : public WeakResolver {
+ public:
+  explicit MarkCompactWeakResolver(MarkCompactCollector& c) : c_(c) {}
+  Word* resolve(Word* h) override {
+    if (c_.young_other_->in_region(h))
+      return Header::is_forwarded(*h) ? reinterpret_cast<Word*>(*h) : nullptr;
+    return h;
+  }
+
+ private:
+  MarkCompactCollector& c_;
+};
+
+// ---------------------------------------------------------------------------
+// Construction
+
+MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& options)
+    : Collector(roots, resolved_options(options)),
+      reservation_(4 * young_semispace_for(options_) + 6 * options_.max_heap_bytes),
+      cards_(reservation_),
+      young_a_("young-A", reservation_.base(),
+               reservation_.base() + 2 * young_semispace_for(options_) / kWordSize),
+      young_b_("young-B", young_a_.region_end(),
+               young_a_.region_end() + 2 * young_semispace_for(options_) / kWordSize),
+      offsets_(young_b_.region_end(), young_b_.region_end() + 2 * options_.max_heap_bytes / kWordSize),
+      old_(young_b_.region_end(), young_b_.region_end() + 2 * options_.max_heap_bytes / kWordSize, offsets_),
+      los_(old_.region_end(), reservation_.end()),
+      young_(&young_a_),
+      young_other_(&young_b_),
+      young_bytes_(young_semispace_for(options_)),
+      old_target_bytes_(kInitialOldBytes),
+      tenure_age_(options_.tenure_age >= 0 ? static_cast<uint32_t>(options_.tenure_age) : kDefaultTenureAge),
+      lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1)
+                                       : kGcLabWords),
+      overflow_(deque_tasks(options_)),
+      cards_scan_(options_.card_tasks, options_.card_blocks),
+      serial_(events, options_.verify || options_.stress_interval > 0) {
+  card_base = cards_.biased_base();
+  young_->reset(young_bytes_);
+  young_other_->reset(young_bytes_);
+  old_.grow_to(std::min(kInitialOldBytes, old_bound_bytes(0)));
+  cards_.clean(old_.begin(), old_.end());
+  unsigned threads = std::max(1u, options_.gc_threads);
+  pool_ = std::make_unique<parallel::WorkerPool>(threads);
+  for (unsigned w = 0; w < threads; ++w)
+    deques_.push_back(std::make_unique<parallel::TaskDeque>(deque_tasks(options_)));
+  shared_ = std::make_unique<ScavengeShared>(
+      ScavengeShared{deques_, overflow_, termination_, events, reservation_});
+  for (unsigned w = 0; w < threads; ++w)
+    scavengers_.push_back(std::make_unique<ParallelScavenger>(*shared_, w));
+  install_mutator_buffer();
+  note_heap_size();
+  describe_events();
+}
+
+void MarkCompactCollector::describe_events() {
+  for (const char* c : {"bytes copied", "bytes promoted", "young bytes", "old live bytes", "bytes moved",
+                        "LAB waste bytes", "large bytes freed"})
+    events.describe_counter(c, "bytes");
+  for (const char* c : {"dirty cards found", "dirty cards kept", "busiest card task", "card tasks"})
+    events.describe_counter(c, "cards");
+  for (const char* c : {"objects copied", "card slots scanned", "free areas"})
+    events.describe_counter(c, "objects");
+  events.add_panel(
+      {"Promotion per young collection",
+       "KiB",
+       "Bytes copied within the young generation and bytes promoted into the old one: "
+       "a survivor is promoted once it has survived --tenure young collections.",
+       {{"copied", "bytes copied", "", 1.0 / 1024}, {"promoted", "bytes promoted", "", 1.0 / 1024}}});
+  events.add_panel({"Dirty cards per young collection",
+                    "cards",
+                    "Dirty cards of the old generation and of large objects scanned as roots, and those kept "
+                    "dirty because they still hold an old-to-young reference.",
+                    {{"found", "dirty cards found", "", 1}, {"kept", "dirty cards kept", "", 1}}});
+}
+
+MarkCompactCollector::~MarkCompactCollector() = default;
+
+std::unique_ptr<Collector> create_markcompact(RootSet& roots, const HeapOptions& options) {
+  return std::make_unique<MarkCompactCollector>(roots, options);
+}
+
+// ---------------------------------------------------------------------------
+// Young collections
+
+void MarkCompactCollector::collect_young(GcCause cause) {
+  if (promotion_guaranteed(old_target_bytes_)) {
+    young_collection(cause);
+  } else {
+    full_collection(cause, 0);
+  }
+}
+
+// Everything the young generation holds, were it all promoted: its objects,
+// the hash words they owe, retired promotion-LAB tails (each under 1/8 of
+// its LAB, so under 1/7 of what is promoted) and each thread's last LAB.
+uint64_t MarkCompactCollector::young_worst_case_words() const {
+  uint64_t used = words_between(young_->begin(), top);
+  uint64_t lab =
+      lab_words_for(young_->region_bytes() / kWordSize - std::min(used, young_->region_bytes() / kWordSize));
+  return used + used / 7 + hash_reserve_words_ + 2 * lab * pool_->size();
+}
+
+// The promotion guarantee: the old generation can take every young object,
+// growing up to capacity_limit (and the heap bound) if it must.
+bool MarkCompactCollector::promotion_guaranteed(uint64_t capacity_limit) {
+  uint64_t need = young_worst_case_words() * kWordSize;
+  if (old_.free_bytes() >= need) return true;
+  uint64_t want = round_up_pages(old_.capacity_bytes() + need - old_.free_bytes());
+  if (want > std::min(capacity_limit, old_bound_bytes(0))) return false;
+  Word* before = old_.end();
+  old_.grow_to(want);
+  cards_.clean(before, old_.end());
+  note_heap_size();
+  return old_.free_bytes() >= need;
+}
+
+void MarkCompactCollector::young_collection(GcCause cause) {
+  auto start = std::chrono::steady_clock::now();
+  account_mutator_buffer();
+  young_->set_top(top);
+  events.collection_start(observe::CollectionKind::kYoung, cause, *this);
+  roots_.prepare_for_collection();
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify before");
+    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
+  }
+  scavenge_young(tenure_age_);
+  young_collections_++;
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify after");
+    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
+  }
+  stats_.last_live_bytes = heap_used();
+  finish_pause(start);
+}
+
+// pSemispaces on the young generation (psemispaces.h), with the card
+// table's tasks as extra roots and promotion of survivors of tenure_age
+// young collections.
+void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
+  events.count(0, "young bytes", young_->used_bytes());
+  events.phase_start(0, "flip");
+  std::swap(young_, young_other_);
+  young_->reset(young_bytes_);
+  hash_reserve_words_ = 0;
+  root_groups_.clear();
+  roots_.root_groups(root_groups_);
+  runs_.clear();
+  old_.occupied_runs(runs_);
+  cards_scan_.prepare(runs_, los_, offsets_, cards_.biased_base());
+  events.phase_end(0, "flip");
+
+  ScavengeSpaces spaces;
+  spaces.from_begin = young_other_->begin();
+  spaces.from_end = young_other_->top();
+  spaces.to = young_;
+  spaces.old = &old_;
+  spaces.offsets = &offsets_;
+  spaces.card_base = cards_.biased_base();
+  spaces.tenure_age = tenure_age;
+  ParallelScavengePhase phase{root_groups_};
+  phase.extra_roots = &CardScan::run;
+  phase.extra_context = &cards_scan_;
+  uint64_t headroom = young_->region_bytes() / kWordSize - young_other_->used_bytes() / kWordSize;
+  uint64_t lab = lab_words_for(headroom);
+  for (auto& s : scavengers_) s->prepare(spaces, lab);
+  termination_.reset(pool_->size());
+  auto job = [&](unsigned worker) { scavengers_[worker]->run(phase); };
+  pool_->run(job);
+  retire_gc_labs();
+
+  uint64_t promoted = 0;
+  for (auto& s : scavengers_) {
+    stats_.bytes_copied += s->stats().bytes_copied;
+    promoted += s->bytes_promoted();
+  }
+  bytes_promoted_ += promoted;
+  uint64_t found = 0, kept = 0, slots = 0, busiest = 0;
+  for (const CardScan::TaskStats& t : cards_scan_.last_tasks()) {
+    found += t.dirty;
+    kept += t.kept;
+    slots += t.slots;
+    busiest = std::max(busiest, t.slots);
+  }
+  events.count(0, "dirty cards found", found);
+  events.count(0, "dirty cards kept", kept);
+  events.count(0, "card slots scanned", slots);
+  events.count(0, "busiest card task", busiest);
+  events.count(0, "card tasks", cards_scan_.tasks());
+
+  events.phase_start(0, "weak references");
+  MarkCompactWeakResolver resolver(*this);
+  roots_.process_weak(resolver);
+  events.phase_end(0, "weak references");
+  release_from_space();
+  install_mutator_buffer();
+}
+
+// As semispace's lab_words_for_collection: LABs shrink when the headroom of
+// a small young semispace divided among the threads is smaller.
+uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
+  uint64_t fair = headroom_words / (4 * pool_->size());
+  return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
+}
+
+// The threads' last LABs: tails that end at their space's top are given
+// back (highest first, so adjacent tails all return); others become filler.
+void MarkCompactCollector::retire_gc_labs() {
+  std::vector<ParallelScavenger*> order;
+  for (auto& s : scavengers_) order.push_back(s.get());
+  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->lab().end > b->lab().end; });
+  for (ParallelScavenger* s : order) s->retire_lab_at_end();
+  std::sort(order.begin(), order.end(),
+            [](auto* a, auto* b) { return a->promotion_lab().end > b->promotion_lab().end; });
+  for (ParallelScavenger* s : order) s->retire_promotion_lab_at_end();
+}
+
+void MarkCompactCollector::release_from_space() {
+  if (debug_poisoning()) young_other_->poison_contents();
+  if (young_other_->top() > young_other_->end())
+    Reservation::release_pages(young_other_->end(), young_other_->region_end());
+  young_other_->reset(young_bytes_);
+}
+
+void MarkCompactCollector::install_mutator_buffer() {
+  top = young_->top();
+  Word* end = young_->end();
+  alloc_end_ = end > top && words_between(top, end) > hash_reserve_words_ ? end - hash_reserve_words_ : top;
+  limit = options_.stress_interval ? top : alloc_end_;
+  buffer_start_ = top;
+}
+
+// ---------------------------------------------------------------------------
+// Full collections
+
+void MarkCompactCollector::collect(GcCause cause) { full_collection(cause, 0); }
+
+void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large_bytes) {
+  auto start = std::chrono::steady_clock::now();
+  account_mutator_buffer();
+  young_->set_top(top);
+  events.collection_start(observe::CollectionKind::kFull, cause, *this);
+  roots_.prepare_for_collection();
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify before");
+    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
+  }
+  // Promote every young survivor when the old generation can take them all
+  // (it may grow to the heap bound for this); otherwise keep them young,
+  // compact, and promote them once compaction has made the room.
+  bool promote_all = promotion_guaranteed(old_bound_bytes(pending_large_bytes));
+  scavenge_young(promote_all ? 0 : Header::kMaxAge + 1);
+
+  events.phase_start(0, "old generation");
+  old_.fill_free_areas();
+  ParallelMarkCompact::Result result = mark_compact_old();
+  std::vector<OldSpace::Run> occupied;
+  for (const WordRange& r : result.occupied) occupied.push_back({r.begin, r.end});
+  resize_old_generation(result.old_live_bytes, pending_large_bytes);
+  old_.reset_after_compaction(occupied, old_target_bytes_);
+  cards_.clean(occupied.empty() ? old_.begin() : occupied.back().end, old_.end());
+  events.phase_end(0, "old generation");
+  events.count(0, "old live bytes", result.old_live_bytes);
+  events.count(0, "bytes moved", result.bytes_moved);
+  events.count(0, "free areas", result.free_areas.size());
+  events.count(0, "large bytes freed", result.large_freed_bytes);
+  if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
+    scavenge_young(0);
+  full_collections_++;
+
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify after");
+    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
+  }
+  stats_.last_live_bytes = heap_used();
+  finish_pause(start);
+}
+
+// The old generation's mark-compact, the young semispace's objects live and
+// unmoved. The serial mark-compact (serial_markcompact.h) runs it: it takes
+// pMarkcompact's input and gives its result, so that the parallel engine
+// (pmarkcompact.h) can replace it by changing this call.
+ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old() {
+  WordRange young{young_->begin(), young_->top()};
+  ParallelMarkCompact::Input in{
+      .roots = roots_,
+      .old_space = {old_.begin(), old_.end()},
+      .young_spaces = std::span<const WordRange>(&young, 1),
+      .large = los_,
+      .hash_of_address = [this](const Word* h) { return address_hash(reservation_, h); },
+      .card_base = cards_.biased_base(),
+      .on_occupied_run = [this](unsigned, Word* begin, Word* end) { offsets_.rebuild(begin, end); },
+  };
+  return serial_.collect(in);
+}
+
+// After a full collection the old generation's capacity is twice its live
+// data, and at least room for the next young collection to promote a whole
+// young semispace, within the heap bound.
+void MarkCompactCollector::resize_old_generation(uint64_t old_live_bytes, uint64_t pending_large_bytes) {
+  uint64_t young_full = young_bytes_ / kWordSize;
+  uint64_t promote_room = (young_full + young_full / 7 + 2 * lab_words_ * pool_->size()) * kWordSize;
+  uint64_t target = std::max({kInitialOldBytes, 2 * old_live_bytes, old_live_bytes + promote_room});
+  old_target_bytes_ =
+      round_up_pages(std::min(target, std::max(old_bound_bytes(pending_large_bytes), old_live_bytes)));
+}
+
+// ---------------------------------------------------------------------------
+// Slow paths
+
+Word* MarkCompactCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  count_stress_allocation();
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
+      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+    return out_of_memory();
+  uint64_t words = object_words(nrefs, raw_words);
+  if (words * kWordSize >= kLargeObjectBytes) return allocate_large(class_id, nrefs, raw_words, words);
+  return allocate_young(class_id, nrefs, raw_words, words);
+}
+
+Word* MarkCompactCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  count_stress_allocation();
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
+      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+    return out_of_memory();
+  return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words));
+}
+
+// --gc-stress: young and full collections alternate (--gc-stress-full: all
+// full).
+void MarkCompactCollector::count_stress_allocation() {
+  if (!options_.stress_interval || ++stress_count_ % options_.stress_interval) return;
+  if (options_.stress_full || (stress_count_ / options_.stress_interval) % 2 == 0) {
+    full_collection(GcCause::kStress, 0);
+  } else {
+    collect_young(GcCause::kStress);
+  }
+}
+
+Word* MarkCompactCollector::allocate_young(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
+                                           uint64_t words) {
+  if (words_between(top, alloc_end_) < words || alloc_end_ < top) {
+    uint64_t full_before = full_collections_;
+    collect_young(GcCause::kAllocationFailure);
+    if (alloc_end_ < top + words && full_collections_ == full_before)
+      full_collection(GcCause::kAllocationFailure, 0);
+    if (alloc_end_ < top + words) return out_of_memory();
+  }
+  account_mutator_buffer();
+  Word* p = top;
+  top = p + words;
+  buffer_start_ = top;
+  if (options_.stress_interval) limit = top;
+  stats_.bytes_allocated += words * kWordSize;
+  return format_object(p, class_id, nrefs, raw_words);
+}
+
+Word* MarkCompactCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
+                                           uint64_t words) {
+  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
+  full_collection(GcCause::kLargeAllocation, LargeObjectSpace::pages_for(words) * kPageBytes);
+  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
+  return out_of_memory();
+}
+
+// A large object is old from the start. Its cards start dirty: the VM
+// fills a new object with initialising stores that do not pass the
+// barrier, and the next young collection cleans the cards it can.
+Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
+                                               uint64_t words) {
+  uint64_t pages = LargeObjectSpace::pages_for(words);
+  if (pages * kPageBytes > old_bound_bytes(0) - std::min(old_bound_bytes(0), old_.capacity_bytes()))
+    return nullptr;
+  Word* start = los_.allocate_pages(pages);
+  if (!start) return nullptr;
+  set_cards(cards_.biased_base(), start, start + pages * kPageBytes / kWordSize, kCardDirty);
+  Word* h = format_object(start, class_id, nrefs, raw_words);
+  los_.add_object(h, start, pages);
+  stats_.bytes_allocated += words * kWordSize;
+  note_heap_size();
+  return h;
+}
+
+Word* MarkCompactCollector::out_of_memory() {
+  live_at_exhaustion_ = heap_used();
+  return nullptr;
+}
+
+void MarkCompactCollector::account_mutator_buffer() {
+  stats_.bytes_allocated += words_between(buffer_start_, top) * kWordSize;
+  buffer_start_ = top;
+}
+
+void MarkCompactCollector::flush_stats() { account_mutator_buffer(); }
+
+// The old generation's largest capacity now: the heap bound less both young
+// semispaces and the large objects (and those about to be allocated).
+uint64_t MarkCompactCollector::old_bound_bytes(uint64_t pending_large_bytes) const {
+  uint64_t taken = 2 * young_bytes_ + los_.committed_bytes() + pending_large_bytes;
+  uint64_t max = options_.max_heap_bytes;
+  return taken >= max ? 0 : round_down_pages(max - taken);
+}
+
+void MarkCompactCollector::note_heap_size() {
+  stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size());
+}
+
+void MarkCompactCollector::finish_pause(std::chrono::steady_clock::time_point start) {
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats_.collections++;
+  stats_.pause_total_ms += ms;
+  stats_.pause_max_ms = std::max(stats_.pause_max_ms, ms);
+  note_heap_size();
+  events.collection_end(*this);
+}
+
+// ---------------------------------------------------------------------------
+// Queries
+
+uint64_t MarkCompactCollector::heap_used() const {
+  return words_between(young_->begin(), top) * kWordSize + old_.used_bytes() + los_.committed_bytes();
+}
+
+uint64_t MarkCompactCollector::heap_size() const {
+  return 2 * young_bytes_ + old_.capacity_bytes() + los_.committed_bytes();
+}
+
+// As semispace: a young object hashed at its address owes one word for when
+// it is copied, which comes out of the mutator's buffer; old and large
+// objects grow theirs when compaction moves them (large ones never move).
+uint64_t MarkCompactCollector::identity_hash(Word* header) {
+  Word h = *header;
+  switch (Header::hash_state(h)) {
+    case HashState::kHashedAndMoved:
+      return header[Header::raw_words(h)];
+    case HashState::kHashed:
+      return address_hash(reservation_, header);
+    default:
+      break;
+  }
+  *header = Header::with_hash_state(h, HashState::kHashed);
+  if (in_young(header)) {
+    hash_reserve_words_++;
+    if (alloc_end_ > top) alloc_end_--;
+    if (limit > alloc_end_) limit = alloc_end_;
+  }
+  return address_hash(reservation_, header);
+}
+
+void MarkCompactCollector::set_write_barrier_for_testing(bool on) {
+  if (on) {
+    card_base = cards_.biased_base();
+    return;
+  }
+  // A scratch table as large as the real one, biased the same way.
+  uintptr_t first = reinterpret_cast<uintptr_t>(reservation_.base()) >> kCardShift;
+  uintptr_t last = reinterpret_cast<uintptr_t>(reservation_.end()) >> kCardShift;
+  scratch_cards_.assign(last - first + 1, kCardClean);
+  card_base = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(scratch_cards_.data()) - first);
+}
+
+void MarkCompactCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) const {
+  out.push_back({young_->name(), "young to-space: survivors, then new objects", young_bytes_,
+                 words_between(young_->begin(), top) * kWordSize});
+  out.push_back(
+      {young_other_->name(), "young from-space: empty until the next young collection", young_bytes_, 0});
+  out.push_back({"old", "old generation: promoted objects, compacted by full collections",
+                 old_.capacity_bytes(), old_.used_bytes()});
+  out.push_back({"large objects", "large-object pages: old, never move", los_.committed_bytes(),
+                 los_.committed_bytes()});
+}
+
+void MarkCompactCollector::describe_heap(verify::HeapShape& out) const {
+  out.linear_spaces.push_back({young_->name(), young_->begin(), top});
+  std::vector<OldSpace::Run> runs;
+  old_.occupied_runs(runs);
+  for (const OldSpace::Run& r : runs) out.linear_spaces.push_back({"old", r.begin, r.end});
+  out.evacuated_spaces.push_back({young_other_->name(), young_other_->begin(), young_other_->region_end()});
+  out.large_space = {"large", los_.begin(), reservation_.end()};
+  for (const LargeObjectSpace::Object& o : los_.objects()) out.large_objects.push_back(o.header);
+  out.young_spaces.push_back({young_->name(), young_->begin(), top});
+  out.card_base = cards_.biased_base();
+}
+
+}  // namespace gc

@@ -1,0 +1,174 @@
+// markcompact: Flood, Detlefs, Shavit and Zhang's generational collector
+// (JVM'01, sections 4-6): a young generation collected by pSemispaces with
+// promotion through LABs, an old generation collected by pMarkcompact, and
+// old-to-young references remembered in a card table that young
+// collections scan in strides.
+//
+// Heap (one reservation, heap/reservation.h):
+//   [ young A | young B | old generation | large objects ]
+// The young generation is two semispaces of --young/2 each; the mutator
+// allocates in one (its buffer is Collector::top/limit, the same inline
+// bump as semispace). Each young region is reserved at twice its capacity:
+// the second half is the parallel copy's headroom (semispace.h). The old
+// generation (gc/spaces/old_space.h) is reserved at twice the heap bound
+// for the same reason; its capacity grows and shrinks with the sizing
+// policy below. Large objects never move and count as old.
+//
+// A young collection (young_collection, in this order):
+//   flip the young semispaces; GC threads claim root groups, then card
+//   tasks (card_scan.h: the dirty cards of the old generation and of large
+//   objects are roots), then trace with work stealing (psemispaces.h);
+//   a survivor of age < --tenure is copied to to-space one year older, an
+//   older one is promoted through a promotion LAB into the old generation
+//   (its card dirtied if it still refers to a young object); weak
+//   references; the mutator's buffer is the rest of to-space.
+//
+// A full collection (full_collection): a young collection that promotes
+// every survivor (or, when the old generation cannot take them all, one
+// that promotes none), then the old generation's mark-compact with the
+// young semispace as live, unmoved objects: pMarkcompact
+// (pmarkcompact.h) with --gc-threads >= 1, the serial mark-compact it
+// parallelises (serial_markcompact.h) with --gc-threads=0. Promoting
+// first leaves the young generation empty in the common case, so the
+// compactor has no young objects to trace and every card clean.
+//
+// Sizing policy. --heap bounds 2 * Y + O + L: Y a young semispace (fixed),
+// O the old generation's capacity, L the large-object pages. A young
+// collection runs only when the old generation has room for every young
+// object (the promotion guarantee, so a promotion never fails halfway);
+// otherwise O grows within the bound, and when it cannot, a full
+// collection runs instead. After a full collection O is twice the old live
+// data (at least kInitialOldBytes), within the bound. An allocation that
+// does not fit after a full collection returns nullptr: out of memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/collectors/markcompact/card_scan.h"
+#include "gc/collectors/markcompact/pmarkcompact.h"
+#include "gc/collectors/markcompact/serial_markcompact.h"
+#include "gc/collectors/semispace/psemispaces.h"
+#include "gc/heap/reservation.h"
+#include "gc/parallel/worker_pool.h"
+#include "gc/spaces/copy_space.h"
+#include "gc/spaces/large_object_space.h"
+#include "gc/spaces/offset_table.h"
+#include "gc/spaces/old_space.h"
+#include "gc/verify/verifier.h"
+
+namespace gc {
+
+class MarkCompactCollector final : public Collector, public verify::VerifiableHeap {
+ public:
+  MarkCompactCollector(RootSet& roots, const HeapOptions& options);
+  ~MarkCompactCollector() override;
+
+  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
+  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
+  // A full collection (gc(), the REPL's :gc).
+  void collect(GcCause cause) override;
+  void collect_young(GcCause cause);
+
+  const char* name() const override { return "markcompact"; }
+  uint64_t heap_used() const override;
+  uint64_t heap_size() const override;
+  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
+  uint64_t identity_hash(Word* header) override;
+  void flush_stats() override;
+  void describe_heap(verify::HeapShape& out) const override;
+  void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
+
+  // For tests and observability.
+  bool in_young(const Word* p) const { return p >= young_->begin() && p < top; }
+  bool in_old(const Word* p) const { return old_.contains(p); }
+  bool in_large(const Word* p) const { return los_.contains(p); }
+  uint32_t tenure_age() const { return tenure_age_; }
+  uint64_t young_semispace_bytes() const { return young_bytes_; }
+  const CardScan& card_scan() const { return cards_scan_; }
+  const OldSpace& old_space() const { return old_; }
+  uint64_t young_collections() const { return young_collections_; }
+  uint64_t full_collections() const { return full_collections_; }
+  uint64_t bytes_promoted() const { return bytes_promoted_; }
+  // Test-only: with false, the write barrier's stores go to a scratch
+  // table instead of the card table, as if the interpreter had no barrier
+  // (the verifier must then report an old-to-young reference on a clean
+  // card).
+  void set_write_barrier_for_testing(bool on);
+
+ private:
+  friend class MarkCompactWeakResolver;
+
+  // --- a young collection, in order
+  bool promotion_guaranteed(uint64_t capacity_limit);
+  void young_collection(GcCause cause);
+  void scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
+  void retire_gc_labs();
+  void release_from_space();
+  void install_mutator_buffer();
+
+  // --- a full collection, in order
+  void full_collection(GcCause cause, uint64_t pending_large_bytes);
+  ParallelMarkCompact::Result mark_compact_old();
+  void resize_old_generation(uint64_t old_live_bytes, uint64_t pending_large_bytes);
+
+  // --- slow paths
+  void collect_for_allocation(GcCause cause);
+  Word* allocate_young(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
+  Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
+  Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
+  void count_stress_allocation();
+  void account_mutator_buffer();
+  Word* out_of_memory();
+  uint64_t young_worst_case_words() const;
+  uint64_t old_bound_bytes(uint64_t pending_large_bytes) const;
+  uint64_t lab_words_for(uint64_t headroom_words) const;
+  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
+  void note_heap_size();
+  void finish_pause(std::chrono::steady_clock::time_point start);
+  void describe_events();
+
+  Reservation reservation_;
+  CardTable cards_;
+  CopySpace young_a_;
+  CopySpace young_b_;
+  OffsetTable offsets_;
+  OldSpace old_;
+  LargeObjectSpace los_;
+  CopySpace* young_;        // the mutator allocates here; to-space of the last young collection
+  CopySpace* young_other_;  // from-space during a young collection, empty otherwise
+
+  uint64_t young_bytes_;             // Y: each young semispace's capacity
+  uint64_t old_target_bytes_;        // the old generation's capacity before a full collection is due
+  uint32_t tenure_age_;              // --tenure
+  uint64_t lab_words_;               // --gc-lab
+  uint64_t hash_reserve_words_ = 0;  // as in semispace.h
+  Word* buffer_start_ = nullptr;
+  Word* alloc_end_ = nullptr;
+  uint64_t stress_count_ = 0;
+  uint64_t young_collections_ = 0;
+  uint64_t full_collections_ = 0;
+  uint64_t bytes_promoted_ = 0;
+  uint64_t waste_words_ = 0;  // filler the last young collection left in to-space
+
+  // Test hook (set_write_barrier_for_testing).
+  std::vector<uint8_t> scratch_cards_;
+
+  // The GC threads' machinery, allocated once.
+  std::vector<RootGroup> root_groups_;
+  std::unique_ptr<parallel::WorkerPool> pool_;
+  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
+  parallel::OverflowSet overflow_;
+  parallel::Termination termination_;
+  std::unique_ptr<ScavengeShared> shared_;
+  std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
+  CardScan cards_scan_;
+  SerialMarkCompact serial_;
+  std::vector<OldSpace::Run> runs_;  // scratch
+};
+
+std::unique_ptr<Collector> create_markcompact(RootSet& roots, const HeapOptions& options);
+
+}  // namespace gc

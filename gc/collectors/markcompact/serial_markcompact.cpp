@@ -1,0 +1,232 @@
+#include "gc/collectors/markcompact/serial_markcompact.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gc/alloc/lab.h"
+#include "gc/spaces/offset_table.h"
+
+namespace gc {
+
+namespace {
+
+constexpr uint64_t kCardWords = OffsetTable::kCardWords;
+
+Word* next_start(Word* start) {
+  Word* h = header_from_start(start);
+  return h + 1 + Header::raw_words(*h);
+}
+
+}  // namespace
+
+class SerialMarkCompact::WeakResolver final : public gc::WeakResolver {
+ public:
+  explicit WeakResolver(SerialMarkCompact& c) : c_(c) {}
+  Word* resolve(Word* h) override {
+    if (c_.in_old(h)) return Header::is_marked(*h) ? c_.forward(h) : nullptr;
+    if (c_.in_->large.contains(h)) return Header::is_marked(*h) ? h : nullptr;
+    return h;
+  }
+
+ private:
+  SerialMarkCompact& c_;
+};
+
+ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact::Input& in) {
+  in_ = &in;
+  begin_ = in.old_space.begin;
+  end_ = in.old_space.end;
+  moved_bytes_ = moved_objects_ = 0;
+  events_.phase_start(0, "mark");
+  mark(in);
+  events_.phase_end(0, "mark");
+  events_.phase_start(0, "forward");
+  install_forwarding();
+  events_.phase_end(0, "forward");
+  events_.phase_start(0, "redirect");
+  redirect(in);
+  WeakResolver resolver(*this);
+  in.roots.process_weak(resolver);
+  events_.phase_end(0, "redirect");
+  events_.phase_start(0, "compact");
+  Word* top = compact(in);
+  ParallelMarkCompact::Result out;
+  out.dense_prefix_end = begin_;
+  if (top > begin_) out.occupied.push_back({begin_, top});
+  if (top < end_) out.free_areas.push_back({top, end_});
+  out.old_live_bytes = static_cast<uint64_t>(top - begin_) * kWordSize;
+  out.bytes_moved = moved_bytes_;
+  out.objects_moved = moved_objects_;
+  out.large_freed_bytes = in.large.sweep(poison_);
+  if (in.on_occupied_run && top > begin_) in.on_occupied_run(0, begin_, top);
+  events_.phase_end(0, "compact");
+  return out;
+}
+
+bool SerialMarkCompact::in_young(const Word* p) const {
+  for (const WordRange& r : in_->young_spaces)
+    if (p >= r.begin && p < r.end) return true;
+  return false;
+}
+
+uint64_t SerialMarkCompact::size_at(Word* start, Word header, const Word* dest) {
+  uint64_t words = object_words(header);
+  if (dest != start && Header::hash_state(header) == HashState::kHashed) {
+    uint64_t raw = Header::raw_words(header);
+    words += rounded_raw(raw + 1) - raw;
+  }
+  return words;
+}
+
+// --- mark: from the roots and every young object, old and large objects
+// get the header's mark bit.
+
+void SerialMarkCompact::mark_value(Value v) {
+  if (!v.is_ref()) return;
+  Word* h = v.as_ref();
+  if (!in_old(h) && !in_->large.contains(h)) return;
+  Word w = *h;
+  if (Header::is_marked(w)) return;
+  *h = w | Header::kMarkBit;
+  if (Header::nrefs(w)) stack_.push_back(h);
+}
+
+void SerialMarkCompact::mark_slots(Word* h) {
+  uint64_t n = Header::nrefs(*h);
+  Value* slots = ref_slots_begin(h, n);
+  for (uint64_t i = 0; i < n; ++i) mark_value(slots[i]);
+}
+
+void SerialMarkCompact::mark(const ParallelMarkCompact::Input& in) {
+  std::vector<RootGroup> groups;
+  in.roots.root_groups(groups);
+  for (const RootGroup& g : groups)
+    for (size_t i = 0; i < g.count; ++i) mark_value(g.slots[i]);
+  for (const WordRange& r : in.young_spaces)
+    for (Word* p = r.begin; p < r.end; p = next_start(p)) mark_slots(header_from_start(p));
+  while (!stack_.empty()) {
+    Word* h = stack_.back();
+    stack_.pop_back();
+    mark_slots(h);
+  }
+}
+
+// --- install forwarding addresses: one walk of the old space assigns every
+// live object its destination in address order; what is kept is each
+// card's first object and its destination.
+
+void SerialMarkCompact::install_forwarding() {
+  uint64_t cards = (static_cast<uint64_t>(end_ - begin_) + kCardWords - 1) / kCardWords;
+  card_first_.assign(cards + 1, end_);
+  card_dest_.assign(cards + 1, nullptr);
+  uint64_t next = 0;
+  Word* dest = begin_;
+  for (Word* p = begin_; p < end_;) {
+    for (; next < cards && begin_ + next * kCardWords <= p; ++next) {
+      card_first_[next] = p;
+      card_dest_[next] = dest;
+    }
+    Word* h = header_from_start(p);
+    Word w = *h;
+    if (Header::is_marked(w)) dest += size_at(p, w, dest);
+    p = h + 1 + Header::raw_words(w);
+  }
+  for (; next <= cards; ++next) card_dest_[next] = dest;
+}
+
+Word* SerialMarkCompact::forward(Word* h) const {
+  if (!in_old(h)) return h;
+  Word* start = object_start(h, *h);
+  uint64_t card = static_cast<uint64_t>(start - begin_) / kCardWords;
+  Word* p = card_first_[card];
+  Word* dest = card_dest_[card];
+  while (p < start) {
+    Word* ph = header_from_start(p);
+    Word w = *ph;
+    if (Header::is_marked(w)) dest += size_at(p, w, dest);
+    p = ph + 1 + Header::raw_words(w);
+  }
+  return dest + words_below(Header::nrefs(*h));
+}
+
+// --- redirect: every reference to an old object, from the roots, young
+// objects, live large objects and live old objects.
+
+void SerialMarkCompact::redirect_slots(Word* h) {
+  uint64_t n = Header::nrefs(*h);
+  Value* slots = ref_slots_begin(h, n);
+  for (uint64_t i = 0; i < n; ++i)
+    if (slots[i].is_ref() && in_old(slots[i].as_ref())) slots[i] = Value::ref(forward(slots[i].as_ref()));
+}
+
+void SerialMarkCompact::redirect(const ParallelMarkCompact::Input& in) {
+  std::vector<RootGroup> groups;
+  in.roots.root_groups(groups);
+  for (const RootGroup& g : groups)
+    for (size_t i = 0; i < g.count; ++i)
+      if (g.slots[i].is_ref() && in_old(g.slots[i].as_ref()))
+        g.slots[i] = Value::ref(forward(g.slots[i].as_ref()));
+  for (const WordRange& r : in.young_spaces)
+    for (Word* p = r.begin; p < r.end; p = next_start(p)) redirect_slots(header_from_start(p));
+  for (const LargeObjectSpace::Object& o : in.large.objects())
+    if (Header::is_marked(*o.header)) redirect_slots(o.header);
+  for (Word* p = begin_; p < end_; p = next_start(p)) {
+    Word* h = header_from_start(p);
+    if (Header::is_marked(*h)) redirect_slots(h);
+  }
+}
+
+// --- compact: slide every live object to its destination, in address
+// order (a destination never lies above its source, so nothing is
+// overwritten before it has moved); rebuild the old space's cards.
+
+Word* SerialMarkCompact::compact(const ParallelMarkCompact::Input& in) {
+  if (in.card_base) {
+    uintptr_t first = reinterpret_cast<uintptr_t>(begin_) >> kCardShift;
+    uintptr_t last = reinterpret_cast<uintptr_t>(end_ - 1) >> kCardShift;
+    std::memset(in.card_base + first, kCardClean, last - first + 1);
+  }
+  Word* dest = begin_;
+  for (Word* p = begin_; p < end_;) {
+    Word* h = header_from_start(p);
+    Word w = *h;
+    Word* next = h + 1 + Header::raw_words(w);
+    if (Header::is_marked(w)) {
+      w &= ~Header::kMarkBit;
+      uint64_t words = object_words(w);
+      uint64_t below = words_below(Header::nrefs(w));
+      Word* moved = dest + below;
+      bool grows = dest != p && Header::hash_state(w) == HashState::kHashed;
+      uint64_t hash = grows ? in.hash_of_address(h) : 0;
+      if (dest != p) {
+        std::memmove(dest, p, words * kWordSize);
+        moved_bytes_ += words * kWordSize;
+        moved_objects_++;
+      }
+      if (grows) {
+        uint64_t raw = Header::raw_words(w);
+        uint64_t new_raw = rounded_raw(raw + 1);
+        std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
+        moved[new_raw] = hash;
+        w = Header::with_hash_state(Header::with_raw_words(w, new_raw), HashState::kHashedAndMoved);
+        words = below + 1 + new_raw;
+      }
+      *moved = w;
+      if (in.card_base) {
+        Value* slots = ref_slots_begin(moved, Header::nrefs(w));
+        for (uint64_t i = 0; i < Header::nrefs(w); ++i)
+          if (slots[i].is_ref() && in_young(slots[i].as_ref()))
+            in.card_base[reinterpret_cast<uintptr_t>(slots + i) >> kCardShift] = kCardDirty;
+      }
+      dest += words;
+    }
+    p = next;
+  }
+  if (dest < end_) {
+    if (poison_) std::fill(dest, end_, Header::kPoison);
+    fill_dead_space(dest, end_);
+  }
+  return dest;
+}
+
+}  // namespace gc

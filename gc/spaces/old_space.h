@@ -1,0 +1,80 @@
+// The old generation's space (MMTk's mark-compact space): objects arrive by
+// promotion, through the GC threads' promotion LABs (Flood et al. 2001,
+// L164: "old-generation promotion therefore uses the same LAB-based
+// allocation technique as to-space allocation"), and leave only when a full
+// collection compacts the space.
+//
+// A compaction leaves one or several free areas (pMarkcompact: one per pair
+// of regions, floor((n+1)/2) of them); promotion fills them in address
+// order, each by bumping its top with a compare-and-swap, and moves to the
+// next area when one cannot hold a claim (its tail becomes filler). The
+// space stays walkable: the occupied runs are everything that is not the
+// unclaimed part [top, end) of an area, and they hold objects and fillers
+// end to end.
+//
+// The space is reserved at its largest size; its capacity (the part the
+// sizing policy lets it use) is a prefix, grown by extending or appending a
+// free area.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "gc/layout.h"
+#include "gc/spaces/offset_table.h"
+
+namespace gc {
+
+class OldSpace {
+ public:
+  struct Area {
+    Word* begin;
+    Word* top;  // claims so far end here
+    Word* end;
+  };
+  struct Run {
+    Word* begin;
+    Word* end;
+  };
+
+  OldSpace(Word* region_begin, Word* region_end, OffsetTable& offsets);
+
+  Word* begin() const { return begin_; }
+  Word* end() const { return end_; }  // end of the capacity
+  Word* region_end() const { return region_end_; }
+  bool contains(const Word* p) const { return p >= begin_ && p < end_; }
+  uint64_t capacity_bytes() const { return static_cast<uint64_t>(end_ - begin_) * kWordSize; }
+  uint64_t free_bytes() const;
+  uint64_t used_bytes() const { return capacity_bytes() - free_bytes(); }
+  const std::vector<Area>& areas() const { return areas_; }
+  // The occupied runs, in address order (walkable; the verifier, card
+  // scanning and compaction read them).
+  void occupied_runs(std::vector<Run>& out) const;
+
+  // Grows the capacity to `bytes` (page multiple, at most the region).
+  void grow_to(uint64_t bytes);
+  // After a full collection: the objects occupy `runs` (in address order)
+  // and the rest of the capacity is free, shrunk or grown to `capacity`.
+  void reset_after_compaction(const std::vector<Run>& runs, uint64_t capacity_bytes);
+
+  // A promotion LAB of between min_words and max_words, from the current
+  // free area or the next ones; nullptr when no area can hold min_words.
+  // *got is the size. Safe from several GC threads at once.
+  Word* claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got);
+  // Gives back [p, p + words) if it is still the end of its area's claims.
+  bool unclaim_shared(Word* p, uint64_t words);
+  // Every free area's unclaimed part becomes filler: the whole capacity is
+  // one walkable run (before a full collection).
+  void fill_free_areas();
+
+ private:
+  Word* begin_;
+  Word* end_;
+  Word* region_end_;
+  OffsetTable& offsets_;
+  std::vector<Area> areas_;
+  std::atomic<size_t> current_{0};  // the area claims go to
+};
+
+}  // namespace gc
