@@ -91,14 +91,19 @@ bool OldSpace::unclaim_shared(Word* p, uint64_t words) {
   return false;
 }
 
-void OldSpace::fill_free_areas() {
+Word* OldSpace::fill_free_areas() {
+  Word* walkable_end = end_;
   for (size_t i = current_.load(std::memory_order_relaxed); i < areas_.size(); ++i) {
     Area& a = areas_[i];
-    if (a.top < a.end) offsets_.fill(a.top, a.end);
-    a.top = a.end;
+    if (a.end == end_) {
+      walkable_end = a.top;
+    } else if (a.top < a.end) {
+      offsets_.fill(a.top, a.end);
+    }
   }
   areas_.clear();
   current_.store(0, std::memory_order_relaxed);
+  return walkable_end;
 }
 
 }  // namespace gc

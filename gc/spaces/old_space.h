@@ -64,9 +64,10 @@ class OldSpace {
   Word* claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got);
   // Gives back [p, p + words) if it is still the end of its area's claims.
   bool unclaim_shared(Word* p, uint64_t words);
-  // Every free area's unclaimed part becomes filler: the whole capacity is
-  // one walkable run (before a full collection).
-  void fill_free_areas();
+  // Before a full collection: every free area's unclaimed part becomes
+  // filler, except one that ends the capacity, so that [begin, returned
+  // end) is one walkable run holding every object.
+  Word* fill_free_areas();
 
  private:
   Word* begin_;

@@ -165,9 +165,16 @@ TEST_CASE("markcompact: strides and blocks find the same dirty cards and keep th
 }
 
 TEST_CASE("markcompact: a full collection compacts the old generation and keeps the graph") {
+  // 0 threads: the serial mark-compact; otherwise pMarkcompact.
+  unsigned threads = 0;
+  SUBCASE("serial") { threads = 0; }
+  SUBCASE("1 thread") { threads = 1; }
+  SUBCASE("3 threads") { threads = 3; }
   HeapOptions o;
   o.tenure_age = 0;
+  o.gc_threads = threads;
   GenHeap h(o);
+  CHECK((h.c->engine() != nullptr) == (threads > 0));
   // A list of 2000 nodes, interleaved with garbage, promoted, then every
   // other node unlinked: compaction must slide the survivors together.
   h.root(0) = Value::nil();
@@ -199,8 +206,12 @@ TEST_CASE("markcompact: a full collection compacts the old generation and keeps 
 }
 
 TEST_CASE("markcompact: identity hashes survive promotion and compaction") {
+  unsigned threads = 0;
+  SUBCASE("serial") { threads = 0; }
+  SUBCASE("2 threads") { threads = 2; }
   HeapOptions o;
   o.tenure_age = 0;
+  o.gc_threads = threads;
   GenHeap h(o);
   h.root(0) = Value::ref(h.tagged(0, 1));
   h.tagged(0, 0);  // garbage below the next object, so compaction moves it

@@ -119,19 +119,24 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       ScavengeShared{deques_, overflow_, termination_, events, reservation_});
   for (unsigned w = 0; w < threads; ++w)
     scavengers_.push_back(std::make_unique<ParallelScavenger>(*shared_, w));
+  if (options_.gc_threads > 0) {
+    MarkCompactOptions mc;
+    mc.deque_tasks = deque_tasks(options_);
+    mc.poison_free_areas = debug_poisoning();
+    engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, mc);
+  }
   install_mutator_buffer();
   note_heap_size();
   describe_events();
 }
 
 void MarkCompactCollector::describe_events() {
-  for (const char* c : {"bytes copied", "bytes promoted", "young bytes", "old live bytes", "bytes moved",
-                        "LAB waste bytes", "large bytes freed"})
+  for (const char* c : {"bytes copied", "bytes promoted", "young bytes", "LAB waste bytes"})
     events.describe_counter(c, "bytes");
-  for (const char* c : {"dirty cards found", "dirty cards kept", "busiest card task", "card tasks"})
+  for (const char* c : {"dirty cards found", "dirty cards kept", "card tasks"})
     events.describe_counter(c, "cards");
-  for (const char* c : {"objects copied", "card slots scanned", "free areas"})
-    events.describe_counter(c, "objects");
+  for (const char* c : {"card slots scanned", "busiest card task"}) events.describe_counter(c, "slots");
+  events.describe_counter("objects copied", "objects");
   events.add_panel(
       {"Promotion per young collection",
        "KiB",
@@ -324,18 +329,13 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
   scavenge_young(promote_all ? 0 : Header::kMaxAge + 1);
 
   events.phase_start(0, "old generation");
-  old_.fill_free_areas();
-  ParallelMarkCompact::Result result = mark_compact_old();
+  ParallelMarkCompact::Result result = mark_compact_old(old_.fill_free_areas());
   std::vector<OldSpace::Run> occupied;
   for (const WordRange& r : result.occupied) occupied.push_back({r.begin, r.end});
   resize_old_generation(result.old_live_bytes, pending_large_bytes);
   old_.reset_after_compaction(occupied, old_target_bytes_);
   cards_.clean(occupied.empty() ? old_.begin() : occupied.back().end, old_.end());
   events.phase_end(0, "old generation");
-  events.count(0, "old live bytes", result.old_live_bytes);
-  events.count(0, "bytes moved", result.bytes_moved);
-  events.count(0, "free areas", result.free_areas.size());
-  events.count(0, "large bytes freed", result.large_freed_bytes);
   if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
     scavenge_young(0);
   full_collections_++;
@@ -349,21 +349,20 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
 }
 
 // The old generation's mark-compact, the young semispace's objects live and
-// unmoved. The serial mark-compact (serial_markcompact.h) runs it: it takes
-// pMarkcompact's input and gives its result, so that the parallel engine
-// (pmarkcompact.h) can replace it by changing this call.
-ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old() {
+// unmoved: pMarkcompact on the GC threads, or the serial mark-compact it
+// parallelises under --gc-threads=0 (the same input and result).
+ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top) {
   WordRange young{young_->begin(), young_->top()};
   ParallelMarkCompact::Input in{
       .roots = roots_,
-      .old_space = {old_.begin(), old_.end()},
+      .old_space = {old_.begin(), old_top},
       .young_spaces = std::span<const WordRange>(&young, 1),
       .large = los_,
       .hash_of_address = [this](const Word* h) { return address_hash(reservation_, h); },
       .card_base = cards_.biased_base(),
       .on_occupied_run = [this](unsigned, Word* begin, Word* end) { offsets_.rebuild(begin, end); },
   };
-  return serial_.collect(in);
+  return engine_ ? engine_->collect(in) : serial_.collect(in);
 }
 
 // After a full collection the old generation's capacity is twice its live

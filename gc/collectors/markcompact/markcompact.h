@@ -92,6 +92,8 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   uint64_t young_collections() const { return young_collections_; }
   uint64_t full_collections() const { return full_collections_; }
   uint64_t bytes_promoted() const { return bytes_promoted_; }
+  // The parallel old-generation collector, or nullptr under --gc-threads=0.
+  const ParallelMarkCompact* engine() const { return engine_.get(); }
   // Test-only: with false, the write barrier's stores go to a scratch
   // table instead of the card table, as if the interpreter had no barrier
   // (the verifier must then report an old-to-young reference on a clean
@@ -111,7 +113,7 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
 
   // --- a full collection, in order
   void full_collection(GcCause cause, uint64_t pending_large_bytes);
-  ParallelMarkCompact::Result mark_compact_old();
+  ParallelMarkCompact::Result mark_compact_old(Word* old_top);
   void resize_old_generation(uint64_t old_live_bytes, uint64_t pending_large_bytes);
 
   // --- slow paths
@@ -165,8 +167,9 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   std::unique_ptr<ScavengeShared> shared_;
   std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
   CardScan cards_scan_;
-  SerialMarkCompact serial_;
-  std::vector<OldSpace::Run> runs_;  // scratch
+  std::unique_ptr<ParallelMarkCompact> engine_;  // --gc-threads >= 1
+  SerialMarkCompact serial_;                     // --gc-threads=0
+  std::vector<OldSpace::Run> runs_;              // scratch
 };
 
 std::unique_ptr<Collector> create_markcompact(RootSet& roots, const HeapOptions& options);

@@ -32,6 +32,14 @@ class SerialMarkCompact::WeakResolver final : public gc::WeakResolver {
   SerialMarkCompact& c_;
 };
 
+SerialMarkCompact::SerialMarkCompact(observe::Recorder& events, bool poison_free_areas)
+    : events_(events), poison_(poison_free_areas) {
+  for (const char* c : {"old live bytes", "bytes moved", "large bytes freed"})
+    events_.describe_counter(c, "bytes");
+  events_.describe_counter("objects moved", "objects");
+  events_.describe_counter("free areas", "areas");
+}
+
 ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact::Input& in) {
   in_ = &in;
   begin_ = in.old_space.begin;
@@ -60,6 +68,12 @@ ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact
   out.large_freed_bytes = in.large.sweep(poison_);
   if (in.on_occupied_run && top > begin_) in.on_occupied_run(0, begin_, top);
   events_.phase_end(0, "compact");
+  // The counters pMarkcompact reports, under the same names.
+  events_.count(0, "old live bytes", out.old_live_bytes);
+  events_.count(0, "bytes moved", out.bytes_moved);
+  events_.count(0, "objects moved", out.objects_moved);
+  events_.count(0, "free areas", out.free_areas.size());
+  events_.count(0, "large bytes freed", out.large_freed_bytes);
   return out;
 }
 

@@ -27,8 +27,7 @@ namespace gc {
 
 class SerialMarkCompact {
  public:
-  SerialMarkCompact(observe::Recorder& events, bool poison_free_areas)
-      : events_(events), poison_(poison_free_areas) {}
+  SerialMarkCompact(observe::Recorder& events, bool poison_free_areas);
 
   ParallelMarkCompact::Result collect(const ParallelMarkCompact::Input& in);
 
