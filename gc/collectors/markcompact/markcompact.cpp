@@ -362,7 +362,7 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
       .card_base = cards_.biased_base(),
       .on_occupied_run = [this](unsigned, Word* begin, Word* end) { offsets_.rebuild(begin, end); },
   };
-  return engine_ ? engine_->collect(in) : serial_.collect(in);
+  return engine_ && !compact_serially_ ? engine_->collect(in) : serial_.collect(in);
 }
 
 // After a full collection the old generation's capacity is twice its live
@@ -415,6 +415,8 @@ Word* MarkCompactCollector::allocate_young(uint32_t class_id, uint64_t nrefs, ui
     collect_young(GcCause::kAllocationFailure);
     if (alloc_end_ < top + words && full_collections_ == full_before)
       full_collection(GcCause::kAllocationFailure, 0);
+    if (alloc_end_ < top + words && !full_collection_without_gaps(GcCause::kAllocationFailure, 0))
+      return out_of_memory();
     if (alloc_end_ < top + words) return out_of_memory();
   }
   account_mutator_buffer();
@@ -429,9 +431,28 @@ Word* MarkCompactCollector::allocate_young(uint32_t class_id, uint64_t nrefs, ui
 Word* MarkCompactCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
                                            uint64_t words) {
   if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  full_collection(GcCause::kLargeAllocation, LargeObjectSpace::pages_for(words) * kPageBytes);
+  uint64_t pending = LargeObjectSpace::pages_for(words) * kPageBytes;
+  full_collection(GcCause::kLargeAllocation, pending);
   if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
+  if (full_collection_without_gaps(GcCause::kLargeAllocation, pending))
+    if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
   return out_of_memory();
+}
+
+// pMarkcompact leaves floor((n + 1) / 2) free areas, and odd regions slide
+// up, so the old generation's capacity cannot shrink below its highest
+// objects: near the heap limit that can refuse an allocation the live data
+// leaves room for, and how much depends on the thread count. So before
+// reporting out of memory, collect once more with the serial compactor,
+// which slides everything to the bottom: whether a program fits then
+// depends only on its live data. False (nothing done) when the full
+// collection was already serial.
+bool MarkCompactCollector::full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes) {
+  if (!engine_) return false;
+  compact_serially_ = true;
+  full_collection(cause, pending_large_bytes);
+  compact_serially_ = false;
+  return true;
 }
 
 // A large object is old from the start. Its cards start dirty: the VM

@@ -115,6 +115,7 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   void full_collection(GcCause cause, uint64_t pending_large_bytes);
   ParallelMarkCompact::Result mark_compact_old(Word* old_top);
   void resize_old_generation(uint64_t old_live_bytes, uint64_t pending_large_bytes);
+  bool full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes);
 
   // --- slow paths
   void collect_for_allocation(GcCause cause);
@@ -153,7 +154,7 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;
-  uint64_t waste_words_ = 0;  // filler the last young collection left in to-space
+  bool compact_serially_ = false;  // this full collection is full_collection_without_gaps's
 
   // Test hook (set_write_barrier_for_testing).
   std::vector<uint8_t> scratch_cards_;
