@@ -119,12 +119,8 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       ScavengeShared{deques_, overflow_, termination_, events, reservation_});
   for (unsigned w = 0; w < threads; ++w)
     scavengers_.push_back(std::make_unique<ParallelScavenger>(*shared_, w));
-  if (options_.gc_threads > 0) {
-    MarkCompactOptions mc;
-    mc.deque_tasks = deque_tasks(options_);
-    mc.poison_free_areas = debug_poisoning();
-    engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, mc);
-  }
+  if (options_.gc_threads > 0)
+    engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, markcompact_options(options_));
   install_mutator_buffer();
   note_heap_size();
   describe_events();
