@@ -330,7 +330,12 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
   for (const WordRange& r : result.occupied) occupied.push_back({r.begin, r.end});
   resize_old_generation(result.old_live_bytes, pending_large_bytes);
   old_.reset_after_compaction(occupied, old_target_bytes_);
-  cards_.clean(occupied.empty() ? old_.begin() : occupied.back().end, old_.end());
+  // Cards past the last object start clean; the card the last object ends
+  // in is the compactor's (it may hold a young reference).
+  Word* last = occupied.empty() ? old_.begin() : occupied.back().end;
+  Word* past = old_.begin() + (words_between(old_.begin(), last) + OffsetTable::kCardWords - 1) /
+                                  OffsetTable::kCardWords * OffsetTable::kCardWords;
+  cards_.clean(past, old_.end());
   events.phase_end(0, "old generation");
   if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
     scavenge_young(0);
