@@ -39,6 +39,11 @@ constexpr uint64_t kLargeRegionHeaps = 4;
 // counter is not contended, few enough to balance a small heap.
 constexpr uint64_t kSweepClaimBlocks = 8;
 
+// Heaps of at most this many blocks (1 MB) are swept by the collecting
+// thread alone: tens of microseconds of sweeping, less than waking the
+// other GC threads costs (and under --gc-stress every allocation collects).
+constexpr uint64_t kSerialSweepBlocks = 64;
+
 // Work-stealing deque capacity, as pSemispaces (semispace.cpp, kDequeTasks).
 constexpr uint64_t kDequeTasks = 1u << 15;
 
@@ -290,7 +295,11 @@ void MarkSweep::sweep_phase() {
     events.count(worker, "cells freed", t.freed_cells);
     worker_totals_[worker].busy_ns += now_ns() - start;
   };
-  pool_->run(job);
+  if (count <= kSerialSweepBlocks) {
+    job(0);
+  } else {
+    pool_->run(job);
+  }
 
   events.phase_start(0, "sweep large objects");
   los_.sweep(poison);
