@@ -7,13 +7,16 @@
 #
 # GCLAB_STRESS overrides the stress flags (default: a collection every
 # allocation, with the heap verified before and after each one; "none"
-# skips the stressed run);
+# skips the stressed run); GCLAB_PLAIN=none skips the plain run (the
+# sanitizer builds run the stressed one only, which covers the same code
+# and the collector besides);
 # GCLAB_EXTRA_FLAGS adds flags to every run (e.g. --gc-threads=4).
 set -u
 vm=$1
 test_src=$2
 here=$(cd "$(dirname "$0")" && pwd)
 stress=${GCLAB_STRESS:---gc-stress=1 --gc-verify}
+plain=${GCLAB_PLAIN:-}
 extra=${GCLAB_EXTRA_FLAGS:-}
 
 collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
@@ -24,8 +27,10 @@ fi
 
 fail=0
 for gc in $collectors; do
-  # shellcheck disable=SC2086
-  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra || fail=1
+  if [ "$plain" != none ]; then
+    # shellcheck disable=SC2086
+    "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra || fail=1
+  fi
   [ "$stress" = none ] && continue
   # shellcheck disable=SC2086
   "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $stress || fail=1
