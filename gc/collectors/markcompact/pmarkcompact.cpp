@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "gc/alloc/lab.h"
+#include "gc/parallel/steal.h"
 
 namespace gc {
 
@@ -364,27 +365,7 @@ bool ParallelMarkCompact::Worker::refill_from_overflow() {
 }
 
 bool ParallelMarkCompact::Worker::steal(parallel::Task& out) {
-  unsigned n = static_cast<unsigned>(mc_.deques_.size());
-  if (n == 1) return false;
-  steal_seed_ ^= steal_seed_ << 13;
-  steal_seed_ ^= steal_seed_ >> 7;
-  steal_seed_ ^= steal_seed_ << 17;
-  unsigned start = static_cast<unsigned>(steal_seed_ % n);
-  for (unsigned k = 0; k < n; ++k) {
-    unsigned victim = (start + k) % n;
-    if (victim == id_) continue;
-    parallel::TaskDeque& d = *mc_.deques_[victim];
-    for (int tries = 0; tries < 4 && !d.looks_empty(); ++tries) {
-      stats.steal_attempts++;
-      parallel::TaskDeque::Steal r = d.steal(out);
-      if (r == parallel::TaskDeque::Steal::kSuccess) {
-        stats.steals++;
-        return true;
-      }
-      if (r == parallel::TaskDeque::Steal::kEmpty) break;
-    }
-  }
-  return false;
+  return parallel::steal_from_others(mc_.deques_, id_, steal_seed_, stats, out);
 }
 
 bool ParallelMarkCompact::Worker::work_visible() const {

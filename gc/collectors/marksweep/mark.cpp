@@ -5,6 +5,7 @@
 
 #include "gc/collectors/marksweep/marker.h"
 #include "gc/parallel/overflow_set.h"
+#include "gc/parallel/steal.h"
 #include "gc/parallel/termination.h"
 
 namespace gc {
@@ -136,26 +137,7 @@ void Marker<kParallel>::overflow_and_push(parallel::Task t) {
 // Section 3.3: try the other threads' deques from a random start.
 template <bool kParallel>
 bool Marker<kParallel>::steal(parallel::Task& out) {
-  unsigned n = static_cast<unsigned>(c_.deques_.size());
-  steal_seed_ ^= steal_seed_ << 13;
-  steal_seed_ ^= steal_seed_ >> 7;
-  steal_seed_ ^= steal_seed_ << 17;
-  unsigned start = static_cast<unsigned>(steal_seed_ % n);
-  for (unsigned k = 0; k < n; ++k) {
-    unsigned victim = (start + k) % n;
-    if (victim == id_) continue;
-    parallel::TaskDeque& d = *c_.deques_[victim];
-    for (int tries = 0; tries < 4 && !d.looks_empty(); ++tries) {
-      stats_.steal_attempts++;
-      parallel::TaskDeque::Steal r = d.steal(out);
-      if (r == parallel::TaskDeque::Steal::kSuccess) {
-        stats_.steals++;
-        return true;
-      }
-      if (r == parallel::TaskDeque::Steal::kEmpty) break;
-    }
-  }
-  return false;
+  return parallel::steal_from_others(c_.deques_, id_, steal_seed_, stats_, out);
 }
 
 template <bool kParallel>

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "gc/collectors/semispace/semispace.h"
+#include "gc/parallel/steal.h"
 
 namespace gc {
 
@@ -48,7 +49,8 @@ uint64_t SemispaceCollector::lab_words_for_collection() const {
 void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
   if (scavengers_.empty()) {
-    scavenge_shared_ = std::make_unique<ScavengeShared>(ScavengeShared{deques_, overflow_, termination_, events, reservation_});
+    scavenge_shared_ = std::make_unique<ScavengeShared>(
+        ScavengeShared{deques_, overflow_, termination_, events, reservation_});
     for (unsigned w = 0; w < threads; ++w)
       scavengers_.push_back(std::make_unique<ParallelScavenger>(*scavenge_shared_, w));
     for (const char* c : {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks"})
@@ -109,7 +111,8 @@ void ParallelScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words
   card_base_ = spaces.card_base;
   tenure_age_ = spaces.tenure_age;
   old_begin_ = old_space_ ? reinterpret_cast<uintptr_t>(old_space_->begin()) : 0;
-  old_bytes_ = old_space_ ? static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize : 0;
+  old_bytes_ =
+      old_space_ ? static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize : 0;
   bytes_promoted_ = 0;
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
@@ -261,30 +264,7 @@ void ParallelScavenger::publish(unsigned n) {
 // the first with work. The caller is active (it has not offered, or the
 // termination protocol made it active again before returning).
 bool ParallelScavenger::steal(parallel::Task& out) {
-  unsigned n = static_cast<unsigned>(shared_.deques.size());
-  if (n == 1) return false;
-  // xorshift: cheap, and different threads start at different victims.
-  steal_seed_ ^= steal_seed_ << 13;
-  steal_seed_ ^= steal_seed_ >> 7;
-  steal_seed_ ^= steal_seed_ << 17;
-  unsigned start = static_cast<unsigned>(steal_seed_ % n);
-  for (unsigned k = 0; k < n; ++k) {
-    unsigned victim = (start + k) % n;
-    if (victim == id_) continue;
-    parallel::TaskDeque& d = *shared_.deques[victim];
-    // A lost race (kAbort) means the victim had work a moment ago: try it
-    // again a few times before moving on.
-    for (int tries = 0; tries < 4 && !d.looks_empty(); ++tries) {
-      stats_.steal_attempts++;
-      parallel::TaskDeque::Steal r = d.steal(out);
-      if (r == parallel::TaskDeque::Steal::kSuccess) {
-        stats_.steals++;
-        return true;
-      }
-      if (r == parallel::TaskDeque::Steal::kEmpty) break;
-    }
-  }
-  return false;
+  return parallel::steal_from_others(shared_.deques, id_, steal_seed_, stats_, out);
 }
 
 // What an idle thread peeks at before it marks itself active (L127).
@@ -385,7 +365,8 @@ void ParallelScavenger::undo_promotion(Word* p, uint64_t words) {
 }
 
 void ParallelScavenger::retire_promotion_lab_tail() {
-  if (plab_.top < plab_.end && !old_space_->unclaim_shared(plab_.top, static_cast<uint64_t>(plab_.end - plab_.top))) {
+  if (plab_.top < plab_.end &&
+      !old_space_->unclaim_shared(plab_.top, static_cast<uint64_t>(plab_.end - plab_.top))) {
     offsets_->fill(plab_.top, plab_.end);
     stats_.lab_waste_bytes += static_cast<uint64_t>(plab_.end - plab_.top) * kWordSize;
   }
