@@ -2,12 +2,13 @@
 // (gc/spaces/old_space.h): every word of an area that claims have left is
 // an object or filler, whatever the interleaving of claims and given-back
 // LAB tails.
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <random>
 #include <thread>
 #include <vector>
 
-#include <doctest/doctest.h>
 #include "gc/alloc/lab.h"
 #include "gc/heap/reservation.h"
 #include "gc/spaces/old_space.h"
@@ -28,7 +29,8 @@ bool walkable(Word* begin, Word* end) {
 
 }  // namespace
 
-TEST_CASE("old space: promotion LABs claimed and given back by many threads leave every closed area walkable") {
+TEST_CASE(
+    "old space: promotion LABs claimed and given back by many threads leave every closed area walkable") {
   constexpr uint64_t kSpaceWords = 1 << 16;
   Reservation reservation(kSpaceWords * kWordSize);
   Word* base = reservation.base();
