@@ -54,26 +54,31 @@ void OldSpace::reset_after_compaction(const std::vector<Run>& runs, uint64_t cap
   current_.store(0, std::memory_order_relaxed);
 }
 
+// An area that cannot hold a claim is closed, its top set to nullptr with
+// a compare-and-swap (its unclaimed tail, if any, becoming filler), and
+// claims move on to the next one. Closing must be a CAS even when the
+// area looks full: a thread retiring the LAB that ends the area may give
+// its tail back (unclaim_shared) at any moment until then, and a tail
+// given back to an area that claims have left would stay unformatted
+// inside the walkable old space.
 Word* OldSpace::claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got) {
   size_t i = current_.load(std::memory_order_acquire);
   while (i < areas_.size()) {
     Area& a = areas_[i];
     std::atomic_ref<Word*> top(a.top);
     Word* cur = top.load(std::memory_order_relaxed);
-    uint64_t room = static_cast<uint64_t>(a.end - cur);
-    if (room >= min_words) {
-      uint64_t words = std::min(std::max(min_words, max_words), room);
-      if (top.compare_exchange_weak(cur, cur + words, std::memory_order_relaxed)) {
-        *got = words;
-        return cur;
+    if (cur) {
+      uint64_t room = static_cast<uint64_t>(a.end - cur);
+      if (room >= min_words) {
+        uint64_t words = std::min(std::max(min_words, max_words), room);
+        if (top.compare_exchange_weak(cur, cur + words, std::memory_order_relaxed)) {
+          *got = words;
+          return cur;
+        }
+        continue;
       }
-      continue;
-    }
-    // This area cannot hold the claim: whoever takes its tail fills it, and
-    // once nothing is left in it, claims move on to the next area.
-    if (room) {
-      if (!top.compare_exchange_strong(cur, a.end, std::memory_order_relaxed)) continue;
-      offsets_.fill(cur, a.end);
+      if (!top.compare_exchange_strong(cur, nullptr, std::memory_order_relaxed)) continue;
+      if (room) offsets_.fill(cur, a.end);
     }
     if (current_.compare_exchange_strong(i, i + 1, std::memory_order_acq_rel)) ++i;
   }

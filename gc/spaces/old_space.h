@@ -30,7 +30,7 @@ class OldSpace {
  public:
   struct Area {
     Word* begin;
-    Word* top;  // claims so far end here
+    Word* top;  // claims so far end here; nullptr once claims have left the area
     Word* end;
   };
   struct Run {

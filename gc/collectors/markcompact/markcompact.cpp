@@ -119,11 +119,8 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       ScavengeShared{deques_, overflow_, termination_, events, reservation_});
   for (unsigned w = 0; w < threads; ++w)
     scavengers_.push_back(std::make_unique<ParallelScavenger>(*shared_, w));
-  // Full collections compact serially for now, so engine_ stays empty: with
-  // pMarkcompact, generated programs (gclab_gen 12 and 39 at --size 8,
-  // --gc-stress=44 to 80) crashed or failed verification in about one run
-  // in twelve at 8 GC threads, and under load at 2, and never with the
-  // serial compactor (docs/collectors/markcompact.md, "Known defect").
+  if (options_.gc_threads > 0)
+    engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, markcompact_options(options_));
   install_mutator_buffer();
   note_heap_size();
   describe_events();
