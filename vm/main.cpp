@@ -61,8 +61,9 @@ options:
   --mc-units=N       markcompact: old-space units per GC thread in full
                      collections (default 4, the paper's m = 4n)
   --dense-prefix=off|PERCENT
-                     markcompact: leave leading old-space units at least
-                     PERCENT live in place (default 95), or never
+                     markcompact: leave old-space units at least PERCENT
+                     live in place (default 95), or never: the leading
+                     ones, and those at the end each region slides towards
   --gc-log[=debug|FILE|debug:FILE]
                      one line per collection, JDK unified-log style, on
                      stderr or in FILE; debug adds per-phase and per-worker
@@ -124,10 +125,14 @@ std::optional<uint64_t> parse_size(const std::string& text) {
   std::string suffix = text.substr(end);
   if (!suffix.empty() && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.pop_back();
   double scale = 1;
-  if (suffix == "K" || suffix == "k") scale = 1024.0;
-  else if (suffix == "M" || suffix == "m") scale = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "g") scale = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty()) return std::nullopt;
+  if (suffix == "K" || suffix == "k")
+    scale = 1024.0;
+  else if (suffix == "M" || suffix == "m")
+    scale = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty())
+    return std::nullopt;
   if (!(n > 0) || n * scale > 1e15) return std::nullopt;
   return static_cast<uint64_t>(n * scale);
 }
@@ -168,9 +173,12 @@ struct ObserveOptions {
 
 void parse_log_option(const std::string& v, ObserveOptions& o) {
   o.log = true;
-  if (v == "debug") o.log_debug = true;
-  else if (v.rfind("debug:", 0) == 0) o.log_debug = true, o.log_file = v.substr(6);
-  else o.log_file = v;
+  if (v == "debug")
+    o.log_debug = true;
+  else if (v.rfind("debug:", 0) == 0)
+    o.log_debug = true, o.log_file = v.substr(6);
+  else
+    o.log_file = v;
 }
 
 void parse_stats_option(const std::string& v, ObserveOptions& o) {
@@ -178,9 +186,12 @@ void parse_stats_option(const std::string& v, ObserveOptions& o) {
   std::string form = v, file;
   size_t colon = v.find(':');
   if (colon != std::string::npos) form = v.substr(0, colon), file = v.substr(colon + 1);
-  if (form == "json") o.stats_json = true;
-  else if (form != "table") usage_error("bad --gc-stats form '" + form + "' (table or json, then optionally :FILE)");
-  if (colon != std::string::npos && file.empty()) usage_error("--gc-stats=" + form + ": needs a FILE after the colon");
+  if (form == "json")
+    o.stats_json = true;
+  else if (form != "table")
+    usage_error("bad --gc-stats form '" + form + "' (table or json, then optionally :FILE)");
+  if (colon != std::string::npos && file.empty())
+    usage_error("--gc-stats=" + form + ": needs a FILE after the colon");
   o.stats_file = file;
 }
 
@@ -192,7 +203,8 @@ bool write_observe_outputs(gc::Collector& heap, const ObserveOptions& o) {
     std::string text = o.stats_json ? gc::observe::stats_json(s) : gc::observe::stats_table(s);
     ok &= gc::observe::write_output(o.stats_file.empty() ? "-" : o.stats_file, text, "GC statistics");
   }
-  if (!o.trace_file.empty()) ok &= gc::observe::write_output(o.trace_file, gc::observe::trace_json(heap), "GC trace");
+  if (!o.trace_file.empty())
+    ok &= gc::observe::write_output(o.trace_file, gc::observe::trace_json(heap), "GC trace");
   if (!o.report_file.empty())
     ok &= gc::observe::write_output(o.report_file, gc::observe::report_html(heap), "GC report");
   return ok;
@@ -282,11 +294,13 @@ int main(int argc, char** argv) {
       options.heap.gc_threads = static_cast<unsigned>(*n);
     } else if (auto v = value_of("--gc-lab")) {
       auto size = parse_size(*v);
-      if (!size || *size < 64 || *size > (1ull << 30)) usage_error("bad LAB size '" + *v + "' (64 to 1G, e.g. 32K)");
+      if (!size || *size < 64 || *size > (1ull << 30))
+        usage_error("bad LAB size '" + *v + "' (64 to 1G, e.g. 32K)");
       options.heap.gc_lab_bytes = *size;
     } else if (auto v = value_of("--gc-deque")) {
       auto n = parse_count(*v);
-      if (!n || *n < 4 || *n > (1ull << 26)) usage_error("bad deque capacity '" + *v + "' (4 to 67108864 tasks)");
+      if (!n || *n < 4 || *n > (1ull << 26))
+        usage_error("bad deque capacity '" + *v + "' (4 to 67108864 tasks)");
       options.heap.gc_deque_tasks = *n;
     } else if (auto v = value_of("--young")) {
       auto size = parse_size(*v);
@@ -301,7 +315,8 @@ int main(int argc, char** argv) {
       if (!n || *n == 0 || *n > (1u << 20)) usage_error("bad card stride count '" + *v + "' (1 to 1048576)");
       options.heap.card_tasks = static_cast<unsigned>(*n);
     } else if (auto v = value_of("--card-partition")) {
-      if (*v != "strides" && *v != "blocks") usage_error("bad card partition '" + *v + "' (strides or blocks)");
+      if (*v != "strides" && *v != "blocks")
+        usage_error("bad card partition '" + *v + "' (strides or blocks)");
       options.heap.card_blocks = *v == "blocks";
     } else if (auto v = value_of("--gc-stress")) {
       auto n = parse_count(*v);

@@ -8,8 +8,10 @@
 namespace gc::observe {
 
 Log::~Log() {
-  if (owns_ && out_) std::fclose(out_);
-  else if (out_) std::fflush(out_);
+  if (owns_ && out_)
+    std::fclose(out_);
+  else if (out_)
+    std::fflush(out_);
 }
 
 std::string uptime(int64_t ns) {
@@ -23,9 +25,9 @@ std::string heap_transition(uint64_t before, uint64_t after, uint64_t size) {
   int shift = largest < (10ull << 20) ? 10 : largest < (10ull << 30) ? 20 : 30;
   char unit = shift == 10 ? 'K' : shift == 20 ? 'M' : 'G';
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%llu%c->%llu%c(%llu%c)", static_cast<unsigned long long>(before >> shift), unit,
-                static_cast<unsigned long long>(after >> shift), unit, static_cast<unsigned long long>(size >> shift),
-                unit);
+  std::snprintf(buf, sizeof buf, "%llu%c->%llu%c(%llu%c)", static_cast<unsigned long long>(before >> shift),
+                unit, static_cast<unsigned long long>(after >> shift), unit,
+                static_cast<unsigned long long>(size >> shift), unit);
   return buf;
 }
 
@@ -49,8 +51,7 @@ std::string debug_lines(const Recorder& r, size_t i) {
   // average and max over the workers that ran the phase.
   struct PhaseTimes {
     std::vector<double> per_worker_ms;  // indexed by worker
-    int64_t first_start = INT64_MAX;
-    int64_t last_end = 0;
+    std::vector<std::pair<int64_t, int64_t>> spans;
   };
   std::vector<std::pair<uint32_t, PhaseTimes>> phases;
   unsigned max_worker = 0;
@@ -61,12 +62,11 @@ std::string debug_lines(const Recorder& r, size_t i) {
     if (t.per_worker_ms.size() <= p.worker) t.per_worker_ms.resize(p.worker + 1, -1);
     double& w = t.per_worker_ms[p.worker];
     w = std::max(w, 0.0) + static_cast<double>(p.end_ns - p.start_ns) / 1e6;
-    t.first_start = std::min(t.first_start, p.start_ns);
-    t.last_end = std::max(t.last_end, p.end_ns);
+    t.spans.push_back({p.start_ns, p.end_ns});
     max_worker = std::max(max_worker, p.worker);
   }
-  for (const auto& [id, t] : phases) {
-    double wall = static_cast<double>(t.last_end - t.first_start) / 1e6;
+  for (auto& [id, t] : phases) {
+    double wall = static_cast<double>(union_length(t.spans)) / 1e6;
     double mn = 1e300, mx = 0, sum = 0;
     int n = 0;
     for (double w : t.per_worker_ms) {
@@ -91,14 +91,7 @@ std::string debug_lines(const Recorder& r, size_t i) {
     bool has_counters = false;
     for (const CounterRecord& k : r.counters_of(i)) has_counters |= k.worker == w;
     if (spans[w].empty() && !has_counters) continue;
-    std::sort(spans[w].begin(), spans[w].end());
-    int64_t busy = 0, reach = INT64_MIN;
-    for (auto [s, e] : spans[w]) {
-      s = std::max(s, reach);
-      if (e > s) busy += e - s;
-      reach = std::max(reach, e);
-    }
-    double busy_ms = static_cast<double>(busy) / 1e6;
+    double busy_ms = static_cast<double>(union_length(spans[w])) / 1e6;
     std::snprintf(buf, sizeof buf, "worker %u: busy %.3fms, idle %.3fms", w, busy_ms,
                   std::max(0.0, c.pause_ms() - busy_ms));
     std::string line = buf;

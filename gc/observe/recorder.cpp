@@ -22,7 +22,8 @@ constexpr size_t kInitialCauses = 8;
 size_t bucket_of(int64_t ns) {
   if (ns <= 1) return 0;
   double b = std::log2(static_cast<double>(ns)) * AlwaysOnSummary::kBucketsPerOctave;
-  return std::min(static_cast<size_t>(b), static_cast<size_t>(kOctaves * AlwaysOnSummary::kBucketsPerOctave - 1));
+  return std::min(static_cast<size_t>(b),
+                  static_cast<size_t>(kOctaves * AlwaysOnSummary::kBucketsPerOctave - 1));
 }
 
 }  // namespace
@@ -45,7 +46,8 @@ void Recorder::enable(bool keep_history) {
 }
 
 int64_t Recorder::now_ns() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)
+      .count();
 }
 
 void Recorder::describe_counter(const char* counter, const char* unit) {
@@ -146,8 +148,8 @@ void Recorder::merge_worker_buffers(Collector& heap) {
   space_scratch_.clear();
   heap.describe_spaces(space_scratch_);
   for (const SpaceUsage& s : space_scratch_)
-    spaces_.push_back({intern(space_names_, s.name.c_str()), intern(space_names_, s.role.c_str()), s.capacity_bytes,
-                       s.used_bytes});
+    spaces_.push_back({intern(space_names_, s.name.c_str()), intern(space_names_, s.role.c_str()),
+                       s.capacity_bytes, s.used_bytes});
 }
 
 uint32_t Recorder::intern(std::vector<std::string>& names, const char* name) {
@@ -159,6 +161,17 @@ uint32_t Recorder::intern(std::vector<std::string>& names, const char* name) {
 
 // ---------------------------------------------------------------------------
 // Phases and counters: on the worker's own thread, into its own buffer.
+
+int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans) {
+  std::sort(spans.begin(), spans.end());
+  int64_t total = 0, reach = INT64_MIN;
+  for (auto [s, e] : spans) {
+    s = std::max(s, reach);
+    if (e > s) total += e - s;
+    reach = std::max(reach, e);
+  }
+  return total;
+}
 
 void Recorder::phase_event(unsigned worker, const char* phase, bool start) {
   if (worker >= buffers_.size()) return;  // not a worker the collector declared

@@ -41,6 +41,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gc {
@@ -55,8 +56,8 @@ const char* kind_name(CollectionKind kind);  // "Young", "Full" (the JDK's words
 
 // One space of the heap as the heap map shows it (Collector::describe_spaces).
 struct SpaceUsage {
-  std::string name;     // e.g. "semispace-A"
-  std::string role;     // e.g. "to-space (allocation)", "from-space (empty)"
+  std::string name;             // e.g. "semispace-A"
+  std::string role;             // e.g. "to-space (allocation)", "from-space (empty)"
   uint64_t capacity_bytes = 0;  // the part the sizing policy lets be used
   uint64_t used_bytes = 0;      // bytes in objects
 };
@@ -89,11 +90,17 @@ struct SequencePanelSpec {
 // --- what the Recorder keeps when enabled (times in ns since the recorder
 // started, which is when the VM started).
 struct PhaseRecord {
-  uint32_t phase;   // index into Recorder::phase_names()
+  uint32_t phase;  // index into Recorder::phase_names()
   uint32_t worker;
   int64_t start_ns;
   int64_t end_ns;
 };
+
+// The length of the union of [start, end) spans (sorts them): a worker's
+// busy time over its phases, or a phase's wall time over its workers (a
+// phase may run more than once in a collection: markcompact's full
+// collections process weak references after the young and the old part).
+int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans);
 struct CounterRecord {
   uint32_t counter;  // index into Recorder::counter_names()
   uint32_t worker;
@@ -118,8 +125,8 @@ struct CollectionRecord {
   int64_t end_ns;
   uint64_t used_before, size_before;
   uint64_t used_after, size_after;
-  uint64_t live_after;       // the collector's live bytes after this collection
-  uint64_t allocated_before; // bytes allocated since the start, at this collection's start
+  uint64_t live_after;        // the collector's live bytes after this collection
+  uint64_t allocated_before;  // bytes allocated since the start, at this collection's start
   // Ranges in the flat vectors: [first_x, next record's first_x).
   uint64_t first_phase, first_counter, first_space, first_sequence;
   double pause_ms() const { return static_cast<double>(end_ns - start_ns) / 1e6; }

@@ -11,18 +11,6 @@ namespace {
 
 double ns_to_ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-// Union length of [start, end) intervals.
-int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans) {
-  std::sort(spans.begin(), spans.end());
-  int64_t total = 0, reach = INT64_MIN;
-  for (auto [s, e] : spans) {
-    s = std::max(s, reach);
-    if (e > s) total += e - s;
-    reach = std::max(reach, e);
-  }
-  return total;
-}
-
 // Percentile from the always-on histogram: the geometric middle of the
 // bucket holding the rank, clamped to the largest pause.
 double histogram_percentile(const AlwaysOnSummary& s, double p) {
@@ -43,10 +31,14 @@ double histogram_percentile(const AlwaysOnSummary& s, double p) {
 std::string bytes_text(uint64_t b) {
   char buf[64];
   double v = static_cast<double>(b);
-  if (b < (1u << 10)) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
-  else if (b < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", v / 1024);
-  else if (b < (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f MiB", v / (1 << 20));
-  else std::snprintf(buf, sizeof buf, "%.2f GiB", v / (1 << 30));
+  if (b < (1u << 10))
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  else if (b < (1u << 20))
+    std::snprintf(buf, sizeof buf, "%.1f KiB", v / 1024);
+  else if (b < (1ull << 30))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", v / (1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%.2f GiB", v / (1 << 30));
   return buf;
 }
 
@@ -77,7 +69,8 @@ Summary summarize(Collector& heap) {
   s.pause_mean_ms = a.collections ? a.pause_total_ms / static_cast<double>(a.collections) : 0;
   s.gc_share = s.run_time_ms > 0 ? std::min(1.0, a.pause_total_ms / s.run_time_ms) : 0;
   s.bytes_allocated = st.bytes_allocated;
-  s.allocation_rate_mb_s = s.run_time_ms > 0 ? static_cast<double>(st.bytes_allocated) / (1 << 20) / (s.run_time_ms / 1e3) : 0;
+  s.allocation_rate_mb_s =
+      s.run_time_ms > 0 ? static_cast<double>(st.bytes_allocated) / (1 << 20) / (s.run_time_ms / 1e3) : 0;
   s.bytes_copied = st.bytes_copied;
   s.heap_size = heap.heap_size();
   s.heap_used = heap.heap_used();
@@ -112,26 +105,25 @@ Summary summarize(Collector& heap) {
   }
   std::vector<double> busy_ns(r.workers(), 0), idle_ms(r.workers(), 0);
   std::vector<bool> worker_seen(r.workers(), false);
-  std::vector<std::vector<uint64_t>> worker_counters(r.workers(), std::vector<uint64_t>(s.counters.size(), 0));
-  std::vector<int64_t> first(s.phases.size()), last(s.phases.size());
+  std::vector<std::vector<uint64_t>> worker_counters(r.workers(),
+                                                     std::vector<uint64_t>(s.counters.size(), 0));
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> phase_spans(s.phases.size());
   std::vector<double> work(s.phases.size());
   std::vector<uint64_t> per_collection(s.counters.size());
   std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(r.workers());
   for (size_t i = 0; i < records.size(); ++i) {
-    std::fill(first.begin(), first.end(), INT64_MAX);
-    std::fill(last.begin(), last.end(), INT64_MIN);
     std::fill(work.begin(), work.end(), 0.0);
     for (auto& sp : spans) sp.clear();
+    for (auto& sp : phase_spans) sp.clear();
     for (const PhaseRecord& p : r.phases_of(i)) {
-      first[p.phase] = std::min(first[p.phase], p.start_ns);
-      last[p.phase] = std::max(last[p.phase], p.end_ns);
+      phase_spans[p.phase].push_back({p.start_ns, p.end_ns});
       work[p.phase] += ns_to_ms(p.end_ns - p.start_ns);
       if (p.worker < spans.size()) spans[p.worker].push_back({p.start_ns, p.end_ns});
     }
     for (size_t p = 0; p < s.phases.size(); ++p) {
-      if (first[p] == INT64_MAX) continue;
+      if (phase_spans[p].empty()) continue;
       PhaseTotal& t = s.phases[p];
-      double wall = ns_to_ms(last[p] - first[p]);
+      double wall = ns_to_ms(union_length(phase_spans[p]));
       t.collections++;
       t.work_ms += work[p];
       t.wall_ms += wall;
@@ -177,7 +169,8 @@ Summary summarize(Collector& heap) {
     if (entries[q]) t.mean_value = static_cast<double>(sums[q]) / static_cast<double>(entries[q]);
   }
   for (CounterTotal& k : s.counters)
-    k.mean_per_collection = records.empty() ? 0 : static_cast<double>(k.total) / static_cast<double>(records.size());
+    k.mean_per_collection =
+        records.empty() ? 0 : static_cast<double>(k.total) / static_cast<double>(records.size());
   double busy_sum = 0, busy_max = 0;
   for (unsigned w = 0; w < r.workers(); ++w) {
     if (!worker_seen[w]) continue;
@@ -211,7 +204,8 @@ std::string stats_table(const Summary& s) {
        static_cast<unsigned long long>(s.young), static_cast<unsigned long long>(s.full));
   if (!s.by_cause.empty()) {
     std::string causes;
-    for (const auto& [name, n] : s.by_cause) causes += (causes.empty() ? "" : ", ") + name + " " + std::to_string(n);
+    for (const auto& [name, n] : s.by_cause)
+      causes += (causes.empty() ? "" : ", ") + name + " " + std::to_string(n);
     line("    by cause         %s\n", causes.c_str());
   }
   line("  pause total        %.3f ms (%.1f%% of run time)\n", s.pause_total_ms, s.gc_share * 100);
@@ -219,15 +213,18 @@ std::string stats_table(const Summary& s) {
   line("  pause p50 p90 p99  %.3f %.3f %.3f ms%s\n", s.pause_p50_ms, s.pause_p90_ms, s.pause_p99_ms,
        s.percentiles_exact ? "" : " (from a histogram, within 4.4%)");
   line("  pause max          %.3f ms\n", s.pause_max_ms);
-  line("  allocated          %s (%.1f MiB/s)\n", bytes_text(s.bytes_allocated).c_str(), s.allocation_rate_mb_s);
+  line("  allocated          %s (%.1f MiB/s)\n", bytes_text(s.bytes_allocated).c_str(),
+       s.allocation_rate_mb_s);
   if (s.bytes_copied) line("  copied             %s\n", bytes_text(s.bytes_copied).c_str());
   line("  peak heap          %s\n", bytes_text(s.peak_heap).c_str());
   line("  peak live          %s (after a collection)\n", bytes_text(s.peak_live).c_str());
-  line("  heap now           %s used of %s\n", bytes_text(s.heap_used).c_str(), bytes_text(s.heap_size).c_str());
+  line("  heap now           %s used of %s\n", bytes_text(s.heap_used).c_str(),
+       bytes_text(s.heap_size).c_str());
   if (!s.detailed) return out;
 
   if (!s.phases.empty()) {
-    line("\n  %-24s %11s %11s %11s %11s %8s\n", "phase", "collections", "work ms", "wall ms", "max ms", "% pause");
+    line("\n  %-24s %11s %11s %11s %11s %8s\n", "phase", "collections", "work ms", "wall ms", "max ms",
+         "% pause");
     for (const PhaseTotal& p : s.phases)
       line("  %-24s %11llu %11.3f %11.3f %11.3f %7.1f%%\n", p.name.c_str(),
            static_cast<unsigned long long>(p.collections), p.work_ms, p.wall_ms, p.max_wall_ms,
@@ -239,7 +236,8 @@ std::string stats_table(const Summary& s) {
     line("\n  %-8s %11s %11s %8s  %s\n", "worker", "busy ms", "idle ms", "% work", "counters");
     for (const WorkerTotal& w : s.workers) {
       std::string counters;
-      for (const auto& [name, v] : w.counters) counters += (counters.empty() ? "" : ", ") + name + " " + std::to_string(v);
+      for (const auto& [name, v] : w.counters)
+        counters += (counters.empty() ? "" : ", ") + name + " " + std::to_string(v);
       line("  %-8u %11.3f %11.3f %7.1f%%  %s\n", w.worker, w.busy_ms, w.idle_ms,
            busy_sum > 0 ? 100 * w.busy_ms / busy_sum : 0.0, counters.c_str());
     }
@@ -321,7 +319,8 @@ std::string stats_json(const Summary& s) {
   j.key("counters").begin_array();
   for (const CounterTotal& k : s.counters) {
     j.begin_object().field("name", k.name).field("unit", k.unit).field("total", k.total);
-    j.field("mean_per_collection", k.mean_per_collection, 3).field("max_per_collection", k.max_per_collection);
+    j.field("mean_per_collection", k.mean_per_collection, 3)
+        .field("max_per_collection", k.max_per_collection);
     j.end_object();
   }
   j.end_array();

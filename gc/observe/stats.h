@@ -15,7 +15,7 @@ struct PhaseTotal {
   std::string name;
   uint64_t collections = 0;  // collections in which the phase ran
   double work_ms = 0;        // summed over workers
-  double wall_ms = 0;        // per collection first start to last end, summed
+  double wall_ms = 0;        // per collection the union of its spans on all workers, summed
   double max_wall_ms = 0;    // the longest in one collection
 };
 
@@ -47,8 +47,8 @@ struct SequenceTotal {
 struct Summary {
   std::string collector;
   unsigned gc_threads = 1;
-  bool detailed = false;          // phases, workers and counters are known
-  bool percentiles_exact = false; // else from the log-scale histogram (within 4.4%)
+  bool detailed = false;           // phases, workers and counters are known
+  bool percentiles_exact = false;  // else from the log-scale histogram (within 4.4%)
   double run_time_ms = 0;
   uint64_t collections = 0;
   uint64_t young = 0;

@@ -107,8 +107,8 @@ class Parser {
       size_t start = i_;
       if (t_[i_] == '-') ++i_;
       bool digits = false, frac = false;
-      while (i_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[i_])) || t_[i_] == '.' || t_[i_] == 'e' ||
-                                t_[i_] == 'E' || t_[i_] == '+' || t_[i_] == '-')) {
+      while (i_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[i_])) || t_[i_] == '.' ||
+                                t_[i_] == 'e' || t_[i_] == 'E' || t_[i_] == '+' || t_[i_] == '-')) {
         digits |= std::isdigit(static_cast<unsigned char>(t_[i_])) != 0;
         frac |= t_[i_] == '.' || t_[i_] == 'e' || t_[i_] == 'E';
         ++i_;
@@ -135,18 +135,29 @@ class Parser {
       if (i_ >= t_.size()) break;
       char e = t_[i_++];
       switch (e) {
-        case 'n': v.s += '\n'; break;
-        case 't': v.s += '\t'; break;
-        case 'r': v.s += '\r'; break;
-        case 'b': v.s += '\b'; break;
-        case 'f': v.s += '\f'; break;
+        case 'n':
+          v.s += '\n';
+          break;
+        case 't':
+          v.s += '\t';
+          break;
+        case 'r':
+          v.s += '\r';
+          break;
+        case 'b':
+          v.s += '\b';
+          break;
+        case 'f':
+          v.s += '\f';
+          break;
         case 'u': {
           unsigned cp = std::stoul(t_.substr(i_, 4), nullptr, 16);
           i_ += 4;
           v.s += cp < 0x80 ? static_cast<char>(cp) : '?';
           break;
         }
-        default: v.s += e;
+        default:
+          v.s += e;
       }
     }
     if (i_ >= t_.size()) return fail("unterminated string"), v;
@@ -192,14 +203,18 @@ void validate(const Json& v, const Json& schema, const std::string& path, std::v
     const Json* extra = schema.get("additionalProperties");
     for (const auto& [k, child] : v.o) {
       const Json* sub = props ? props->get(k) : nullptr;
-      if (sub) validate(child, *sub, path + "." + k, errors);
-      else if (extra && extra->type == Json::kBool && !extra->b) err("unexpected property " + k);
-      else if (extra && extra->type == Json::kObject) validate(child, *extra, path + "." + k, errors);
+      if (sub)
+        validate(child, *sub, path + "." + k, errors);
+      else if (extra && extra->type == Json::kBool && !extra->b)
+        err("unexpected property " + k);
+      else if (extra && extra->type == Json::kObject)
+        validate(child, *extra, path + "." + k, errors);
     }
   }
   if (v.type == Json::kArray)
     if (const Json* items = schema.get("items"))
-      for (size_t i = 0; i < v.a.size(); ++i) validate(v.a[i], *items, path + "[" + std::to_string(i) + "]", errors);
+      for (size_t i = 0; i < v.a.size(); ++i)
+        validate(v.a[i], *items, path + "[" + std::to_string(i) + "]", errors);
 }
 
 std::string read_text(const std::string& path) {
@@ -343,6 +358,37 @@ TEST_CASE("observe: workers record phases concurrently into their own buffers") 
   CHECK(gc_tracks.size() == 4);
 }
 
+TEST_CASE("observe: a phase that runs twice in a collection is timed for its runs, not the time between") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  o.record_events = true;
+  o.keep_event_history = true;
+  FakeCollector c(roots, o);
+  c.events.collection_start(gc::observe::CollectionKind::kFull, gc::GcCause::kExplicit, c);
+  c.events.phase_start(0, "weak references");
+  c.events.phase_end(0, "weak references");
+  c.events.phase_start(0, "mark");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  c.events.phase_end(0, "mark");
+  c.events.phase_start(0, "weak references");
+  c.events.phase_end(0, "weak references");
+  c.events.collection_end(c);
+  gc::observe::Summary s = gc::observe::summarize(c);
+  const gc::observe::PhaseTotal* weak = nullptr;
+  const gc::observe::PhaseTotal* mark = nullptr;
+  for (const gc::observe::PhaseTotal& p : s.phases) (p.name == "mark" ? mark : weak) = &p;
+  REQUIRE(weak != nullptr);
+  REQUIRE(mark != nullptr);
+  CHECK(mark->wall_ms >= 20);
+  // One worker, disjoint runs: the wall time is their sum.
+  CHECK(weak->wall_ms == doctest::Approx(weak->work_ms));
+  CHECK(weak->wall_ms < mark->wall_ms);
+  std::string log = gc::observe::debug_lines(c.events, 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(log, m, std::regex("weak references: ([0-9.]+)ms")));
+  CHECK(std::stod(m[1].str()) < 20);
+}
+
 TEST_CASE("observe: stats, log, trace and report of a known program") {
   for (unsigned threads : {0u, 2u}) {
     CAPTURE(threads);
@@ -373,7 +419,8 @@ TEST_CASE("observe: stats, log, trace and report of a known program") {
     CHECK(j["collections"]["total"].n == static_cast<double>(s.collections));
 
     // Every log line has the JDK shape.
-    std::regex shape(R"(^\[\d+\.\d{3}s\]\[gc\] GC\(\d+\) Pause (Young|Full) \((.+)\) \d+[KMG]->\d+[KMG]\(\d+[KMG]\) \d+\.\d{3}ms$)");
+    std::regex shape(
+        R"(^\[\d+\.\d{3}s\]\[gc\] GC\(\d+\) Pause (Young|Full) \((.+)\) \d+[KMG]->\d+[KMG]\(\d+[KMG]\) \d+\.\d{3}ms$)");
     for (size_t i = 0; i < r.records().size(); ++i) {
       std::string line = gc::observe::pause_line(r, i);
       CHECK_MESSAGE(std::regex_match(line, shape), line);
@@ -401,7 +448,8 @@ TEST_CASE("observe: stats, log, trace and report of a known program") {
     for (const auto& [tid, name] : names) gc_tracks += name.rfind("GC worker ", 0) == 0;
     CHECK(gc_tracks == workers.size());
     for (double tid : phase_tids) CHECK(names.count(tid) == 1);
-    CHECK(std::count_if(names.begin(), names.end(), [](const auto& e) { return e.second == "mutator"; }) == 1);
+    CHECK(std::count_if(names.begin(), names.end(), [](const auto& e) { return e.second == "mutator"; }) ==
+          1);
     CHECK(pauses == static_cast<int>(s.collections));
     CHECK(starts == finishes);
 

@@ -72,6 +72,7 @@ struct ParallelMarkCompact::Unit {
   GapFn up_order;       // effect walking up (address order): regions that slide down
   GapFn down_order;     // effect walking down: regions that slide up
   bool slides_up = false;
+  bool stays = false;          // dense: the prefix or a region's dense end, not compacted
   int64_t gap_in = 0;          // the gap where the unit's compaction starts
   Word* dest_begin = nullptr;  // new address of the unit's first live word
   uint64_t words() const { return static_cast<uint64_t>(end - begin); }
@@ -83,7 +84,8 @@ struct ParallelMarkCompact::Region {
   Word* begin = nullptr;
   Word* end = nullptr;
   bool slides_up = false;
-  WordRange compacted;
+  WordRange compacted;  // its live data after compaction, dense end included
+  WordRange packed;     // where the live data of its moving units ends up
 };
 
 // ---------------------------------------------------------------------------
@@ -449,6 +451,7 @@ void ParallelMarkCompact::Worker::install(Word* start, Word* h, Word hw, Word* n
 // (marked) and fillers (unmarked).
 void ParallelMarkCompact::Worker::forward_unit(unsigned index) {
   Unit& u = mc_.units_[index];
+  if (u.stays) return;
   std::vector<Word>& side = mc_.side_headers_[index];
   if (u.hashed == 0) {
     // Every object keeps its size: the live objects go end to end from the
@@ -598,18 +601,19 @@ void ParallelMarkCompact::Worker::redirect_large(const LargeObjectSpace::Object&
 void ParallelMarkCompact::Worker::compact() {
   std::vector<Region>& regions = mc_.regions_;
   const Input& in = *mc_.in_;
-  // One task per region, and one for the dense prefix (nothing moves there,
-  // but the plan's hook walks it).
-  claim_each(regions.size() + 1, [&](size_t i) {
-    if (i == regions.size()) {
-      Word* end = mc_.dense_prefix_units_ == mc_.old_units_ ? in.old_space.end
-                                                            : mc_.units_[mc_.dense_prefix_units_].begin;
-      if (end > in.old_space.begin && in.on_occupied_run) in.on_occupied_run(id_, in.old_space.begin, end);
+  // One task per region (what it packs, then the plan's hook over it), and
+  // one per unit left in place: nothing moves there, but sweep's fillers
+  // changed where objects start, so the hook walks it too. Per unit, so that
+  // a large dense prefix is not one thread's walk.
+  claim_each(regions.size() + mc_.old_units_, [&](size_t i) {
+    if (i >= regions.size()) {
+      const Unit& u = mc_.units_[i - regions.size()];
+      if (u.stays && u.begin < u.end && in.on_occupied_run) in.on_occupied_run(id_, u.begin, u.end);
       return;
     }
     compact_region(regions[i]);
-    if (!regions[i].compacted.empty() && in.on_occupied_run)
-      in.on_occupied_run(id_, regions[i].compacted.begin, regions[i].compacted.end);
+    if (!regions[i].packed.empty() && in.on_occupied_run)
+      in.on_occupied_run(id_, regions[i].packed.begin, regions[i].packed.end);
   });
   mc_.events_.count(id_, "objects moved", stats.objects_copied);
   mc_.events_.count(id_, "bytes moved", stats.bytes_copied);
@@ -624,6 +628,7 @@ void ParallelMarkCompact::Worker::compact_region(Region& r) {
   if (!r.slides_up) {
     for (unsigned k = r.first_unit; k < r.end_unit; ++k) {
       Unit& u = mc_.units_[k];
+      if (u.stays) continue;
       const Word* side = mc_.side_headers_[k].data();
       for (Word* p = u.begin; p < u.end;) {
         Found f = decode(p, side);
@@ -636,6 +641,7 @@ void ParallelMarkCompact::Worker::compact_region(Region& r) {
   }
   for (unsigned k = r.end_unit; k-- > r.first_unit;) {
     Unit& u = mc_.units_[k];
+    if (u.stays) continue;
     const Word* side = mc_.side_headers_[k].data();
     items_.clear();
     for (Word* p = u.begin; p < u.end;) {
@@ -708,7 +714,7 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
                         "chunk tasks", "overflow tasks"})
     events_.describe_counter(c, "objects");
   for (const char* c : {"bytes moved", "old live bytes", "dense prefix bytes", "dense prefix dead bytes",
-                        "large bytes freed"})
+                        "dense end bytes", "dense end dead bytes", "large bytes freed"})
     events_.describe_counter(c, "bytes");
   for (const char* c : {"termination idle ns", "dense prefix decision ns"}) events_.describe_counter(c, "ns");
   events_.describe_counter("free areas", "areas");
@@ -718,12 +724,14 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
                      "floor((n + 1) / 2) free areas (Flood et al. 2001, Figure 2).",
                      {{"free areas", "free areas", "", 1}}});
   events_.add_panel(
-      {"Old generation: dense prefix",
+      {"Old generation: dense prefix and dense ends",
        "KiB",
-       "The leading part of the old space left in place because it was nearly all live, and the dead "
-       "space it keeps.",
+       "What was left in place because it was nearly all live, and the dead space it keeps: the leading "
+       "part of the old space, and the units at the end each region slides towards.",
        {{"prefix", "dense prefix bytes", "", 1.0 / 1024},
-        {"dead in prefix", "dense prefix dead bytes", "", 1.0 / 1024}}});
+        {"dead in prefix", "dense prefix dead bytes", "", 1.0 / 1024},
+        {"dense ends", "dense end bytes", "", 1.0 / 1024},
+        {"dead in dense ends", "dense end dead bytes", "", 1.0 / 1024}}});
 }
 
 ParallelMarkCompact::~ParallelMarkCompact() = default;
@@ -836,15 +844,16 @@ void ParallelMarkCompact::combine_unit_starts() {
   }
 }
 
+bool ParallelMarkCompact::is_dense(const Unit& u) const {
+  return options_.dense_prefix &&
+         static_cast<double>(u.live_words) >= options_.dense_prefix_min_live * static_cast<double>(u.words());
+}
+
 // The dense prefix: the leading units each at least dense_prefix_min_live
 // live stay where they are.
 void ParallelMarkCompact::choose_dense_prefix() {
   unsigned p = 0;
-  if (options_.dense_prefix) {
-    while (p < old_units_ && static_cast<double>(units_[p].live_words) >=
-                                 options_.dense_prefix_min_live * static_cast<double>(units_[p].words()))
-      ++p;
-  }
+  while (p < old_units_ && is_dense(units_[p])) units_[p++].stays = true;
   dense_prefix_units_ = p;
 }
 
@@ -884,12 +893,19 @@ void ParallelMarkCompact::partition_regions() {
 
 // L202-204: each unit's destination follows from the live data of the units
 // before it in its region's compaction order, here through the gap
-// functions so that hashed objects that grow are counted exactly.
+// functions so that hashed objects that grow are counted exactly. Each
+// region starts with its dense end: the dense units at the end it slides
+// towards stay, as the dense prefix does for the space (the prefix is the
+// dense end of the space's first region). Without them, a region sliding
+// up would move everything below its highest gap, although the last
+// collection left its live data packed against its top.
 void ParallelMarkCompact::compute_destinations() {
   for (Region& g : regions_) {
     int64_t gap = 0;
     if (!g.slides_up) {
-      for (unsigned k = g.first_unit; k < g.end_unit; ++k) {
+      unsigned first = g.first_unit;
+      while (first < g.end_unit && is_dense(units_[first])) units_[first++].stays = true;
+      for (unsigned k = first; k < g.end_unit; ++k) {
         Unit& u = units_[k];
         u.slides_up = false;
         u.gap_in = gap;
@@ -897,8 +913,11 @@ void ParallelMarkCompact::compute_destinations() {
         gap = u.up_order.apply(gap);
       }
       g.compacted = WordRange{g.begin, g.end - gap};
+      g.packed = WordRange{first < g.end_unit ? units_[first].begin : g.end, g.compacted.end};
     } else {
-      for (unsigned k = g.end_unit; k-- > g.first_unit;) {
+      unsigned end = g.end_unit;
+      while (end > g.first_unit && is_dense(units_[end - 1])) units_[--end].stays = true;
+      for (unsigned k = end; k-- > g.first_unit;) {
         Unit& u = units_[k];
         u.slides_up = true;
         u.gap_in = gap;
@@ -907,6 +926,7 @@ void ParallelMarkCompact::compute_destinations() {
         gap = out;
       }
       g.compacted = WordRange{g.begin + gap, g.end};
+      g.packed = WordRange{g.compacted.begin, end < g.end_unit ? units_[end].begin : g.end};
     }
   }
 }
@@ -946,6 +966,18 @@ void ParallelMarkCompact::finish(Result& out) {
   uint64_t prefix_live = 0;
   for (unsigned k = 0; k < dense_prefix_units_; ++k) prefix_live += units_[k].live_words;
   out.prefix_dead_bytes = (static_cast<uint64_t>(prefix_end - old.begin) - prefix_live) * kWordSize;
+  unsigned dense_end_units = 0;
+  uint64_t dense_end_words = 0;
+  std::vector<uint64_t> region_dead_words(regions_.size(), 0);
+  for (size_t q = 0; q < regions_.size(); ++q) {
+    for (unsigned k = regions_[q].first_unit; k < regions_[q].end_unit; ++k) {
+      if (!units_[k].stays) continue;
+      dense_end_units++;
+      dense_end_words += units_[k].words();
+      region_dead_words[q] += units_[k].words() - units_[k].live_words;
+    }
+    out.dense_end_dead_bytes += region_dead_words[q] * kWordSize;
+  }
 
   // The occupied runs, merged where they touch; the holes are free areas.
   std::vector<WordRange> runs;
@@ -965,7 +997,7 @@ void ParallelMarkCompact::finish(Result& out) {
     cursor = run.end;
   }
   if (old.end > cursor) out.free_areas.push_back(WordRange{cursor, old.end});
-  out.old_live_bytes -= out.prefix_dead_bytes;
+  out.old_live_bytes -= out.prefix_dead_bytes + out.dense_end_dead_bytes;
   out.occupied = std::move(runs);
   for (const WordRange& f : out.free_areas) {
     if (options_.poison_free_areas) std::fill(f.begin, f.end, Header::kPoison);
@@ -989,11 +1021,13 @@ void ParallelMarkCompact::finish(Result& out) {
   }
   report_.regions.clear();
   report_.region_live_bytes.clear();
-  for (const Region& g : regions_) {
+  for (size_t q = 0; q < regions_.size(); ++q) {
+    const Region& g = regions_[q];
     report_.regions.push_back(WordRange{g.begin, g.end});
-    report_.region_live_bytes.push_back(g.compacted.words() * kWordSize);
+    report_.region_live_bytes.push_back((g.compacted.words() - region_dead_words[q]) * kWordSize);
   }
   report_.dense_prefix_units = dense_prefix_units_;
+  report_.dense_end_units = dense_end_units;
 
   if (events_.enabled()) {
     events_.count(0, "old live bytes", out.old_live_bytes);
@@ -1002,6 +1036,9 @@ void ParallelMarkCompact::finish(Result& out) {
     events_.count(0, "dense prefix units", dense_prefix_units_);
     events_.count(0, "dense prefix bytes", static_cast<uint64_t>(prefix_end - old.begin) * kWordSize);
     events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
+    events_.count(0, "dense end units", dense_end_units);
+    events_.count(0, "dense end bytes", dense_end_words * kWordSize);
+    events_.count(0, "dense end dead bytes", out.dense_end_dead_bytes);
     events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
     report_counters();
   }

@@ -33,6 +33,8 @@
 // the longest run of leading units each at least dense_prefix_min_live
 // live is left where it is (its dead runs stay as fillers) and regions
 // start after it, so a mostly full old space is not copied onto itself.
+// Each region likewise leaves in place its dense end, the dense units at
+// the end it slides towards, where the last compaction packed its data.
 //
 // Where the forwarding address lives. The paper stores it in the header;
 // gclab's header word has no spare bits (layout.h), so a moving object
@@ -138,9 +140,10 @@ class ParallelMarkCompact {
     // are formatted as fillers; the last one may end at old_space.end.
     std::vector<WordRange> occupied;
     std::vector<WordRange> free_areas;
-    uint64_t old_live_bytes = 0;     // in the old space after compaction (grown hashes included)
-    uint64_t prefix_dead_bytes = 0;  // fillers left in the dense prefix
-    uint64_t bytes_moved = 0;        // objects whose address changed
+    uint64_t old_live_bytes = 0;        // in the old space after compaction (grown hashes included)
+    uint64_t prefix_dead_bytes = 0;     // fillers left in the dense prefix
+    uint64_t dense_end_dead_bytes = 0;  // fillers left in the regions' dense ends
+    uint64_t bytes_moved = 0;           // objects whose address changed
     uint64_t objects_moved = 0;
     uint64_t large_freed_bytes = 0;
   };
@@ -154,6 +157,7 @@ class ParallelMarkCompact {
     std::vector<WordRange> regions;           // after the dense prefix
     std::vector<uint64_t> region_live_bytes;  // after compaction
     unsigned dense_prefix_units = 0;
+    unsigned dense_end_units = 0;           // dense units at the ends regions slide towards
     uint64_t dense_prefix_decision_ns = 0;  // deciding the prefix and the regions
     // Per phase (kPhaseNames), per worker: time spent in the phase.
     std::vector<uint64_t> phase_ns[5];
@@ -188,6 +192,7 @@ class ParallelMarkCompact {
   // --- one collection, in order
   void set_up(const Input& in);
   void combine_unit_starts();
+  bool is_dense(const Unit& u) const;
   void choose_dense_prefix();
   void partition_regions();
   void compute_destinations();
