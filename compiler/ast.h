@@ -24,17 +24,23 @@ struct Decl {
   // A nested function inside the variable's own initializer names it, so
   // the cell must exist before the initializer runs (Nil, Box, init, SetBoxed).
   bool captured_in_init = false;
-  bool in_initializer = false;    // resolver state: its initializer is being resolved
-  bool is_this = false;           // the hidden `this` of a method (base[1], never boxed)
-  bool hoisted_fn = false;        // a block's `fn` declaration (slot made at block entry)
-  bool param = false;             // a parameter (exists before its block's entry)
-  int slot = -1;                  // frame slot (codegen)
-  int cell_slot = -1;             // slot holding its cell, when captured (codegen)
+  bool in_initializer = false;  // resolver state: its initializer is being resolved
+  bool is_this = false;         // the hidden `this` of a method (base[1], never boxed)
+  bool hoisted_fn = false;      // a block's `fn` declaration (slot made at block entry)
+  bool param = false;           // a parameter (exists before its block's entry)
+  int slot = -1;                // frame slot (codegen)
+  int cell_slot = -1;           // slot holding its cell, when captured (codegen)
   bool global() const { return owner == nullptr; }
 };
 
 enum class ExprKind : uint8_t {
-  Nil, True, False, Number, String, Name, This,
+  Nil,
+  True,
+  False,
+  Number,
+  String,
+  Name,
+  This,
   Unary,        // op a
   Binary,       // a op b (arithmetic, bitwise, comparison, is)
   Logical,      // a && b, a || b
@@ -58,20 +64,32 @@ struct Expr {
   uint32_t line = 0, col = 0;  // of the token that names the operation
   Tok op = Tok::Eof;
   double num = 0;
-  std::string str;             // Name, Get, SuperGet/Call: the name; String: the bytes
+  std::string str;  // Name, Get, SuperGet/Call: the name; String: the bytes
   ExprPtr a, b, c;
   std::vector<ExprPtr> items;
   std::unique_ptr<FunctionNode> fn;
   Decl* decl = nullptr;        // Name, This: the variable (nullptr: a global by name)
   Decl* this_decl = nullptr;   // SuperGet/SuperCall: the method's `this`
   Decl* super_decl = nullptr;  // SuperGet/SuperCall: the hidden superclass variable
-  uint32_t height = 1;    // height of this subtree (the parser bounds it)
+  uint32_t height = 1;         // height of this subtree (the parser bounds it)
 
   Expr(ExprKind k, uint32_t l, uint32_t c0) : kind(k), line(l), col(c0) {}
 };
 
 enum class StmtKind : uint8_t {
-  Expr, Let, Fn, Class, If, While, For, ForIn, Block, Return, Break, Continue, Import,
+  Expr,
+  Let,
+  Fn,
+  Class,
+  If,
+  While,
+  For,
+  ForIn,
+  Block,
+  Return,
+  Break,
+  Continue,
+  Import,
 };
 
 struct Stmt;
@@ -80,18 +98,18 @@ using StmtPtr = std::unique_ptr<Stmt>;
 struct Stmt {
   StmtKind kind;
   uint32_t line = 0, col = 0;
-  std::string name;             // Let/Fn/Class/ForIn: the declared name; Import: the path
+  std::string name;  // Let/Fn/Class/ForIn: the declared name; Import: the path
   uint32_t name_line = 0, name_col = 0;
-  ExprPtr expr;                 // Expr, Let init, If/While/For condition, ForIn iterable, Return value
-  ExprPtr incr;                 // For increment
-  StmtPtr init;                 // For initializer (Let or Expr), may be null
-  std::vector<StmtPtr> body;    // Block, and the bodies of If (then), While, For, ForIn
+  ExprPtr expr;               // Expr, Let init, If/While/For condition, ForIn iterable, Return value
+  ExprPtr incr;               // For increment
+  StmtPtr init;               // For initializer (Let or Expr), may be null
+  std::vector<StmtPtr> body;  // Block, and the bodies of If (then), While, For, ForIn
   std::vector<StmtPtr> else_body;
   bool has_else = false;
   std::unique_ptr<FunctionNode> fn;
   std::unique_ptr<ClassNode> cls;
-  Decl* decl = nullptr;         // Let/Fn/Class/ForIn: the declared variable
-  uint32_t module = 0;          // Import: Program::modules index (resolver)
+  Decl* decl = nullptr;  // Let/Fn/Class/ForIn: the declared variable
+  uint32_t module = 0;   // Import: Program::modules index (resolver)
   bool import_ok = false;
 
   Stmt(StmtKind k, uint32_t l, uint32_t c0) : kind(k), line(l), col(c0) {}
@@ -114,9 +132,9 @@ struct Param {
 
 struct FunctionNode {
   FnKind kind = FnKind::Function;
-  std::string name;             // as in stack traces
+  std::string name;  // as in stack traces
   uint32_t line = 0, col = 0;
-  uint32_t end_line = 0;        // of the closing '}' (script: the last line)
+  uint32_t end_line = 0;  // of the closing '}' (script: the last line)
   std::vector<Param> params;
   std::vector<StmtPtr> body;
   Decl* this_decl = nullptr;    // methods
@@ -137,8 +155,8 @@ struct ClassNode {
   bool has_super = false;
   std::string super_name;
   uint32_t super_line = 0, super_col = 0;
-  Decl* super_ref = nullptr;    // what the superclass name resolves to (nullptr: global)
-  Decl* super_decl = nullptr;   // the hidden local holding the superclass
+  Decl* super_ref = nullptr;   // what the superclass name resolves to (nullptr: global)
+  Decl* super_decl = nullptr;  // the hidden local holding the superclass
   std::vector<FieldNode> fields;
   std::vector<std::unique_ptr<FunctionNode>> methods;
 };

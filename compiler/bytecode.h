@@ -29,6 +29,8 @@
 
 namespace compiler {
 
+// The table is aligned by hand.
+// clang-format off
 #define GCLAB_OPCODES(X)                                                                      \
   /* name              operands           stack effect */                                       \
   X(Const)          /* u32 k             -> constants[k] (num or string)                   */ \
@@ -77,6 +79,7 @@ namespace compiler {
   X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge)                                                         \
   X(Is)             /*                   x C -> bool     (C must be a class)               */ \
   X(Neg) X(Not) X(BitNot)              /* a -> op a                                        */
+// clang-format on
 
 enum class Op : uint8_t {
 #define GCLAB_OP_ENUM(name) name,
@@ -100,14 +103,14 @@ struct Constant {
 };
 
 struct Function {
-  std::string name;  // as in stack traces: "f", "Point.norm", "<fn>", "<script>"
-  std::string file;  // as given on the command line, imports joined to the importer's folder
-  uint16_t arity = 0;         // declared parameters (not counting `this`)
-  bool is_method = false;     // base[1] is `this`
-  bool is_initializer = false;// a class's init: Return gives back `this`
-  uint32_t max_slots = 0;     // most stack slots the frame uses, from base[0]
+  std::string name;             // as in stack traces: "f", "Point.norm", "<fn>", "<script>"
+  std::string file;             // as given on the command line, imports joined to the importer's folder
+  uint16_t arity = 0;           // declared parameters (not counting `this`)
+  bool is_method = false;       // base[1] is `this`
+  bool is_initializer = false;  // a class's init: Return gives back `this`
+  uint32_t max_slots = 0;       // most stack slots the frame uses, from base[0]
   uint16_t num_upvalues = 0;
-  uint32_t num_ics = 0;       // inline-cache sites (GetField, SetField, GetMethod)
+  uint32_t num_ics = 0;  // inline-cache sites (GetField, SetField, GetMethod)
   std::vector<uint8_t> code;
   std::vector<uint32_t> lines;  // source line of each code byte
   std::vector<Constant> constants;
@@ -125,8 +128,8 @@ struct ClassDesc {
   std::string file;
   uint32_t line = 0;
   bool has_super = false;
-  std::vector<FieldDesc> fields;   // declared in this class, in order
-  std::vector<uint32_t> methods;   // symbols, in the order of the closures on the stack
+  std::vector<FieldDesc> fields;  // declared in this class, in order
+  std::vector<uint32_t> methods;  // symbols, in the order of the closures on the stack
 };
 
 struct Module {

@@ -37,24 +37,47 @@ constexpr int kMaxSlot = 0xffff;  // slot operands are u16
 
 Op binary_op(Tok t) {
   switch (t) {
-    case Tok::Plus: case Tok::PlusEq: return Op::Add;
-    case Tok::Minus: case Tok::MinusEq: return Op::Sub;
-    case Tok::Star: case Tok::StarEq: return Op::Mul;
-    case Tok::Slash: case Tok::SlashEq: return Op::Div;
-    case Tok::Percent: case Tok::PercentEq: return Op::Mod;
-    case Tok::Amp: return Op::BitAnd;
-    case Tok::Pipe: return Op::BitOr;
-    case Tok::Caret: return Op::BitXor;
-    case Tok::Shl: return Op::Shl;
-    case Tok::Shr: return Op::Shr;
-    case Tok::EqEq: return Op::Eq;
-    case Tok::BangEq: return Op::Ne;
-    case Tok::Less: return Op::Lt;
-    case Tok::LessEq: return Op::Le;
-    case Tok::Greater: return Op::Gt;
-    case Tok::GreaterEq: return Op::Ge;
-    case Tok::Is: return Op::Is;
-    default: return Op::Add;  // unreachable: the parser only builds the above
+    case Tok::Plus:
+    case Tok::PlusEq:
+      return Op::Add;
+    case Tok::Minus:
+    case Tok::MinusEq:
+      return Op::Sub;
+    case Tok::Star:
+    case Tok::StarEq:
+      return Op::Mul;
+    case Tok::Slash:
+    case Tok::SlashEq:
+      return Op::Div;
+    case Tok::Percent:
+    case Tok::PercentEq:
+      return Op::Mod;
+    case Tok::Amp:
+      return Op::BitAnd;
+    case Tok::Pipe:
+      return Op::BitOr;
+    case Tok::Caret:
+      return Op::BitXor;
+    case Tok::Shl:
+      return Op::Shl;
+    case Tok::Shr:
+      return Op::Shr;
+    case Tok::EqEq:
+      return Op::Eq;
+    case Tok::BangEq:
+      return Op::Ne;
+    case Tok::Less:
+      return Op::Lt;
+    case Tok::LessEq:
+      return Op::Le;
+    case Tok::Greater:
+      return Op::Gt;
+    case Tok::GreaterEq:
+      return Op::Ge;
+    case Tok::Is:
+      return Op::Is;
+    default:
+      return Op::Add;  // unreachable: the parser only builds the above
   }
 }
 
@@ -82,8 +105,8 @@ class CodeGen {
 
  private:
   struct Loop {
-    int break_depth;     // stack height to pop back to on `break`
-    int continue_depth;  // ... and on `continue`
+    int break_depth;       // stack height to pop back to on `break`
+    int continue_depth;    // ... and on `continue`
     long continue_target;  // code offset, or -1: patched later
     std::vector<size_t> breaks, continues;
   };
@@ -151,8 +174,10 @@ class CodeGen {
     u32(operand);
   }
   void pop(int n) {
-    if (n == 1) op(Op::Pop, -1);
-    else if (n > 1) op_u16(Op::PopN, -n, static_cast<uint32_t>(n));
+    if (n == 1)
+      op(Op::Pop, -1);
+    else if (n > 1)
+      op_u16(Op::PopN, -n, static_cast<uint32_t>(n));
   }
   // A forward jump; returns where its offset goes, for patch().
   size_t jump(Op o, int effect) {
@@ -306,8 +331,10 @@ class CodeGen {
     for (auto& s : stmts) {
       if (s->kind != StmtKind::Fn) continue;
       line_ = s->line;
-      if (s->fn->hoist == Hoist::Direct) closure(*s->fn);
-      else op(Op::Nil, 1);
+      if (s->fn->hoist == Hoist::Direct)
+        closure(*s->fn);
+      else
+        op(Op::Nil, 1);
       bind_local(s->decl);
     }
     for (auto& s : stmts) {
@@ -333,26 +360,48 @@ class CodeGen {
         expression(*s.expr);
         op(top_level && repl_ ? Op::ReplPrint : Op::Pop, -1);
         break;
-      case StmtKind::Let: let(s); break;
+      case StmtKind::Let:
+        let(s);
+        break;
       case StmtKind::Fn:
         // Globals are defined at the start of the script, most local
         // functions at block entry (see the file comment).
         if (!s.decl->global() && s.fn->hoist == Hoist::AtText) define_local_function(s);
         break;
-      case StmtKind::Class: class_declaration(s); break;
-      case StmtKind::If: if_statement(s); break;
-      case StmtKind::While: while_statement(s); break;
-      case StmtKind::For: for_statement(s); break;
-      case StmtKind::ForIn: for_in_statement(s); break;
-      case StmtKind::Block: block(s.body); break;
+      case StmtKind::Class:
+        class_declaration(s);
+        break;
+      case StmtKind::If:
+        if_statement(s);
+        break;
+      case StmtKind::While:
+        while_statement(s);
+        break;
+      case StmtKind::For:
+        for_statement(s);
+        break;
+      case StmtKind::ForIn:
+        for_in_statement(s);
+        break;
+      case StmtKind::Block:
+        block(s.body);
+        break;
       case StmtKind::Return:
-        if (s.expr) expression(*s.expr);
-        else op(Op::Nil, 1);
+        if (s.expr)
+          expression(*s.expr);
+        else
+          op(Op::Nil, 1);
         op(Op::Return, -1);
         break;
-      case StmtKind::Break: break_statement(); break;
-      case StmtKind::Continue: continue_statement(); break;
-      case StmtKind::Import: op_u32(Op::Import, 0, s.module); break;
+      case StmtKind::Break:
+        break_statement();
+        break;
+      case StmtKind::Continue:
+        continue_statement();
+        break;
+      case StmtKind::Import:
+        op_u32(Op::Import, 0, s.module);
+        break;
     }
     line_ = saved_line;
   }
@@ -383,8 +432,10 @@ class CodeGen {
   }
 
   void value_or_nil(Expr* e) {
-    if (e) expression(*e);
-    else op(Op::Nil, 1);
+    if (e)
+      expression(*e);
+    else
+      op(Op::Nil, 1);
   }
 
   // Stack during the Class op: [superclass] method closures -> class. A
@@ -410,7 +461,8 @@ class CodeGen {
     desc->file = file_;
     desc->line = c.line;
     desc->has_super = c.has_super;
-    for (auto& f : c.fields) desc->fields.push_back(FieldDesc{program_.symbol(f.name), static_cast<FieldKind>(f.kind)});
+    for (auto& f : c.fields)
+      desc->fields.push_back(FieldDesc{program_.symbol(f.name), static_cast<FieldKind>(f.kind)});
     for (auto& m : c.methods) {
       desc->methods.push_back(program_.symbol(m->name.substr(c.name.size() + 1)));
       closure(*m);
@@ -530,8 +582,10 @@ class CodeGen {
     Loop& loop = f_->loops.back();
     int depth = f_->depth;
     pop(depth - loop.continue_depth);
-    if (loop.continue_target >= 0) jump_back(static_cast<size_t>(loop.continue_target));
-    else loop.continues.push_back(jump(Op::Jump, 0));
+    if (loop.continue_target >= 0)
+      jump_back(static_cast<size_t>(loop.continue_target));
+    else
+      loop.continues.push_back(jump(Op::Jump, 0));
     f_->depth = depth;
   }
 
@@ -549,14 +603,30 @@ class CodeGen {
 
   void expression_body(Expr& e) {
     switch (e.kind) {
-      case ExprKind::Nil: op(Op::Nil, 1); return;
-      case ExprKind::True: op(Op::True, 1); return;
-      case ExprKind::False: op(Op::False, 1); return;
-      case ExprKind::Number: op_u32(Op::Const, 1, number_constant(e.num)); return;
-      case ExprKind::String: op_u32(Op::Const, 1, string_constant(e.str)); return;
-      case ExprKind::Name: load(e.decl, e.str); return;
-      case ExprKind::This: load(e.decl, "this"); return;
-      case ExprKind::Unary: unary(e); return;
+      case ExprKind::Nil:
+        op(Op::Nil, 1);
+        return;
+      case ExprKind::True:
+        op(Op::True, 1);
+        return;
+      case ExprKind::False:
+        op(Op::False, 1);
+        return;
+      case ExprKind::Number:
+        op_u32(Op::Const, 1, number_constant(e.num));
+        return;
+      case ExprKind::String:
+        op_u32(Op::Const, 1, string_constant(e.str));
+        return;
+      case ExprKind::Name:
+        load(e.decl, e.str);
+        return;
+      case ExprKind::This:
+        load(e.decl, "this");
+        return;
+      case ExprKind::Unary:
+        unary(e);
+        return;
       case ExprKind::Binary:
         expression(*e.a);
         expression(*e.b);
@@ -580,8 +650,12 @@ class CodeGen {
         patch(to_end);
         return;
       }
-      case ExprKind::Assign: assign(e); return;
-      case ExprKind::Call: call(e); return;
+      case ExprKind::Assign:
+        assign(e);
+        return;
+      case ExprKind::Call:
+        call(e);
+        return;
       case ExprKind::Get:
         expression(*e.a);
         op(Op::GetField, 0);
@@ -615,7 +689,9 @@ class CodeGen {
         arguments(e.items);
         op_u32(Op::Map, 1 - static_cast<int>(e.items.size()), static_cast<uint32_t>(e.items.size() / 2));
         return;
-      case ExprKind::Function: closure(*e.fn); return;
+      case ExprKind::Function:
+        closure(*e.fn);
+        return;
     }
   }
 
@@ -683,14 +759,16 @@ class CodeGen {
         if (compound) op(binary_op(e.op), -1);
         op(Op::SetIndex, -2);
         return;
-      default: return;  // the parser rejects other targets
+      default:
+        return;  // the parser rejects other targets
     }
   }
 };
 
 }  // namespace
 
-uint32_t generate(Program& program, Ast& ast, const std::string& file, bool repl, std::vector<Diagnostic>& errors) {
+uint32_t generate(Program& program, Ast& ast, const std::string& file, bool repl,
+                  std::vector<Diagnostic>& errors) {
   return CodeGen(program, file, repl, errors).script(*ast.script);
 }
 

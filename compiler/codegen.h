@@ -13,6 +13,7 @@ namespace compiler {
 // Emits the file's functions into `program` and returns the index of its
 // top-level function. Limit violations (too many locals, ...) are
 // appended to `errors`.
-uint32_t generate(Program& program, Ast& ast, const std::string& file, bool repl, std::vector<Diagnostic>& errors);
+uint32_t generate(Program& program, Ast& ast, const std::string& file, bool repl,
+                  std::vector<Diagnostic>& errors);
 
 }  // namespace compiler

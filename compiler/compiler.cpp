@@ -57,7 +57,8 @@ class Session {
     std::vector<Diagnostic> own;
     Ast ast = parse(tokens, own);
     if (own.empty()) {
-      resolve(ast, repl, [&](Stmt& s) { import(s, name, own); }, own);
+      resolve(
+          ast, repl, [&](Stmt& s) { import(s, name, own); }, own);
     }
     if (own.empty()) function = generate(program_, ast, name, repl, own);
     for (size_t i = 0; i < own.size(); ++i) {
@@ -98,7 +99,8 @@ class Session {
   // normalised; that string names the file in messages and keys the module.
   void import(Stmt& s, const std::string& importer, std::vector<Diagnostic>& errors) {
     namespace fs = std::filesystem;
-    std::string path = (fs::path(importer).parent_path() / fs::path(s.name)).lexically_normal().generic_string();
+    std::string path =
+        (fs::path(importer).parent_path() / fs::path(s.name)).lexically_normal().generic_string();
     auto known = program_.module_index.find(path);
     if (known != program_.module_index.end()) {
       s.module = known->second;
@@ -164,19 +166,21 @@ CompileResult compile_source(Program& program, const std::string& name, std::str
 
 std::string format_diagnostic(const Diagnostic& d) {
   if (d.line == 0) return d.file + ": error: " + d.message + "\n";
-  std::string out = d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": error: " + d.message + "\n";
+  std::string out =
+      d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": error: " + d.message + "\n";
   out += d.source_line;
   out += "\n";
   // Tabs are copied so the caret lines up however the terminal sets tabs.
-  for (uint32_t i = 0; i + 1 < d.column; ++i) out += (i < d.source_line.size() && d.source_line[i] == '\t') ? '\t' : ' ';
+  for (uint32_t i = 0; i + 1 < d.column; ++i)
+    out += (i < d.source_line.size() && d.source_line[i] == '\t') ? '\t' : ' ';
   out += "^\n";
   return out;
 }
 
 const std::vector<std::string>& keywords() {
-  static const std::vector<std::string> words = {"let",   "fn",       "return", "if",   "else", "while",
-                                                 "for",   "in",       "break",  "continue", "class", "this",
-                                                 "super", "nil",      "true",   "false", "is",  "import"};
+  static const std::vector<std::string> words = {"let",   "fn",  "return", "if",       "else",  "while",
+                                                 "for",   "in",  "break",  "continue", "class", "this",
+                                                 "super", "nil", "true",   "false",    "is",    "import"};
   return words;
 }
 

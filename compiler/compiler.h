@@ -24,7 +24,7 @@ std::string format_diagnostic(const Diagnostic& d);
 
 struct CompileResult {
   bool ok = false;
-  uint32_t function = 0;  // the top-level function, when ok
+  uint32_t function = 0;           // the top-level function, when ok
   std::vector<Diagnostic> errors;  // several per file where the parser recovers
 };
 

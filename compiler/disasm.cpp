@@ -47,8 +47,12 @@ class Disassembler {
     const Constant& c = fn.constants[k];
     std::ostringstream s;
     switch (c.kind) {
-      case Constant::Kind::kNum: s << std::setprecision(17) << c.num; break;
-      case Constant::Kind::kString: s << quoted(c.str); break;
+      case Constant::Kind::kNum:
+        s << std::setprecision(17) << c.num;
+        break;
+      case Constant::Kind::kString:
+        s << quoted(c.str);
+        break;
       case Constant::Kind::kFunction:
         s << "<fn " << (c.index < program_.functions.size() ? program_.functions[c.index]->name : "?") << ">";
         break;
@@ -62,15 +66,19 @@ class Disassembler {
   static std::string quoted(const std::string& str) {
     std::string out = "\"";
     for (unsigned char ch : str) {
-      if (ch == '"' || ch == '\\') out += '\\', out += static_cast<char>(ch);
-      else if (ch == '\n') out += "\\n";
-      else if (ch == '\t') out += "\\t";
+      if (ch == '"' || ch == '\\')
+        out += '\\', out += static_cast<char>(ch);
+      else if (ch == '\n')
+        out += "\\n";
+      else if (ch == '\t')
+        out += "\\t";
       else if (ch < 0x20 || ch == 0x7f) {
         static const char* hex = "0123456789abcdef";
         out += "\\x";
         out += hex[ch >> 4];
         out += hex[ch & 15];
-      } else out += static_cast<char>(ch);
+      } else
+        out += static_cast<char>(ch);
     }
     return out + "\"";
   }
@@ -83,8 +91,10 @@ class Disassembler {
     Op op = static_cast<Op>(fn.code[pc]);
     out_ << std::setw(5) << std::setfill('0') << pc << std::setfill(' ') << " ";
     bool same_line = pc > 0 && fn.lines[pc] == fn.lines[pc - 1];
-    if (same_line) out_ << std::setw(4) << "|";
-    else out_ << std::setw(4) << fn.lines[pc];
+    if (same_line)
+      out_ << std::setw(4) << "|";
+    else
+      out_ << std::setw(4) << fn.lines[pc];
     out_ << "  " << std::left << std::setw(16) << op_name(op) << std::right;
     size_t at = pc + 1;
     switch (op) {
@@ -93,12 +103,16 @@ class Disassembler {
         out_ << k << "  ; " << constant(fn, k);
         return at + 4;
       }
-      case Op::GetGlobal: case Op::SetGlobal: case Op::DefineGlobal: {
+      case Op::GetGlobal:
+      case Op::SetGlobal:
+      case Op::DefineGlobal: {
         uint32_t g = read<uint32_t>(fn, at);
         out_ << g << "  ; " << global(g);
         return at + 4;
       }
-      case Op::Array: case Op::Map: case Op::Import:
+      case Op::Array:
+      case Op::Map:
+      case Op::Import:
         out_ << read<uint32_t>(fn, at);
         if (op == Op::Import) {
           uint32_t m = read<uint32_t>(fn, at);
@@ -110,12 +124,23 @@ class Disassembler {
         out_ << k << "  ; " << constant(fn, k);
         return at + 4;
       }
-      case Op::PopN: case Op::GetLocal: case Op::SetLocal: case Op::GetBoxed: case Op::SetBoxed:
-      case Op::Box: case Op::Rebox: case Op::GetUpval: case Op::SetUpval: case Op::CallMethod:
-      case Op::Call: case Op::IterPrep:
+      case Op::PopN:
+      case Op::GetLocal:
+      case Op::SetLocal:
+      case Op::GetBoxed:
+      case Op::SetBoxed:
+      case Op::Box:
+      case Op::Rebox:
+      case Op::GetUpval:
+      case Op::SetUpval:
+      case Op::CallMethod:
+      case Op::Call:
+      case Op::IterPrep:
         out_ << read<uint16_t>(fn, at);
         return at + 2;
-      case Op::GetField: case Op::SetField: case Op::GetMethod: {
+      case Op::GetField:
+      case Op::SetField:
+      case Op::GetMethod: {
         uint32_t name = read<uint32_t>(fn, at);
         out_ << name << " ic " << read<uint32_t>(fn, at + 4) << "  ; " << symbol(name);
         return at + 8;
@@ -135,13 +160,18 @@ class Disassembler {
         out_ << read<uint16_t>(fn, at) << " " << off << "  ; -> " << static_cast<long>(at + 6) + off;
         return at + 6;
       }
-      case Op::Jump: case Op::JumpIfFalse: case Op::JumpIfFalseKeep: case Op::JumpIfTrueKeep: {
+      case Op::Jump:
+      case Op::JumpIfFalse:
+      case Op::JumpIfFalseKeep:
+      case Op::JumpIfTrueKeep: {
         int32_t off = read<int32_t>(fn, at);
         out_ << off << "  ; -> " << static_cast<long>(at + 4) + off;
         return at + 4;
       }
-      case Op::Closure: return closure(fn, at, nested);
-      default: return at;
+      case Op::Closure:
+        return closure(fn, at, nested);
+      default:
+        return at;
     }
   }
 

@@ -19,11 +19,15 @@ int hex_value(char c) {
 
 const std::unordered_map<std::string_view, Tok>& keyword_table() {
   static const std::unordered_map<std::string_view, Tok> table = {
-      {"let", Tok::Let},     {"fn", Tok::Fn},         {"return", Tok::Return}, {"if", Tok::If},
-      {"else", Tok::Else},   {"while", Tok::While},   {"for", Tok::For},       {"in", Tok::In},
-      {"break", Tok::Break}, {"continue", Tok::Continue}, {"class", Tok::Class}, {"this", Tok::This},
-      {"super", Tok::Super}, {"nil", Tok::Nil},       {"true", Tok::True},     {"false", Tok::False},
-      {"is", Tok::Is},       {"import", Tok::Import},
+      {"let", Tok::Let},       {"fn", Tok::Fn},
+      {"return", Tok::Return}, {"if", Tok::If},
+      {"else", Tok::Else},     {"while", Tok::While},
+      {"for", Tok::For},       {"in", Tok::In},
+      {"break", Tok::Break},   {"continue", Tok::Continue},
+      {"class", Tok::Class},   {"this", Tok::This},
+      {"super", Tok::Super},   {"nil", Tok::Nil},
+      {"true", Tok::True},     {"false", Tok::False},
+      {"is", Tok::Is},         {"import", Tok::Import},
   };
   return table;
 }
@@ -58,7 +62,10 @@ class Lexer {
   bool at_end() const { return pos_ >= src_.size(); }
   char peek(size_t ahead = 0) const { return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0'; }
   uint32_t col() const { return static_cast<uint32_t>(pos_ - line_start_ + 1); }
-  void newline() { ++line_; line_start_ = pos_; }  // call with pos_ just past '\n'
+  void newline() {
+    ++line_;
+    line_start_ = pos_;
+  }  // call with pos_ just past '\n'
   bool match(char c) {
     if (peek() != c || at_end()) return false;
     ++pos_;
@@ -118,32 +125,58 @@ class Lexer {
     if (is_alpha(c)) return identifier();
     if (is_digit(c) || (c == '.' && is_digit(peek()))) return number();
     switch (c) {
-      case '(': return make(Tok::LParen);
-      case ')': return make(Tok::RParen);
-      case '{': return make(Tok::LBrace);
-      case '}': return make(Tok::RBrace);
-      case '[': return make(Tok::LBracket);
-      case ']': return make(Tok::RBracket);
-      case ',': return make(Tok::Comma);
-      case '.': return make(Tok::Dot);
-      case ';': return make(Tok::Semicolon);
-      case ':': return make(Tok::Colon);
-      case '?': return make(Tok::Question);
-      case '~': return make(Tok::Tilde);
-      case '^': return make(Tok::Caret);
-      case '+': return make(match('=') ? Tok::PlusEq : Tok::Plus);
-      case '-': return make(match('=') ? Tok::MinusEq : Tok::Minus);
-      case '*': return make(match('=') ? Tok::StarEq : Tok::Star);
-      case '/': return make(match('=') ? Tok::SlashEq : Tok::Slash);
-      case '%': return make(match('=') ? Tok::PercentEq : Tok::Percent);
-      case '!': return make(match('=') ? Tok::BangEq : Tok::Bang);
-      case '=': return make(match('=') ? Tok::EqEq : Tok::Eq);
-      case '<': return make(match('<') ? Tok::Shl : match('=') ? Tok::LessEq : Tok::Less);
-      case '>': return make(match('>') ? Tok::Shr : match('=') ? Tok::GreaterEq : Tok::Greater);
-      case '&': return make(match('&') ? Tok::AmpAmp : Tok::Amp);
-      case '|': return make(match('|') ? Tok::PipePipe : Tok::Pipe);
-      case '"': return string();
-      default: break;
+      case '(':
+        return make(Tok::LParen);
+      case ')':
+        return make(Tok::RParen);
+      case '{':
+        return make(Tok::LBrace);
+      case '}':
+        return make(Tok::RBrace);
+      case '[':
+        return make(Tok::LBracket);
+      case ']':
+        return make(Tok::RBracket);
+      case ',':
+        return make(Tok::Comma);
+      case '.':
+        return make(Tok::Dot);
+      case ';':
+        return make(Tok::Semicolon);
+      case ':':
+        return make(Tok::Colon);
+      case '?':
+        return make(Tok::Question);
+      case '~':
+        return make(Tok::Tilde);
+      case '^':
+        return make(Tok::Caret);
+      case '+':
+        return make(match('=') ? Tok::PlusEq : Tok::Plus);
+      case '-':
+        return make(match('=') ? Tok::MinusEq : Tok::Minus);
+      case '*':
+        return make(match('=') ? Tok::StarEq : Tok::Star);
+      case '/':
+        return make(match('=') ? Tok::SlashEq : Tok::Slash);
+      case '%':
+        return make(match('=') ? Tok::PercentEq : Tok::Percent);
+      case '!':
+        return make(match('=') ? Tok::BangEq : Tok::Bang);
+      case '=':
+        return make(match('=') ? Tok::EqEq : Tok::Eq);
+      case '<':
+        return make(match('<') ? Tok::Shl : match('=') ? Tok::LessEq : Tok::Less);
+      case '>':
+        return make(match('>') ? Tok::Shr : match('=') ? Tok::GreaterEq : Tok::Greater);
+      case '&':
+        return make(match('&') ? Tok::AmpAmp : Tok::Amp);
+      case '|':
+        return make(match('|') ? Tok::PipePipe : Tok::Pipe);
+      case '"':
+        return string();
+      default:
+        break;
     }
     std::string shown = (c >= 0x20 && c < 0x7f) ? std::string(1, c) : "\\x" + hex_byte(c);
     return error_at(start_line_, start_col_, "unexpected character '" + shown + "'");
@@ -196,7 +229,8 @@ class Lexer {
 
   Token bad_number() {
     while (is_alnum(peek()) || peek() == '.') ++pos_;
-    return error_at(start_line_, start_col_, "malformed number '" + std::string(src_.substr(start_, pos_ - start_)) + "'");
+    return error_at(start_line_, start_col_,
+                    "malformed number '" + std::string(src_.substr(start_, pos_ - start_)) + "'");
   }
 
   Token string() {
@@ -220,12 +254,24 @@ class Lexer {
       if (e == '\n' || at_end()) continue;  // reported as unterminated above
       ++pos_;
       switch (e) {
-        case 'n': value.push_back('\n'); break;
-        case 't': value.push_back('\t'); break;
-        case 'r': value.push_back('\r'); break;
-        case '\\': value.push_back('\\'); break;
-        case '"': value.push_back('"'); break;
-        case '0': value.push_back('\0'); break;
+        case 'n':
+          value.push_back('\n');
+          break;
+        case 't':
+          value.push_back('\t');
+          break;
+        case 'r':
+          value.push_back('\r');
+          break;
+        case '\\':
+          value.push_back('\\');
+          break;
+        case '"':
+          value.push_back('"');
+          break;
+        case '0':
+          value.push_back('\0');
+          break;
         case 'x': {
           int hi = hex_value(peek()), lo = hex_value(peek(1));
           if (hi >= 0 && lo >= 0) {

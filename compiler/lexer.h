@@ -11,18 +11,67 @@ namespace compiler {
 
 enum class Tok : uint8_t {
   // punctuation
-  LParen, RParen, LBrace, RBrace, LBracket, RBracket,
-  Comma, Dot, Semicolon, Colon, Question,
+  LParen,
+  RParen,
+  LBrace,
+  RBrace,
+  LBracket,
+  RBracket,
+  Comma,
+  Dot,
+  Semicolon,
+  Colon,
+  Question,
   // operators
-  Plus, Minus, Star, Slash, Percent,
-  PlusEq, MinusEq, StarEq, SlashEq, PercentEq,
-  Bang, BangEq, Eq, EqEq, Less, LessEq, Greater, GreaterEq, Shl, Shr,
-  Amp, AmpAmp, Pipe, PipePipe, Caret, Tilde,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
+  PlusEq,
+  MinusEq,
+  StarEq,
+  SlashEq,
+  PercentEq,
+  Bang,
+  BangEq,
+  Eq,
+  EqEq,
+  Less,
+  LessEq,
+  Greater,
+  GreaterEq,
+  Shl,
+  Shr,
+  Amp,
+  AmpAmp,
+  Pipe,
+  PipePipe,
+  Caret,
+  Tilde,
   // literals
-  Ident, Number, String,
+  Ident,
+  Number,
+  String,
   // keywords
-  Let, Fn, Return, If, Else, While, For, In, Break, Continue,
-  Class, This, Super, Nil, True, False, Is, Import,
+  Let,
+  Fn,
+  Return,
+  If,
+  Else,
+  While,
+  For,
+  In,
+  Break,
+  Continue,
+  Class,
+  This,
+  Super,
+  Nil,
+  True,
+  False,
+  Is,
+  Import,
   Eof,
   Error,  // a lexical error; `value` holds the message
 };
@@ -30,10 +79,10 @@ enum class Tok : uint8_t {
 struct Token {
   Tok type = Tok::Eof;
   uint32_t line = 1;
-  uint32_t col = 1;        // bytes from 1
-  std::string_view text;   // the token's bytes in the source
-  double num = 0;          // Number
-  std::string value;       // String: decoded bytes; Error: the message
+  uint32_t col = 1;       // bytes from 1
+  std::string_view text;  // the token's bytes in the source
+  double num = 0;         // Number
+  std::string value;      // String: decoded bytes; Error: the message
 };
 
 // Tokenizes all of `source`; the last token is always Eof. Lexical errors

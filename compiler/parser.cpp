@@ -23,16 +23,34 @@ bool is_assign_op(Tok t) {
 constexpr int kBinaryLevels = 9;
 int binary_level(Tok t) {
   switch (t) {
-    case Tok::EqEq: case Tok::BangEq: return 0;
-    case Tok::Less: case Tok::LessEq: case Tok::Greater: case Tok::GreaterEq: return 1;
-    case Tok::Is: return 2;
-    case Tok::Pipe: return 3;
-    case Tok::Caret: return 4;
-    case Tok::Amp: return 5;
-    case Tok::Shl: case Tok::Shr: return 6;
-    case Tok::Plus: case Tok::Minus: return 7;
-    case Tok::Star: case Tok::Slash: case Tok::Percent: return 8;
-    default: return -1;
+    case Tok::EqEq:
+    case Tok::BangEq:
+      return 0;
+    case Tok::Less:
+    case Tok::LessEq:
+    case Tok::Greater:
+    case Tok::GreaterEq:
+      return 1;
+    case Tok::Is:
+      return 2;
+    case Tok::Pipe:
+      return 3;
+    case Tok::Caret:
+      return 4;
+    case Tok::Amp:
+      return 5;
+    case Tok::Shl:
+    case Tok::Shr:
+      return 6;
+    case Tok::Plus:
+    case Tok::Minus:
+      return 7;
+    case Tok::Star:
+    case Tok::Slash:
+    case Tok::Percent:
+      return 8;
+    default:
+      return -1;
   }
 }
 
@@ -95,8 +113,10 @@ class Parser {
   }
   // A lexical error token carries its own, more precise message.
   [[noreturn]] void error_at(const Token& t, const std::string& message) {
-    if (t.type == Tok::Error) report(t.line, t.col, t.value);
-    else report(t.line, t.col, message);
+    if (t.type == Tok::Error)
+      report(t.line, t.col, t.value);
+    else
+      report(t.line, t.col, message);
     throw ParseError{};
   }
   [[noreturn]] void expected_expression(const Token& t) { error_at(t, "expected an expression"); }
@@ -107,13 +127,22 @@ class Parser {
   void synchronize() {
     while (!check(Tok::Eof)) {
       switch (peek().type) {
-        case Tok::Let: case Tok::Class: case Tok::If: case Tok::While: case Tok::For:
-        case Tok::Return: case Tok::Import: case Tok::Break: case Tok::Continue: case Tok::RBrace:
+        case Tok::Let:
+        case Tok::Class:
+        case Tok::If:
+        case Tok::While:
+        case Tok::For:
+        case Tok::Return:
+        case Tok::Import:
+        case Tok::Break:
+        case Tok::Continue:
+        case Tok::RBrace:
           return;
         case Tok::Fn:
           if (peek(1).type == Tok::Ident) return;
           break;
-        default: break;
+        default:
+          break;
       }
       if (advance().type == Tok::Semicolon) return;
     }
@@ -134,18 +163,26 @@ class Parser {
   StmtPtr statement() {
     Nest nest(*this);
     switch (peek().type) {
-      case Tok::Let: return let_statement();
+      case Tok::Let:
+        return let_statement();
       case Tok::Fn:
         if (peek(1).type == Tok::Ident) return fn_statement();
         break;
-      case Tok::Class: return class_statement();
-      case Tok::If: return if_statement();
-      case Tok::While: return while_statement();
-      case Tok::For: return for_statement();
-      case Tok::Break: case Tok::Continue: {
+      case Tok::Class:
+        return class_statement();
+      case Tok::If:
+        return if_statement();
+      case Tok::While:
+        return while_statement();
+      case Tok::For:
+        return for_statement();
+      case Tok::Break:
+      case Tok::Continue: {
         const Token& t = advance();
-        auto s = std::make_unique<Stmt>(t.type == Tok::Break ? StmtKind::Break : StmtKind::Continue, t.line, t.col);
-        expect(Tok::Semicolon, t.type == Tok::Break ? "expected ';' after 'break'" : "expected ';' after 'continue'");
+        auto s = std::make_unique<Stmt>(t.type == Tok::Break ? StmtKind::Break : StmtKind::Continue, t.line,
+                                        t.col);
+        expect(Tok::Semicolon,
+               t.type == Tok::Break ? "expected ';' after 'break'" : "expected ';' after 'continue'");
         return s;
       }
       case Tok::Return: {
@@ -170,7 +207,8 @@ class Parser {
         block(s->body, "expected '{'");
         return s;
       }
-      default: break;
+      default:
+        break;
     }
     auto s = std::make_unique<Stmt>(StmtKind::Expr, peek().line, peek().col);
     s->expr = expression();
@@ -263,9 +301,12 @@ class Parser {
       FieldNode field{std::string(name.text), name.line, name.col, static_cast<uint8_t>(FieldKind::kAny)};
       if (match(Tok::Colon)) {
         const Token& type = expect(Tok::Ident, "expected 'num' or 'bool' after ':'");
-        if (type.text == "num") field.kind = static_cast<uint8_t>(FieldKind::kNum);
-        else if (type.text == "bool") field.kind = static_cast<uint8_t>(FieldKind::kBool);
-        else error_at(type, "unknown field type '" + std::string(type.text) + "' (expected 'num' or 'bool')");
+        if (type.text == "num")
+          field.kind = static_cast<uint8_t>(FieldKind::kNum);
+        else if (type.text == "bool")
+          field.kind = static_cast<uint8_t>(FieldKind::kBool);
+        else
+          error_at(type, "unknown field type '" + std::string(type.text) + "' (expected 'num' or 'bool')");
       }
       expect(Tok::Semicolon, "expected ';' after field declaration");
       cls.fields.push_back(std::move(field));
@@ -493,10 +534,18 @@ class Parser {
   ExprPtr primary() {
     const Token& t = peek();
     switch (t.type) {
-      case Tok::Nil: advance(); return node(ExprKind::Nil, t);
-      case Tok::True: advance(); return node(ExprKind::True, t);
-      case Tok::False: advance(); return node(ExprKind::False, t);
-      case Tok::This: advance(); return node(ExprKind::This, t);
+      case Tok::Nil:
+        advance();
+        return node(ExprKind::Nil, t);
+      case Tok::True:
+        advance();
+        return node(ExprKind::True, t);
+      case Tok::False:
+        advance();
+        return node(ExprKind::False, t);
+      case Tok::This:
+        advance();
+        return node(ExprKind::This, t);
       case Tok::Number: {
         advance();
         auto e = node(ExprKind::Number, t);
@@ -515,7 +564,8 @@ class Parser {
         e->str = std::string(t.text);
         return e;
       }
-      case Tok::Super: return super_expression();
+      case Tok::Super:
+        return super_expression();
       case Tok::LParen: {
         advance();
         ExprPtr e = expression();
@@ -528,14 +578,16 @@ class Parser {
         arguments(e->items, Tok::RBracket, "expected ']' after array elements");
         return finish(std::move(e), t);
       }
-      case Tok::LBrace: return map_literal();
+      case Tok::LBrace:
+        return map_literal();
       case Tok::Fn: {
         advance();
         auto e = node(ExprKind::Function, t);
         e->fn = function_rest(FnKind::Function, "<fn>", t);
         return e;
       }
-      default: expected_expression(t);
+      default:
+        expected_expression(t);
     }
   }
 

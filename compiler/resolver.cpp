@@ -82,7 +82,8 @@ class Resolver {
     if (d->owner != current_fn()) {
       d->captured = true;
       if (d->in_initializer) d->captured_in_init = true;
-      for (auto it = fns_.rbegin(); it != fns_.rend() && it->fn != d->owner; ++it) it->fn->captures.push_back(d);
+      for (auto it = fns_.rbegin(); it != fns_.rend() && it->fn != d->owner; ++it)
+        it->fn->captures.push_back(d);
     } else if (d->in_initializer && read) {
       error(line, col, "cannot read local variable '" + name + "' in its own initializer");
     }
@@ -117,13 +118,19 @@ class Resolver {
 
   void statement(Stmt& s) {
     switch (s.kind) {
-      case StmtKind::Expr: expression(s.expr.get()); break;
-      case StmtKind::Let: let(s); break;
+      case StmtKind::Expr:
+        expression(s.expr.get());
+        break;
+      case StmtKind::Let:
+        let(s);
+        break;
       case StmtKind::Fn:
         function(*s.fn);
         classify_hoisting(*s.fn);
         break;
-      case StmtKind::Class: class_declaration(s); break;
+      case StmtKind::Class:
+        class_declaration(s);
+        break;
       case StmtKind::If:
         expression(s.expr.get());
         block(s.body);
@@ -148,7 +155,9 @@ class Resolver {
         loop_body(s.body);
         pop_scope();
         break;
-      case StmtKind::Block: block(s.body); break;
+      case StmtKind::Block:
+        block(s.body);
+        break;
       case StmtKind::Return:
         if (current_fn()->kind == FnKind::Script) error(s.line, s.col, "'return' outside a function");
         expression(s.expr.get());
@@ -156,11 +165,13 @@ class Resolver {
       case StmtKind::Break:
       case StmtKind::Continue:
         if (fns_.back().loops == 0) {
-          error(s.line, s.col, std::string(s.kind == StmtKind::Break ? "'break'" : "'continue'") +
-                                   " outside a loop");
+          error(s.line, s.col,
+                std::string(s.kind == StmtKind::Break ? "'break'" : "'continue'") + " outside a loop");
         }
         break;
-      case StmtKind::Import: on_import_(s); break;
+      case StmtKind::Import:
+        on_import_(s);
+        break;
     }
   }
 
@@ -253,8 +264,9 @@ class Resolver {
     std::vector<Member> members;
     for (auto& f : c.fields) members.push_back({f.line, f.col, f.name, false});
     for (auto& m : c.methods) members.push_back({m->line, m->col, m->name.substr(c.name.size() + 1), true});
-    std::sort(members.begin(), members.end(),
-              [](const Member& a, const Member& b) { return std::tie(a.line, a.col) < std::tie(b.line, b.col); });
+    std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+      return std::tie(a.line, a.col) < std::tie(b.line, b.col);
+    });
     std::unordered_map<std::string, bool> seen;  // name -> is a method
     for (auto& m : members) {
       auto it = seen.find(m.name);
@@ -263,8 +275,9 @@ class Resolver {
       } else if (it->second != m.method) {
         error(m.line, m.col, "'" + m.name + "' is both a field and a method of " + c.name);
       } else {
-        error(m.line, m.col, std::string(m.method ? "method" : "field") + " '" + m.name +
-                                 "' is already declared in class " + c.name);
+        error(m.line, m.col,
+              std::string(m.method ? "method" : "field") + " '" + m.name + "' is already declared in class " +
+                  c.name);
       }
     }
   }
@@ -274,10 +287,16 @@ class Resolver {
   void expression(Expr* e) {
     if (!e) return;
     switch (e->kind) {
-      case ExprKind::Name: e->decl = use(e->str, e->line, e->col, true); return;
-      case ExprKind::This: this_expression(*e); return;
+      case ExprKind::Name:
+        e->decl = use(e->str, e->line, e->col, true);
+        return;
+      case ExprKind::This:
+        this_expression(*e);
+        return;
       case ExprKind::SuperGet:
-      case ExprKind::SuperCall: super_expression(*e); break;
+      case ExprKind::SuperCall:
+        super_expression(*e);
+        break;
       case ExprKind::Assign:
         if (e->a->kind == ExprKind::Name) {
           e->a->decl = use(e->a->str, e->a->line, e->a->col, e->op != Tok::Eq);
@@ -285,8 +304,11 @@ class Resolver {
           return;
         }
         break;
-      case ExprKind::Function: function(*e->fn); return;
-      default: break;
+      case ExprKind::Function:
+        function(*e->fn);
+        return;
+      default:
+        break;
     }
     expression(e->a.get());
     expression(e->b.get());

@@ -6,10 +6,14 @@ namespace gc {
 
 const char* cause_name(GcCause cause) {
   switch (cause) {
-    case GcCause::kAllocationFailure: return "Allocation Failure";
-    case GcCause::kExplicit: return "System.gc()";
-    case GcCause::kStress: return "GC Stress";
-    case GcCause::kLargeAllocation: return "Large Object Allocation";
+    case GcCause::kAllocationFailure:
+      return "Allocation Failure";
+    case GcCause::kExplicit:
+      return "System.gc()";
+    case GcCause::kStress:
+      return "GC Stress";
+    case GcCause::kLargeAllocation:
+      return "Large Object Allocation";
   }
   return "Unknown";
 }

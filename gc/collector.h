@@ -65,7 +65,7 @@ struct GpuOptions {
 };
 
 struct HeapOptions {
-  uint64_t max_heap_bytes = 0;   // 0: a quarter of physical memory
+  uint64_t max_heap_bytes = 0;  // 0: a quarter of physical memory
   // GC worker threads for parallel collectors; 0 selects a collector's
   // serial form where it has one (semispace: the serial Cheney collector).
   unsigned gc_threads = 1;
@@ -111,10 +111,10 @@ struct GcStats {
   uint64_t collections = 0;
   double pause_total_ms = 0;
   double pause_max_ms = 0;
-  uint64_t bytes_allocated = 0;   // bytes handed to the mutator, ever
-  uint64_t bytes_copied = 0;      // moving collectors
+  uint64_t bytes_allocated = 0;  // bytes handed to the mutator, ever
+  uint64_t bytes_copied = 0;     // moving collectors
   uint64_t peak_heap_bytes = 0;
-  uint64_t last_live_bytes = 0;   // live bytes after the last collection
+  uint64_t last_live_bytes = 0;  // live bytes after the last collection
 };
 
 // Objects of at least this many bytes go to the large-object space and never
@@ -159,8 +159,8 @@ class Collector {
   virtual void collect(GcCause cause) = 0;
 
   virtual const char* name() const = 0;
-  virtual uint64_t heap_used() const = 0;   // bytes in objects and buffers now
-  virtual uint64_t heap_size() const = 0;   // bytes the heap currently spans
+  virtual uint64_t heap_used() const = 0;  // bytes in objects and buffers now
+  virtual uint64_t heap_size() const = 0;  // bytes the heap currently spans
   uint64_t max_heap() const { return options_.max_heap_bytes; }
   // Up to date, including what the fast path allocated since the last slow
   // path (it bumps top without counting).

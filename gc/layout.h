@@ -87,7 +87,10 @@ struct SizeCode {
     while ((n >> e) >= (1ull << mantissa_bits)) ++e;
     uint64_t m = n >> e;
     if ((m << e) < n) ++m;
-    if (m >> mantissa_bits) { m >>= 1; ++e; }
+    if (m >> mantissa_bits) {
+      m >>= 1;
+      ++e;
+    }
     return m << e;
   }
   // n is rounded up first, so the code always decodes to at least n.
@@ -115,8 +118,8 @@ struct SizeCode {
 //   bits 45-63 raw words: 15-bit mantissa, 4-bit exponent
 enum class HashState : uint64_t {
   kUnhashed = 0,
-  kHashed = 1,           // hash derived from the current address
-  kHashedAndMoved = 2,   // hash kept in the object's last raw word
+  kHashed = 1,          // hash derived from the current address
+  kHashedAndMoved = 2,  // hash kept in the object's last raw word
 };
 
 // Built-in object kinds. User classes take ids from kFirstUserClass up.
@@ -164,7 +167,9 @@ struct Header {
   }
   static constexpr bool is_header(uint64_t h) { return (h & kTagMask) == kHeaderTag; }
   static constexpr bool is_forwarded(uint64_t h) { return (h & kTagMask) == 0; }
-  static constexpr uint32_t class_id(uint64_t h) { return static_cast<uint32_t>((h >> kClassShift) & 0xFFFF); }
+  static constexpr uint32_t class_id(uint64_t h) {
+    return static_cast<uint32_t>((h >> kClassShift) & 0xFFFF);
+  }
   static constexpr uint64_t nrefs(uint64_t h) {
     uint64_t f = h >> kRefsShift;
     return (f & 0xFFFF) << ((f >> 16) & 0xF);
@@ -178,7 +183,9 @@ struct Header {
   static constexpr uint64_t with_age(uint64_t h, uint32_t a) {
     return (h & ~kAgeMask) | (static_cast<uint64_t>(a) << kAgeShift);
   }
-  static constexpr HashState hash_state(uint64_t h) { return static_cast<HashState>((h & kHashMask) >> kHashShift); }
+  static constexpr HashState hash_state(uint64_t h) {
+    return static_cast<HashState>((h & kHashMask) >> kHashShift);
+  }
   static constexpr uint64_t with_hash_state(uint64_t h, HashState s) {
     return (h & ~kHashMask) | (static_cast<uint64_t>(s) << kHashShift);
   }

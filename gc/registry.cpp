@@ -10,8 +10,12 @@ namespace gc {
 
 const std::vector<CollectorInfo>& registered_collectors() {
   static const std::vector<CollectorInfo> collectors = {
-      {"semispace", "serial Cheney copying collector (Flood et al. 2001 pSemispaces, serial form)", create_semispace},
-      {"markcompact", "generational: pSemispaces young generation, mark-compact old generation, strided card scanning (Flood et al. 2001)", create_markcompact},
+      {"semispace", "serial Cheney copying collector (Flood et al. 2001 pSemispaces, serial form)",
+       create_semispace},
+      {"markcompact",
+       "generational: pSemispaces young generation, mark-compact old generation, strided card scanning "
+       "(Flood et al. 2001)",
+       create_markcompact},
       {"marksweep", "non-moving mark-sweep in size-class blocks (Maas et al. 2012's CPU baseline)",
        create_marksweep},
       {"gpu", "marksweep with the mark phase on an OpenCL device (Maas et al. 2012)", create_gpu,

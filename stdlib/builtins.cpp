@@ -33,7 +33,9 @@ namespace {
 // every allocating call.
 class RootSlots {
  public:
-  RootSlots(VM& vm, size_t n) : vm_(vm), base_(vm.handles.size()) { vm.handles.resize(base_ + n, Value::nil()); }
+  RootSlots(VM& vm, size_t n) : vm_(vm), base_(vm.handles.size()) {
+    vm.handles.resize(base_ + n, Value::nil());
+  }
   ~RootSlots() { vm_.handles.resize(base_); }
   RootSlots(const RootSlots&) = delete;
   RootSlots& operator=(const RootSlots&) = delete;
@@ -64,7 +66,9 @@ Word* string_arg(VM& vm, const char* fn, Value* args, int k) {
 Word* array_arg(VM& vm, const char* fn, Value* args, int k) {
   return kind_arg(vm, fn, args, k, gc::kArrayClass, "an array");
 }
-Word* map_arg(VM& vm, const char* fn, Value* args, int k) { return kind_arg(vm, fn, args, k, gc::kMapClass, "a map"); }
+Word* map_arg(VM& vm, const char* fn, Value* args, int k) {
+  return kind_arg(vm, fn, args, k, gc::kMapClass, "a map");
+}
 Word* fiber_arg(VM& vm, const char* fn, Value* args, int k) {
   return kind_arg(vm, fn, args, k, gc::kFiberClass, "a fiber");
 }
@@ -131,8 +135,10 @@ bool parse_number(std::string_view s, double* out) {
     // Correctly rounded even past 2^53; hex digits cannot overflow a double
     // below 256 of them, and beyond that from_chars reports out of range.
     auto r = std::from_chars(digits.data(), digits.data() + digits.size(), value, std::chars_format::hex);
-    if (r.ec == std::errc::result_out_of_range) value = HUGE_VAL;
-    else if (r.ec != std::errc() || r.ptr != digits.data() + digits.size()) return false;
+    if (r.ec == std::errc::result_out_of_range)
+      value = HUGE_VAL;
+    else if (r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+      return false;
   } else {
     // Validate by hand: from_chars would also accept "inf", "nan".
     size_t i = 0, int_digits = 0, frac_digits = 0;
@@ -243,11 +249,16 @@ Value b_len(VM& vm, Value* args, int) {
   if (v.is_ref()) {
     Word* h = v.as_ref();
     switch (class_id_of(h)) {
-      case gc::kStringClass: return Value::num(static_cast<double>(string_length(h)));
-      case gc::kArrayClass: return Value::num(static_cast<double>(array_length(h)));
-      case gc::kNumArrayClass: return Value::num(static_cast<double>(numarray_length(h)));
-      case gc::kMapClass: return Value::num(static_cast<double>(map_count(h)));
-      default: break;
+      case gc::kStringClass:
+        return Value::num(static_cast<double>(string_length(h)));
+      case gc::kArrayClass:
+        return Value::num(static_cast<double>(array_length(h)));
+      case gc::kNumArrayClass:
+        return Value::num(static_cast<double>(numarray_length(h)));
+      case gc::kMapClass:
+        return Value::num(static_cast<double>(map_count(h)));
+      default:
+        break;
     }
   }
   type_error(vm, "len", 0, "a string, array, numarray or map", v);
@@ -279,10 +290,14 @@ Value b_slice(VM& vm, Value* args, int) {
   double j = num_arg(vm, "slice", args, 2);
   Value x = args[0];
   uint64_t length;
-  if (is_kind(x, gc::kStringClass)) length = string_length(x.as_ref());
-  else if (is_kind(x, gc::kArrayClass)) length = array_length(x.as_ref());
-  else if (is_kind(x, gc::kNumArrayClass)) length = numarray_length(x.as_ref());
-  else type_error(vm, "slice", 0, "a string, array or numarray", x);
+  if (is_kind(x, gc::kStringClass))
+    length = string_length(x.as_ref());
+  else if (is_kind(x, gc::kArrayClass))
+    length = array_length(x.as_ref());
+  else if (is_kind(x, gc::kNumArrayClass))
+    length = numarray_length(x.as_ref());
+  else
+    type_error(vm, "slice", 0, "a string, array or numarray", x);
   uint64_t lo = clamp_bound(i, length), hi = clamp_bound(j, length);
   uint64_t n = hi > lo ? hi - lo : 0;
 
@@ -531,7 +546,8 @@ Value b_gc_stats(VM& vm, Value*, int) {
       {"gc_threads", static_cast<double>(s.gc_threads)},
   };
   for (const gc::observe::PhaseTotal& p : s.phases) nums.emplace_back("phase_ms:" + p.name, p.wall_ms);
-  for (const gc::observe::CounterTotal& k : s.counters) nums.emplace_back("counter:" + k.name, static_cast<double>(k.total));
+  for (const gc::observe::CounterTotal& k : s.counters)
+    nums.emplace_back("counter:" + k.name, static_cast<double>(k.total));
   RootSlots r(vm, 3);  // map, key, value
   Value v = vm.new_map();
   *r.at(0) = v;
@@ -578,20 +594,47 @@ Value b_done(VM& vm, Value* args, int) {
 
 const std::vector<BuiltinInfo>& builtin_table() {
   static const std::vector<BuiltinInfo> table = {
-      {"print", 0, -1, b_print},       {"str", 1, 1, b_str},           {"num", 1, 1, b_num},
-      {"type", 1, 1, b_type},          {"classname", 1, 1, b_classname},
-      {"len", 1, 1, b_len},            {"push", 2, 2, b_push},         {"pop", 1, 1, b_pop},
-      {"slice", 3, 3, b_slice},        {"Array", 1, 2, b_Array},       {"NumArray", 1, 1, b_NumArray},
-      {"has", 2, 2, b_has},            {"delete", 2, 2, b_delete},     {"keys", 1, 1, b_keys},
-      {"substr", 3, 3, b_substr},      {"find", 2, 2, b_find},         {"split", 2, 2, b_split},
-      {"join", 2, 2, b_join},          {"ord", 1, 1, b_ord},           {"chr", 1, 1, b_chr},
-      {"sqrt", 1, 1, b_sqrt},          {"floor", 1, 1, b_floor},       {"ceil", 1, 1, b_ceil},
-      {"abs", 1, 1, b_abs},            {"pow", 2, 2, b_pow},           {"sin", 1, 1, b_sin},
-      {"cos", 1, 1, b_cos},            {"min", 2, 2, b_min},           {"max", 2, 2, b_max},
-      {"clock", 0, 0, b_clock},        {"seed", 1, 1, b_seed},         {"random", 0, 0, b_random},
-      {"assert", 1, 2, b_assert},      {"error", 1, 1, b_error},       {"exit", 0, 1, b_exit},
-      {"input", 0, 0, b_input},        {"gc", 0, 0, b_gc},             {"gc_stats", 0, 0, b_gc_stats},
-      {"Fiber", 1, 1, b_Fiber},        {"resume", 1, 2, b_resume},     {"yield", 0, 1, b_yield},
+      {"print", 0, -1, b_print},
+      {"str", 1, 1, b_str},
+      {"num", 1, 1, b_num},
+      {"type", 1, 1, b_type},
+      {"classname", 1, 1, b_classname},
+      {"len", 1, 1, b_len},
+      {"push", 2, 2, b_push},
+      {"pop", 1, 1, b_pop},
+      {"slice", 3, 3, b_slice},
+      {"Array", 1, 2, b_Array},
+      {"NumArray", 1, 1, b_NumArray},
+      {"has", 2, 2, b_has},
+      {"delete", 2, 2, b_delete},
+      {"keys", 1, 1, b_keys},
+      {"substr", 3, 3, b_substr},
+      {"find", 2, 2, b_find},
+      {"split", 2, 2, b_split},
+      {"join", 2, 2, b_join},
+      {"ord", 1, 1, b_ord},
+      {"chr", 1, 1, b_chr},
+      {"sqrt", 1, 1, b_sqrt},
+      {"floor", 1, 1, b_floor},
+      {"ceil", 1, 1, b_ceil},
+      {"abs", 1, 1, b_abs},
+      {"pow", 2, 2, b_pow},
+      {"sin", 1, 1, b_sin},
+      {"cos", 1, 1, b_cos},
+      {"min", 2, 2, b_min},
+      {"max", 2, 2, b_max},
+      {"clock", 0, 0, b_clock},
+      {"seed", 1, 1, b_seed},
+      {"random", 0, 0, b_random},
+      {"assert", 1, 2, b_assert},
+      {"error", 1, 1, b_error},
+      {"exit", 0, 1, b_exit},
+      {"input", 0, 0, b_input},
+      {"gc", 0, 0, b_gc},
+      {"gc_stats", 0, 0, b_gc_stats},
+      {"Fiber", 1, 1, b_Fiber},
+      {"resume", 1, 2, b_resume},
+      {"yield", 0, 1, b_yield},
       {"done", 1, 1, b_done},
   };
   return table;

@@ -73,16 +73,24 @@ const char* type_name(Value v) {
   uint32_t cls = class_id_of(v.as_ref());
   if (cls >= gc::kFirstUserClass) return "instance";
   switch (cls) {
-    case gc::kStringClass: return "string";
-    case gc::kArrayClass: return "array";
-    case gc::kNumArrayClass: return "numarray";
-    case gc::kMapClass: return "map";
+    case gc::kStringClass:
+      return "string";
+    case gc::kArrayClass:
+      return "array";
+    case gc::kNumArrayClass:
+      return "numarray";
+    case gc::kMapClass:
+      return "map";
     case gc::kClosureClass:
     case gc::kBoundMethodClass:
-    case gc::kBuiltinClass: return "function";
-    case gc::kClassClass: return "class";
-    case gc::kFiberClass: return "fiber";
-    default: return "internal";
+    case gc::kBuiltinClass:
+      return "function";
+    case gc::kClassClass:
+      return "class";
+    case gc::kFiberClass:
+      return "fiber";
+    default:
+      return "internal";
   }
 }
 
@@ -149,7 +157,8 @@ class Formatter {
       return;
     }
     switch (cls) {
-      case gc::kStringClass: return append_quoted(out_, string_view_of(h));
+      case gc::kStringClass:
+        return append_quoted(out_, string_view_of(h));
       case gc::kArrayClass:
       case gc::kMapClass: {
         bool is_map = cls == gc::kMapClass;
@@ -185,8 +194,10 @@ class Formatter {
         out_ += '>';
         return;
       }
-      case gc::kFiberClass: return void(out_ += "<fiber>");
-      default: return void(out_ += "<internal>");
+      case gc::kFiberClass:
+        return void(out_ += "<fiber>");
+      default:
+        return void(out_ += "<internal>");
     }
   }
 

@@ -2,10 +2,10 @@
 // interpreter on its own guarded native stack; its values live in a pinned
 // Stack object, so the collector sees a suspended fiber as an ordinary
 // object and frees it, with both stacks, once it is unreachable.
+#include "vm/fiber.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include "vm/fiber.h"
 
 #if defined(GCLAB_ASAN)
 #include <sanitizer/asan_interface.h>
@@ -117,8 +117,7 @@ Value VM::fiber_new(Value* function_slot) {
   if (is_kind(f, gc::kClosureClass)) params = closure_fn(f.as_ref())->fn->arity;
   if (is_kind(f, gc::kBoundMethodClass)) params = closure_fn(bound_method(f.as_ref()).as_ref())->fn->arity;
   if (params < 0) error(std::string("Fiber: expected a function, got ") + type_name(f));
-  if (params > 1)
-    error("Fiber: the function must take at most one parameter, got " + std::to_string(params));
+  if (params > 1) error("Fiber: the function must take at most one parameter, got " + std::to_string(params));
 
   Word* stack = heap_->allocate_pinned(gc::kStackClass, gc::rounded_refs(kFiberStackSlots), 0);
   if (!stack) out_of_memory();
@@ -216,7 +215,8 @@ void VM::start_native_stack(Value* fiber_slot) {
 }
 
 Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
-  if (!is_kind(*fiber_slot, gc::kFiberClass)) error(std::string("resume: expected a fiber, got ") + type_name(*fiber_slot));
+  if (!is_kind(*fiber_slot, gc::kFiberClass))
+    error(std::string("resume: expected a fiber, got ") + type_name(*fiber_slot));
   FiberState* st = fiber_state(fiber_slot->as_ref());
   if (st->status == FiberState::Status::kDone) error("cannot resume a finished fiber");
   if (st->status == FiberState::Status::kRunning) error("cannot resume a running fiber");

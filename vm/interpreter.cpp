@@ -64,13 +64,14 @@ struct Interpreter {
     if (op[0] == '<' || op[0] == '>')
       vm.error(std::string("operands of '") + op + "' must be two nums or two strings, got " + type_name(a) +
                " and " + type_name(b));
-    vm.error(std::string("operands of '") + op + "' must be two nums, got " + type_name(a) + " and " + type_name(b));
+    vm.error(std::string("operands of '") + op + "' must be two nums, got " + type_name(a) + " and " +
+             type_name(b));
   }
 
   [[noreturn]] static void bitwise_error(VM& vm, const char* op, Value a, Value b) {
     auto show = [](Value v) { return v.is_num() ? format_number(v.as_num()) : std::string(type_name(v)); };
-    vm.error(std::string("operands of '") + op + "' must be integral nums in the 64-bit range, got " + show(a) +
-             " and " + show(b));
+    vm.error(std::string("operands of '") + op + "' must be integral nums in the 64-bit range, got " +
+             show(a) + " and " + show(b));
   }
 
   static Value concat(VM& vm, Value* a_slot, Value* b_slot) {
@@ -121,10 +122,14 @@ struct Interpreter {
 
   static Value read_field(Word* h, const InlineCache& ic) {
     switch (ic.kind) {
-      case InlineCache::kRefField: return instance_field(h, ic.index);
-      case InlineCache::kNumField: return Value::num(instance_num(h, ic.index));
-      case InlineCache::kBoolField: return Value::boolean(instance_raw(h, ic.index) != 0);
-      default: return Value::nil();
+      case InlineCache::kRefField:
+        return instance_field(h, ic.index);
+      case InlineCache::kNumField:
+        return Value::num(instance_num(h, ic.index));
+      case InlineCache::kBoolField:
+        return Value::boolean(instance_raw(h, ic.index) != 0);
+      default:
+        return Value::nil();
     }
   }
 
@@ -154,7 +159,9 @@ struct Interpreter {
 
   static void write_field(VM& vm, Word* h, const InlineCache& ic, Value v, uint32_t name) {
     switch (ic.kind) {
-      case InlineCache::kRefField: vm.write(h, &instance_field(h, ic.index), v); return;
+      case InlineCache::kRefField:
+        vm.write(h, &instance_field(h, ic.index), v);
+        return;
       case InlineCache::kNumField:
         if (!v.is_num()) typed_field_error(vm, h, name, "num", v);
         instance_num(h, ic.index) = v.as_num();
@@ -163,13 +170,14 @@ struct Interpreter {
         if (!v.is_bool()) typed_field_error(vm, h, name, "bool", v);
         instance_raw(h, ic.index) = v.as_bool() ? 1 : 0;
         return;
-      default: return;
+      default:
+        return;
     }
   }
 
   [[noreturn]] static void typed_field_error(VM& vm, Word* h, uint32_t name, const char* want, Value v) {
-    vm.error(std::string("cannot store ") + type_name(v) + " in " + want + " field '" + vm.program_.symbols[name] +
-             "' of " + vm.class_info(class_id_of(h)).name);
+    vm.error(std::string("cannot store ") + type_name(v) + " in " + want + " field '" +
+             vm.program_.symbols[name] + "' of " + vm.class_info(class_id_of(h)).name);
   }
 
   // obj.name( : the callee to place below the receiver. Methods take the
@@ -194,7 +202,8 @@ struct Interpreter {
   }
 
   static Value super_method(VM& vm, Value super, uint32_t name) {
-    if (!is_kind(super, gc::kClassClass)) vm.error(std::string("superclass must be a class, got ") + type_name(super));
+    if (!is_kind(super, gc::kClassClass))
+      vm.error(std::string("superclass must be a class, got ") + type_name(super));
     const ClassInfo& c = vm.class_info(class_object_id(super.as_ref()));
     auto m = c.method_index.find(name);
     if (m == c.method_index.end()) vm.error("no method '" + vm.program_.symbols[name] + "' in " + c.name);
@@ -213,10 +222,17 @@ struct Interpreter {
     uint64_t len = 0;
     Word* h = container.as_ref();
     switch (class_id_of(h)) {
-      case gc::kArrayClass: len = array_length(h); break;
-      case gc::kStringClass: len = string_length(h); break;
-      case gc::kNumArrayClass: len = numarray_length(h); break;
-      default: break;
+      case gc::kArrayClass:
+        len = array_length(h);
+        break;
+      case gc::kStringClass:
+        len = string_length(h);
+        break;
+      case gc::kNumArrayClass:
+        len = numarray_length(h);
+        break;
+      default:
+        break;
     }
     vm.error("index " + format_number(index.as_num()) + " out of range for " + type_name(container) +
              " of length " + std::to_string(len));
@@ -246,7 +262,8 @@ struct Interpreter {
         if (!to_index(i, numarray_length(h), &k)) index_error(vm, a, i);
         return Value::num(numarray_data(h)[k]);
       }
-      default: vm.error(std::string("cannot index ") + type_name(a));
+      default:
+        vm.error(std::string("cannot index ") + type_name(a));
     }
   }
 
@@ -255,7 +272,9 @@ struct Interpreter {
     if (!a.is_ref()) vm.error(std::string("cannot index ") + type_name(a));
     Word* h = a.as_ref();
     switch (class_id_of(h)) {
-      case gc::kMapClass: map_set(vm, &a_slot[0], &a_slot[1], &a_slot[2]); return;
+      case gc::kMapClass:
+        map_set(vm, &a_slot[0], &a_slot[1], &a_slot[2]);
+        return;
       case gc::kArrayClass: {
         uint64_t k;
         if (!to_index(i, array_length(h), &k)) index_error(vm, a, i);
@@ -270,16 +289,20 @@ struct Interpreter {
         numarray_data(h)[k] = v.as_num();
         return;
       }
-      case gc::kStringClass: vm.error("cannot store into a string: strings are immutable");
-      default: vm.error(std::string("cannot index ") + type_name(a));
+      case gc::kStringClass:
+        vm.error("cannot store into a string: strings are immutable");
+      default:
+        vm.error(std::string("cannot index ") + type_name(a));
     }
   }
 
   static bool is_a(VM& vm, Value x, Value c) {
-    if (!is_kind(c, gc::kClassClass)) vm.error(std::string("right operand of 'is' must be a class, got ") + type_name(c));
+    if (!is_kind(c, gc::kClassClass))
+      vm.error(std::string("right operand of 'is' must be a class, got ") + type_name(c));
     if (!is_instance(x)) return false;
     int64_t want = class_object_id(c.as_ref());
-    for (int64_t id = class_id_of(x.as_ref()); id >= 0; id = vm.class_info(static_cast<uint32_t>(id)).super_id)
+    for (int64_t id = class_id_of(x.as_ref()); id >= 0;
+         id = vm.class_info(static_cast<uint32_t>(id)).super_id)
       if (id == want) return true;
     return false;
   }
@@ -319,7 +342,9 @@ struct Interpreter {
     vm.error(std::string("can only call functions and classes, got ") + type_name(v));
   }
 
-  static std::string undefined_global(VM& vm, uint32_t g) { return "undefined variable '" + vm.program_.globals[g] + "'"; }
+  static std::string undefined_global(VM& vm, uint32_t g) {
+    return "undefined variable '" + vm.program_.globals[g] + "'";
+  }
 
   // for-in: the three hidden slots are [iterable, key snapshot, index].
   static void iter_prep(VM& vm, Value* slots) {
@@ -399,31 +424,33 @@ void VM::execute(FiberState* fiber) {
 #define U16() (ip += 2, load_u16(ip - 2))
 #define U32() (ip += 4, load_u32(ip - 4))
 #define I32() (ip += 4, load_i32(ip - 4))
-#define NUM_BINARY(op, sym)                                              \
-  do {                                                                   \
-    Value a = sp[-2], b = sp[-1];                                        \
+#define NUM_BINARY(op, sym)                                                     \
+  do {                                                                          \
+    Value a = sp[-2], b = sp[-1];                                               \
     if (!a.is_num() || !b.is_num()) Interpreter::arith_error(*this, sym, a, b); \
-    sp[-2] = Value::num(a.as_num() op b.as_num());                       \
-    --sp;                                                                \
+    sp[-2] = Value::num(a.as_num() op b.as_num());                              \
+    --sp;                                                                       \
   } while (0)
-#define COMPARE(op, sym)                                                             \
-  do {                                                                               \
-    Value a = sp[-2], b = sp[-1];                                                    \
-    bool r;                                                                          \
-    if (a.is_num() && b.is_num()) r = a.as_num() op b.as_num();                      \
-    else if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass))          \
-      r = Interpreter::compare_strings(a, b) op 0;                                   \
-    else Interpreter::arith_error(*this, sym, a, b);                                 \
-    sp[-2] = Value::boolean(r);                                                      \
-    --sp;                                                                            \
+#define COMPARE(op, sym)                                                   \
+  do {                                                                     \
+    Value a = sp[-2], b = sp[-1];                                          \
+    bool r;                                                                \
+    if (a.is_num() && b.is_num())                                          \
+      r = a.as_num() op b.as_num();                                        \
+    else if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) \
+      r = Interpreter::compare_strings(a, b) op 0;                         \
+    else                                                                   \
+      Interpreter::arith_error(*this, sym, a, b);                          \
+    sp[-2] = Value::boolean(r);                                            \
+    --sp;                                                                  \
   } while (0)
-#define BITWISE(expr, sym)                                                     \
-  do {                                                                         \
-    int64_t x, y;                                                              \
-    if (!to_int64(sp[-2], &x) || !to_int64(sp[-1], &y))                        \
-      Interpreter::bitwise_error(*this, sym, sp[-2], sp[-1]);                  \
-    sp[-2] = Value::num(static_cast<double>(expr));                            \
-    --sp;                                                                      \
+#define BITWISE(expr, sym)                                    \
+  do {                                                        \
+    int64_t x, y;                                             \
+    if (!to_int64(sp[-2], &x) || !to_int64(sp[-1], &y))       \
+      Interpreter::bitwise_error(*this, sym, sp[-2], sp[-1]); \
+    sp[-2] = Value::num(static_cast<double>(expr));           \
+    --sp;                                                     \
   } while (0)
 
   LOAD_FRAME();
@@ -466,12 +493,12 @@ void VM::execute(FiberState* fiber) {
   op_GetBoxed:
     *sp++ = cell_value(base[U16()].as_ref());
     DISPATCH();
-  op_SetBoxed: {
+  op_SetBoxed : {
     Word* cell = base[U16()].as_ref();
     write(cell, &cell_value(cell), sp[-1]);
     DISPATCH();
   }
-  op_Box: {
+  op_Box : {
     uint16_t slot = U16();
     SYNC();
     Word* cell = alloc(gc::kCellClass, 1, 0);
@@ -479,7 +506,7 @@ void VM::execute(FiberState* fiber) {
     base[slot] = Value::ref(cell);
     DISPATCH();
   }
-  op_Rebox: {
+  op_Rebox : {
     uint16_t slot = U16();
     SYNC();
     Word* cell = alloc(gc::kCellClass, 1, 0);
@@ -490,28 +517,30 @@ void VM::execute(FiberState* fiber) {
   op_GetUpval:
     *sp++ = cell_value(closure_upvalue(base[0].as_ref(), U16()).as_ref());
     DISPATCH();
-  op_SetUpval: {
+  op_SetUpval : {
     Word* cell = closure_upvalue(base[0].as_ref(), U16()).as_ref();
     write(cell, &cell_value(cell), sp[-1]);
     DISPATCH();
   }
-  op_GetGlobal: {
+  op_GetGlobal : {
     uint32_t g = U32();
     Value v = globals_[g];
-    if (v.is_undefined()) [[unlikely]] error(Interpreter::undefined_global(*this, g));
+    if (v.is_undefined()) [[unlikely]]
+      error(Interpreter::undefined_global(*this, g));
     *sp++ = v;
     DISPATCH();
   }
-  op_SetGlobal: {
+  op_SetGlobal : {
     uint32_t g = U32();
-    if (globals_[g].is_undefined()) [[unlikely]] error(Interpreter::undefined_global(*this, g));
+    if (globals_[g].is_undefined()) [[unlikely]]
+      error(Interpreter::undefined_global(*this, g));
     globals_[g] = sp[-1];
     DISPATCH();
   }
   op_DefineGlobal:
     globals_[U32()] = *--sp;
     DISPATCH();
-  op_GetField: {
+  op_GetField : {
     uint32_t name = U32();
     InlineCache& ic = ics[U32()];
     Value obj = sp[-1];
@@ -532,7 +561,7 @@ void VM::execute(FiberState* fiber) {
     sp[-1] = Interpreter::get_field_slow(*this, &sp[-1], name, ic);
     DISPATCH();
   }
-  op_SetField: {
+  op_SetField : {
     uint32_t name = U32();
     InlineCache& ic = ics[U32()];
     Value obj = sp[-2];
@@ -554,7 +583,7 @@ void VM::execute(FiberState* fiber) {
     --sp;
     DISPATCH();
   }
-  op_GetIndex: {
+  op_GetIndex : {
     Value a = sp[-2], i = sp[-1];
     if (is_kind(a, gc::kArrayClass) && i.is_num()) {
       Word* h = a.as_ref();
@@ -570,7 +599,7 @@ void VM::execute(FiberState* fiber) {
     --sp;
     DISPATCH();
   }
-  op_SetIndex: {
+  op_SetIndex : {
     Value a = sp[-3], i = sp[-2];
     if (is_kind(a, gc::kArrayClass) && i.is_num()) {
       Word* h = a.as_ref();
@@ -588,11 +617,12 @@ void VM::execute(FiberState* fiber) {
     sp -= 2;
     DISPATCH();
   }
-  op_GetMethod: {
+  op_GetMethod : {
     uint32_t name = U32();
     InlineCache& ic = ics[U32()];
     Value obj = sp[-1];
-    if (obj.is_ref() && class_id_of(obj.as_ref()) == ic.class_id && ic.kind == InlineCache::kMethod) [[likely]] {
+    if (obj.is_ref() && class_id_of(obj.as_ref()) == ic.class_id && ic.kind == InlineCache::kMethod)
+        [[likely]] {
       sp[-1] = classes_[ic.class_id - gc::kFirstUserClass]->methods[ic.index];
     } else {
       SYNC();
@@ -601,7 +631,7 @@ void VM::execute(FiberState* fiber) {
     *sp++ = obj;
     DISPATCH();
   }
-  op_CallMethod: {
+  op_CallMethod : {
     argc = U16();
     callee = sp - argc - 2;
     if (is_kind(*callee, gc::kClosureClass) && closure_fn(callee->as_ref())->fn->is_method) [[likely]] {
@@ -613,7 +643,7 @@ void VM::execute(FiberState* fiber) {
     --sp;
     goto call_value;
   }
-  op_GetSuper: {
+  op_GetSuper : {
     uint32_t name = U32();
     SYNC();
     Value method = Interpreter::super_method(*this, sp[-1], name);
@@ -625,7 +655,7 @@ void VM::execute(FiberState* fiber) {
     --sp;
     DISPATCH();
   }
-  op_SuperInvoke: {
+  op_SuperInvoke : {
     uint32_t name = U32();
     argc = U16();
     callee = sp - argc - 2;
@@ -640,13 +670,14 @@ void VM::execute(FiberState* fiber) {
     callee = sp - argc - 1;
     goto call_value;
 
-  call_value: {
+  call_value : {
     // callee[0] is the function value, callee[1..argc] its arguments.
     Value f = *callee;
     if (f.is_ref()) [[likely]] {
       Word* h = f.as_ref();
       switch (class_id_of(h)) {
-        case gc::kClosureClass: goto call_closure;
+        case gc::kClosureClass:
+          goto call_closure;
         case gc::kBoundMethodClass: {
           // kStackSlack leaves room for the inserted receiver.
           std::memmove(callee + 2, callee + 1, sizeof(Value) * argc);
@@ -677,8 +708,9 @@ void VM::execute(FiberState* fiber) {
           const BuiltinInfo* b = builtin_info(h);
           if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args)) [[unlikely]] {
             std::string want = b->min_args == b->max_args ? std::to_string(b->min_args)
-                               : b->max_args < 0 ? "at least " + std::to_string(b->min_args)
-                                                 : std::to_string(b->min_args) + " to " + std::to_string(b->max_args);
+                               : b->max_args < 0
+                                   ? "at least " + std::to_string(b->min_args)
+                                   : std::to_string(b->min_args) + " to " + std::to_string(b->max_args);
             error(std::string(b->name) + " expects " + want + " argument" +
                   (b->min_args == 1 && b->max_args == 1 ? "" : "s") + ", got " + std::to_string(argc));
           }
@@ -688,14 +720,15 @@ void VM::execute(FiberState* fiber) {
           sp = callee + 1;
           DISPATCH();
         }
-        default: break;
+        default:
+          break;
       }
     }
     SYNC();
     Interpreter::not_callable(*this, f);
   }
 
-  call_closure: {
+  call_closure : {
     // callee[0] is a closure; argc counts `this` for methods.
     FnInfo* target = closure_fn(callee->as_ref());
     const compiler::Function& tf = *target->fn;
@@ -704,7 +737,8 @@ void VM::execute(FiberState* fiber) {
       SYNC();
       Interpreter::arity_error(*this, *callee, tf.arity, declared);
     }
-    if (--steps_left_ == 0) [[unlikely]] error("step limit reached");
+    if (--steps_left_ == 0) [[unlikely]]
+      error("step limit reached");
     if (fiber->frames.size() >= kMaxCallDepth) [[unlikely]] {
       SYNC();
       error("stack overflow");
@@ -727,7 +761,7 @@ void VM::execute(FiberState* fiber) {
     DISPATCH();
   }
 
-  op_Return: {
+  op_Return : {
     Value result = fn->fn->is_initializer ? base[1] : sp[-1];
     bool discard = fiber->frames.back().discard_result;
     sp = base;
@@ -740,14 +774,14 @@ void VM::execute(FiberState* fiber) {
     LOAD_FRAME();
     DISPATCH();
   }
-  op_Closure: {
+  op_Closure : {
     FnInfo* target = fns_[fn->fn->constants[U32()].index].get();
     SYNC();
     Value c = Interpreter::make_closure(*this, fiber, base, ip, target);
     *sp++ = c;
     DISPATCH();
   }
-  op_Class: {
+  op_Class : {
     const compiler::ClassDesc& desc = *program_.classes[fn->fn->constants[U32()].index];
     size_t n = desc.methods.size();
     Value* first = sp - n - (desc.has_super ? 1 : 0);
@@ -757,7 +791,7 @@ void VM::execute(FiberState* fiber) {
     *sp++ = cls;
     DISPATCH();
   }
-  op_Array: {
+  op_Array : {
     uint32_t n = U32();
     SYNC();
     Value arr = Interpreter::make_array(*this, sp - n, n);
@@ -765,7 +799,7 @@ void VM::execute(FiberState* fiber) {
     *sp++ = arr;
     DISPATCH();
   }
-  op_Map: {
+  op_Map : {
     uint32_t n = U32();
     Value* pairs = sp - 2 * n;
     SYNC();
@@ -778,13 +812,13 @@ void VM::execute(FiberState* fiber) {
     sp = pairs + 1;
     DISPATCH();
   }
-  op_IterPrep: {
+  op_IterPrep : {
     uint16_t slot = U16();
     SYNC();
     Interpreter::iter_prep(*this, base + slot);
     DISPATCH();
   }
-  op_IterNext: {
+  op_IterNext : {
     uint16_t slot = U16();
     int32_t off = I32();
     Value v;
@@ -795,7 +829,7 @@ void VM::execute(FiberState* fiber) {
     }
     DISPATCH();
   }
-  op_Import: {
+  op_Import : {
     uint32_t m = U32();
     if (module_loaded_[m]) DISPATCH();
     module_loaded_[m] = true;
@@ -807,7 +841,7 @@ void VM::execute(FiberState* fiber) {
     discard_next = true;
     goto call_closure;
   }
-  op_ReplPrint: {
+  op_ReplPrint : {
     Value v = *--sp;
     SYNC();
     if (!v.is_nil()) {
@@ -817,30 +851,35 @@ void VM::execute(FiberState* fiber) {
     }
     DISPATCH();
   }
-  op_Jump: {
+  op_Jump : {
     int32_t off = I32();
-    if (off < 0 && --steps_left_ == 0) [[unlikely]] error("step limit reached");
+    if (off < 0 && --steps_left_ == 0) [[unlikely]]
+      error("step limit reached");
     ip += off;
     DISPATCH();
   }
-  op_JumpIfFalse: {
+  op_JumpIfFalse : {
     int32_t off = I32();
     if ((--sp)->is_falsy()) ip += off;
     DISPATCH();
   }
-  op_JumpIfFalseKeep: {
+  op_JumpIfFalseKeep : {
     int32_t off = I32();
-    if (sp[-1].is_falsy()) ip += off;
-    else --sp;
+    if (sp[-1].is_falsy())
+      ip += off;
+    else
+      --sp;
     DISPATCH();
   }
-  op_JumpIfTrueKeep: {
+  op_JumpIfTrueKeep : {
     int32_t off = I32();
-    if (!sp[-1].is_falsy()) ip += off;
-    else --sp;
+    if (!sp[-1].is_falsy())
+      ip += off;
+    else
+      --sp;
     DISPATCH();
   }
-  op_Add: {
+  op_Add : {
     Value a = sp[-2], b = sp[-1];
     if (a.is_num() && b.is_num()) [[likely]] {
       sp[-2] = Value::num(a.as_num() + b.as_num());
@@ -865,7 +904,7 @@ void VM::execute(FiberState* fiber) {
   op_Div:
     NUM_BINARY(/, "/");
     DISPATCH();
-  op_Mod: {
+  op_Mod : {
     Value a = sp[-2], b = sp[-1];
     if (!a.is_num() || !b.is_num()) Interpreter::arith_error(*this, "%", a, b);
     sp[-2] = Value::num(std::fmod(a.as_num(), b.as_num()));
@@ -887,13 +926,13 @@ void VM::execute(FiberState* fiber) {
   op_Shr:
     BITWISE(x >> (y & 63), ">>");
     DISPATCH();
-  op_Eq: {
+  op_Eq : {
     Value a = sp[-2], b = sp[-1];
     sp[-2] = Value::boolean(a.is_num() && b.is_num() ? a.as_num() == b.as_num() : values_equal(a, b));
     --sp;
     DISPATCH();
   }
-  op_Ne: {
+  op_Ne : {
     Value a = sp[-2], b = sp[-1];
     sp[-2] = Value::boolean(!(a.is_num() && b.is_num() ? a.as_num() == b.as_num() : values_equal(a, b)));
     --sp;
@@ -911,13 +950,13 @@ void VM::execute(FiberState* fiber) {
   op_Ge:
     COMPARE(>=, ">=");
     DISPATCH();
-  op_Is: {
+  op_Is : {
     bool r = Interpreter::is_a(*this, sp[-2], sp[-1]);
     sp[-2] = Value::boolean(r);
     --sp;
     DISPATCH();
   }
-  op_Neg: {
+  op_Neg : {
     Value a = sp[-1];
     if (!a.is_num()) error(std::string("operand of '-' must be a num, got ") + type_name(a));
     sp[-1] = Value::num(-a.as_num());
@@ -926,7 +965,7 @@ void VM::execute(FiberState* fiber) {
   op_Not:
     sp[-1] = Value::boolean(sp[-1].is_falsy());
     DISPATCH();
-  op_BitNot: {
+  op_BitNot : {
     int64_t x;
     if (!to_int64(sp[-1], &x)) {
       Value a = sp[-1];

@@ -141,9 +141,9 @@ void map_set(VM& vm, Value* map_slot, Value* key_slot, Value* value_slot) {
     uint64_t capacity = map_capacity(map);
     // Double when at least half the entries are live; otherwise the rebuild
     // only drops tombstones and leaves room at the same size.
-    uint64_t new_capacity = capacity == 0                      ? kMinCapacity
+    uint64_t new_capacity = capacity == 0                    ? kMinCapacity
                             : map_count(map) >= capacity / 2 ? 2 * capacity
-                                                               : capacity;
+                                                             : capacity;
     if (new_capacity > kMaxCapacity) vm.error("map too large");
     rebuild(vm, map_slot, new_capacity);
     map = map_slot->as_ref();

@@ -59,7 +59,9 @@ char** complete(const char* text, int, int) {
   return rl_completion_matches(text, complete_name);
 }
 
-void print_stats(VM& vm) { std::fputs(gc::observe::stats_table(gc::observe::summarize(vm.heap())).c_str(), stdout); }
+void print_stats(VM& vm) {
+  std::fputs(gc::observe::stats_table(gc::observe::summarize(vm.heap())).c_str(), stdout);
+}
 
 void print_heap_map(VM& vm) { std::fputs(gc::observe::text_heap_map(vm.heap()).c_str(), stdout); }
 
@@ -80,10 +82,14 @@ bool run_command(VM& vm, const std::string& line) {
   std::string cmd;
   in >> cmd;
   if (cmd == ":quit" || cmd == ":q") return false;
-  if (cmd == ":help") std::fputs(kHelp, stdout);
-  else if (cmd == ":gc") run_gc_command(vm);
-  else if (cmd == ":stats") print_stats(vm);
-  else if (cmd == ":heap") print_heap_map(vm);
+  if (cmd == ":help")
+    std::fputs(kHelp, stdout);
+  else if (cmd == ":gc")
+    run_gc_command(vm);
+  else if (cmd == ":stats")
+    print_stats(vm);
+  else if (cmd == ":heap")
+    print_heap_map(vm);
   else if (cmd == ":disasm") {
     std::string rest;
     std::getline(in, rest);
@@ -108,9 +114,12 @@ bool needs_more_input(std::string_view text) {
     if (in_comment) {
       if (c == '*' && next == '/') in_comment = false, ++i;
     } else if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      else if (c == '\n') in_string = false;  // the compiler reports it
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      else if (c == '\n')
+        in_string = false;  // the compiler reports it
     } else if (c == '"') {
       in_string = true;
     } else if (c == '/' && next == '/') {

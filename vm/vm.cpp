@@ -316,7 +316,8 @@ Value VM::create_class(const compiler::ClassDesc& desc, Value* super_slot, Value
       info->methods.push_back(methods[i]);
     }
   }
-  if (auto it = info->method_index.find(init_symbol_); it != info->method_index.end()) info->init = it->second;
+  if (auto it = info->method_index.find(init_symbol_); it != info->method_index.end())
+    info->init = it->second;
 
   // Registered before allocating, so its methods are roots from here on.
   classes_.push_back(std::move(info));
@@ -356,7 +357,8 @@ void VM::prepare_for_collection() {
 
 void VM::root_groups(std::vector<gc::RootGroup>& out) {
   auto add = [&out](Value* slots, size_t n) {
-    for (size_t i = 0; i < n; i += kRootGroupSlots) out.push_back({slots + i, std::min(kRootGroupSlots, n - i)});
+    for (size_t i = 0; i < n; i += kRootGroupSlots)
+      out.push_back({slots + i, std::min(kRootGroupSlots, n - i)});
   };
   add(globals_.data(), globals_.size());
   for (auto& f : fns_) add(f->constants.data(), f->constants.size());
@@ -423,11 +425,16 @@ std::string VM::function_name(Value f) const {
   if (!f.is_ref()) return "<fn>";
   Word* h = f.as_ref();
   switch (class_id_of(h)) {
-    case gc::kClosureClass: return closure_fn(h)->fn->name;
-    case gc::kBoundMethodClass: return function_name(bound_method(h));
-    case gc::kBuiltinClass: return builtin_info(h)->name;
-    case gc::kClassClass: return class_info(class_object_id(h)).name;
-    default: return "<fn>";
+    case gc::kClosureClass:
+      return closure_fn(h)->fn->name;
+    case gc::kBoundMethodClass:
+      return function_name(bound_method(h));
+    case gc::kBuiltinClass:
+      return builtin_info(h)->name;
+    case gc::kClassClass:
+      return class_info(class_object_id(h)).name;
+    default:
+      return "<fn>";
   }
 }
 

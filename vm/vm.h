@@ -57,10 +57,10 @@ struct ClassInfo {
   Value object = Value::nil();  // the Class object (a root)
   uint32_t num_ref_fields = 0;
   uint32_t num_raw_fields = 0;
-  std::unordered_map<uint32_t, FieldSlot> fields;         // by symbol, inherited included
-  std::unordered_map<uint32_t, uint32_t> method_index;    // symbol -> methods
-  std::vector<Value> methods;                              // closures (roots)
-  int64_t init = -1;                                       // index into methods
+  std::unordered_map<uint32_t, FieldSlot> fields;       // by symbol, inherited included
+  std::unordered_map<uint32_t, uint32_t> method_index;  // symbol -> methods
+  std::vector<Value> methods;                           // closures (roots)
+  int64_t init = -1;                                    // index into methods
 };
 
 // A field or method site's cache: classes have fixed layouts, so a hit is one
@@ -87,10 +87,10 @@ struct FnInfo {
 constexpr size_t kStackSlack = 4;
 
 struct Frame {
-  Value* base;            // base[0] is the callee
-  const uint8_t* ip;      // saved when the frame calls out
+  Value* base;        // base[0] is the callee
+  const uint8_t* ip;  // saved when the frame calls out
   FnInfo* fn;
-  bool discard_result;    // an import's top level: Return pushes nothing
+  bool discard_result;  // an import's top level: Return pushes nothing
 };
 
 struct FiberState;
@@ -147,7 +147,8 @@ class VM final : public gc::RootSet {
   // --- allocation (may collect; see the GC-safety note in object.h)
   Word* alloc(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
     Word* h = gc::allocate(*heap_, class_id, nrefs, raw_words);
-    if (!h) [[unlikely]] out_of_memory();
+    if (!h) [[unlikely]]
+      out_of_memory();
     return h;
   }
   Value new_string(std::string_view s);

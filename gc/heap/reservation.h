@@ -30,7 +30,8 @@ class Reservation {
   Word* end() const { return base_ + size_ / kWordSize; }
   uint64_t size_bytes() const { return size_; }
   bool contains(const void* p) const {
-    return static_cast<uint64_t>(reinterpret_cast<const char*>(p) - reinterpret_cast<const char*>(base_)) < size_;
+    return static_cast<uint64_t>(reinterpret_cast<const char*>(p) - reinterpret_cast<const char*>(base_)) <
+           size_;
   }
   uint64_t offset_of(const void* p) const {
     return static_cast<uint64_t>(reinterpret_cast<const char*>(p) - reinterpret_cast<const char*>(base_));

@@ -60,8 +60,10 @@ JsonWriter& JsonWriter::value(double d, int decimals) {
     return *this;
   }
   char buf[64];
-  if (decimals < 0) std::snprintf(buf, sizeof buf, "%.6g", d);
-  else std::snprintf(buf, sizeof buf, "%.*f", decimals, d);
+  if (decimals < 0)
+    std::snprintf(buf, sizeof buf, "%.6g", d);
+  else
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, d);
   out_ += buf;
   return *this;
 }
@@ -88,12 +90,24 @@ void JsonWriter::quote(std::string& out, std::string_view s) {
   out += '"';
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '<': out += "\\u003c"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '<':
+        out += "\\u003c";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];

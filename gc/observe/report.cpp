@@ -18,8 +18,10 @@ template <class T, class F>
 void column(JsonWriter& j, const char* name, const std::vector<T>& rows, F get, int decimals = -2) {
   j.key(name).begin_array();
   for (const T& row : rows) {
-    if constexpr (std::is_floating_point_v<decltype(get(row))>) j.value(static_cast<double>(get(row)), decimals < -1 ? 4 : decimals);
-    else j.value(static_cast<uint64_t>(get(row)));
+    if constexpr (std::is_floating_point_v<decltype(get(row))>)
+      j.value(static_cast<double>(get(row)), decimals < -1 ? 4 : decimals);
+    else
+      j.value(static_cast<uint64_t>(get(row)));
   }
   j.end_array();
 }
@@ -111,7 +113,12 @@ std::string report_data_json(Collector& heap) {
     j.begin_object().field("title", p.title).field("y_label", p.y_label).field("description", p.description);
     j.key("series").begin_array();
     for (const PanelSeries& s : p.series)
-      j.begin_object().field("label", s.label).field("counter", s.counter).field("per_counter", s.per_counter).field("scale", s.scale).end_object();
+      j.begin_object()
+          .field("label", s.label)
+          .field("counter", s.counter)
+          .field("per_counter", s.per_counter)
+          .field("scale", s.scale)
+          .end_object();
     j.end_array().end_object();
   }
   j.end_array();
@@ -147,20 +154,31 @@ std::string text_heap_map(const Collector& heap, int width) {
   for (const SpaceUsage& s : spaces) largest = std::max(largest, s.capacity_bytes);
   std::string out;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "heap map (%s): # used, . free; bar lengths are to scale, one column = %.1f KiB\n",
+  std::snprintf(buf, sizeof buf,
+                "heap map (%s): # used, . free; bar lengths are to scale, one column = %.1f KiB\n",
                 heap.name(), static_cast<double>(largest) / width / 1024);
   out += buf;
   size_t name_width = 0;
   for (const SpaceUsage& s : spaces) name_width = std::max(name_width, s.name.size());
   for (const SpaceUsage& s : spaces) {
-    int cols = s.capacity_bytes ? std::max(1, static_cast<int>(static_cast<double>(s.capacity_bytes) / static_cast<double>(largest) * width + 0.5)) : 0;
-    int used = s.capacity_bytes ? static_cast<int>(static_cast<double>(s.used_bytes) / static_cast<double>(s.capacity_bytes) * cols + 0.5) : 0;
+    int cols = s.capacity_bytes ? std::max(1, static_cast<int>(static_cast<double>(s.capacity_bytes) /
+                                                                   static_cast<double>(largest) * width +
+                                                               0.5))
+                                : 0;
+    int used =
+        s.capacity_bytes
+            ? static_cast<int>(
+                  static_cast<double>(s.used_bytes) / static_cast<double>(s.capacity_bytes) * cols + 0.5)
+            : 0;
     if (s.used_bytes > 0 && used == 0) used = 1;
-    std::string bar = "[" + std::string(static_cast<size_t>(used), '#') + std::string(static_cast<size_t>(cols - used), '.') + "]";
-    std::snprintf(buf, sizeof buf, "  %-*s %-*s %8.1f KiB of %8.1f KiB (%3.0f%%)  %s\n", static_cast<int>(name_width),
-                  s.name.c_str(), width + 2, bar.c_str(), static_cast<double>(s.used_bytes) / 1024,
-                  static_cast<double>(s.capacity_bytes) / 1024,
-                  s.capacity_bytes ? 100.0 * static_cast<double>(s.used_bytes) / static_cast<double>(s.capacity_bytes) : 0.0,
+    std::string bar = "[" + std::string(static_cast<size_t>(used), '#') +
+                      std::string(static_cast<size_t>(cols - used), '.') + "]";
+    std::snprintf(buf, sizeof buf, "  %-*s %-*s %8.1f KiB of %8.1f KiB (%3.0f%%)  %s\n",
+                  static_cast<int>(name_width), s.name.c_str(), width + 2, bar.c_str(),
+                  static_cast<double>(s.used_bytes) / 1024, static_cast<double>(s.capacity_bytes) / 1024,
+                  s.capacity_bytes
+                      ? 100.0 * static_cast<double>(s.used_bytes) / static_cast<double>(s.capacity_bytes)
+                      : 0.0,
                   s.role.c_str());
     out += buf;
   }

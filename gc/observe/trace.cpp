@@ -68,18 +68,31 @@ std::string trace_json(Collector& heap) {
     mutator_from = c.end_ns;
     std::string pause = gc_name + " Pause " + kind_name(c.kind) + " (" + cause_name(c.cause) + ")";
     j.begin_object().field("ph", "X").field("name", pause).field("cat", "gc");
-    j.field("pid", kPid).field("tid", kMutatorTid).field("ts", us(c.start_ns), 3).field("dur", us(c.end_ns - c.start_ns), 3);
+    j.field("pid", kPid)
+        .field("tid", kMutatorTid)
+        .field("ts", us(c.start_ns), 3)
+        .field("dur", us(c.end_ns - c.start_ns), 3);
     j.key("args").begin_object();
     j.field("collection", c.id).field("kind", kind_name(c.kind)).field("cause", cause_name(c.cause));
     j.field("used_before_bytes", c.used_before).field("used_after_bytes", c.used_after);
     j.field("size_after_bytes", c.size_after).field("live_after_bytes", c.live_after);
-    for (const CounterRecord& k : r.counters_of(i)) j.field(r.counter_names()[k.counter] + " (worker " + std::to_string(k.worker) + ")", k.value);
+    for (const CounterRecord& k : r.counters_of(i))
+      j.field(r.counter_names()[k.counter] + " (worker " + std::to_string(k.worker) + ")", k.value);
     j.end_object().end_object();
 
     heap_counter(j, c.start_ns, c.used_before, c.size_before);
     heap_counter(j, c.end_ns, c.used_after, c.size_after);
-    j.begin_object().field("ph", "C").field("name", "live after GC (MiB)").field("pid", kPid).field("tid", kMutatorTid);
-    j.field("ts", us(c.end_ns), 3).key("args").begin_object().field("live", mib(c.live_after), 4).end_object().end_object();
+    j.begin_object()
+        .field("ph", "C")
+        .field("name", "live after GC (MiB)")
+        .field("pid", kPid)
+        .field("tid", kMutatorTid);
+    j.field("ts", us(c.end_ns), 3)
+        .key("args")
+        .begin_object()
+        .field("live", mib(c.live_after), 4)
+        .end_object()
+        .end_object();
 
     auto phases = r.phases_of(i);
     for (const PhaseRecord& p : phases) {
@@ -96,7 +109,10 @@ std::string trace_json(Collector& heap) {
       const PhaseRecord* last = phases.end() - 1;
       for (const PhaseRecord* p = phases.begin(); p != phases.end(); ++p) {
         j.begin_object().field("ph", p == last ? "f" : "t").field("name", gc_name).field("cat", "gc.flow");
-        j.field("id", c.id).field("pid", kPid).field("tid", worker_tid(p->worker)).field("ts", us(p->start_ns), 3);
+        j.field("id", c.id)
+            .field("pid", kPid)
+            .field("tid", worker_tid(p->worker))
+            .field("ts", us(p->start_ns), 3);
         if (p == last) j.field("bp", "e");
         j.end_object();
       }

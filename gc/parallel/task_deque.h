@@ -34,8 +34,7 @@ class TaskDeque {
   enum class Steal { kSuccess, kEmpty, kAbort };  // kAbort: lost a race, retry elsewhere
 
   // capacity must be a power of two.
-  explicit TaskDeque(uint64_t capacity)
-      : mask_(capacity - 1), cells_(std::make_unique<Cell[]>(capacity)) {}
+  explicit TaskDeque(uint64_t capacity) : mask_(capacity - 1), cells_(std::make_unique<Cell[]>(capacity)) {}
   TaskDeque(const TaskDeque&) = delete;
   TaskDeque& operator=(const TaskDeque&) = delete;
 
@@ -108,7 +107,8 @@ class TaskDeque {
     }
     Task load() const {
       uint64_t r = range.load(std::memory_order_relaxed);
-      return Task{object.load(std::memory_order_relaxed), static_cast<uint32_t>(r >> 32), static_cast<uint32_t>(r)};
+      return Task{object.load(std::memory_order_relaxed), static_cast<uint32_t>(r >> 32),
+                  static_cast<uint32_t>(r)};
     }
   };
 

@@ -1,5 +1,4 @@
 #include "gc/parallel/termination.h"
-#include "gc/parallel/cpu_relax.h"
 
 #include <linux/futex.h>
 #include <sched.h>
@@ -11,10 +10,11 @@
 #include <climits>
 #include <ctime>
 
+#include "gc/parallel/cpu_relax.h"
+
 namespace gc::parallel {
 
 namespace {
-
 
 void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, unsigned timeout_us) {
   timespec ts{static_cast<time_t>(timeout_us / 1000000), static_cast<long>(timeout_us % 1000000) * 1000};
@@ -27,14 +27,12 @@ void futex_wake_all(std::atomic<uint32_t>* word) {
 
 }  // namespace
 
-void Termination::reset(unsigned threads) {
-  active_.store(threads, std::memory_order_release);
-}
+void Termination::reset(unsigned threads) { active_.store(threads, std::memory_order_release); }
 
 uint64_t Termination::now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
 }
 
 void Termination::backoff(unsigned round, uint32_t generation) {

@@ -28,10 +28,10 @@ namespace gc::parallel {
 // docs/collectors/semispace.md): spinning longer only delays yielding to a
 // descheduled worker when threads outnumber cores; sleeping sooner makes
 // the tail of a phase wait on wake-ups.
-constexpr unsigned kTerminationSpinRounds = 8;    // round r spins 2^r pause instructions
-constexpr unsigned kTerminationYieldRounds = 16;  // then sched_yield this many times
-constexpr unsigned kTerminationFirstSleepUs = 20; // then futex sleeps, doubling
-constexpr unsigned kTerminationMaxSleepUs = 1000; // up to 1 ms (HotSpot's sleep)
+constexpr unsigned kTerminationSpinRounds = 8;     // round r spins 2^r pause instructions
+constexpr unsigned kTerminationYieldRounds = 16;   // then sched_yield this many times
+constexpr unsigned kTerminationFirstSleepUs = 20;  // then futex sleeps, doubling
+constexpr unsigned kTerminationMaxSleepUs = 1000;  // up to 1 ms (HotSpot's sleep)
 
 class Termination {
  public:

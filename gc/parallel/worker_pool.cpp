@@ -1,4 +1,5 @@
 #include "gc/parallel/worker_pool.h"
+
 #include "gc/parallel/cpu_relax.h"
 
 namespace gc::parallel {
@@ -37,7 +38,8 @@ void WorkerPool::run_erased(void* job, Fn fn) {
     if (pending_.load(std::memory_order_acquire) == 0) return;
     cpu_relax();
   }
-  for (uint32_t p; (p = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(p, std::memory_order_acquire);
+  for (uint32_t p; (p = pending_.load(std::memory_order_acquire)) != 0;)
+    pending_.wait(p, std::memory_order_acquire);
 }
 
 void WorkerPool::thread_main(unsigned worker) {

@@ -55,7 +55,7 @@ class WorkerPool {
   std::atomic<uint32_t> epoch_{0};    // bumped to start a phase (futex word)
   std::atomic<uint32_t> pending_{0};  // pool threads still in the phase (futex word)
   std::atomic<bool> stopping_{false};
-  void* job_ = nullptr;               // written before epoch_ is bumped
+  void* job_ = nullptr;  // written before epoch_ is bumped
   Fn fn_ = nullptr;
   uint64_t phases_ = 0;
 };

@@ -23,10 +23,10 @@ struct WorkerStats {
   uint64_t direct_allocations = 0;  // objects too big for a LAB's tail, bumped in to-space directly
   uint64_t lab_waste_bytes = 0;     // LAB tails left as filler, and undos that could not retract
   uint64_t large_objects_marked = 0;
-  uint64_t chunk_tasks = 0;         // large-array slot ranges pushed
+  uint64_t chunk_tasks = 0;  // large-array slot ranges pushed
   uint64_t tasks_processed = 0;
-  uint64_t idle_ns = 0;             // in the termination protocol
-  uint64_t busy_ns = 0;             // in the phase, idle included
+  uint64_t idle_ns = 0;  // in the termination protocol
+  uint64_t busy_ns = 0;  // in the phase, idle included
 
   void add(const WorkerStats& o) {
     objects_copied += o.objects_copied;

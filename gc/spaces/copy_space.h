@@ -21,15 +21,17 @@ class CopySpace {
 
   const char* name() const { return name_; }
   Word* begin() const { return begin_; }
-  Word* top() const { return top_; }               // end of the objects
-  Word* end() const { return end_; }               // end of the capacity
+  Word* top() const { return top_; }  // end of the objects
+  Word* end() const { return end_; }  // end of the capacity
   Word* region_end() const { return region_end_; }
   uint64_t capacity_bytes() const { return static_cast<uint64_t>(end_ - begin_) * kWordSize; }
   uint64_t used_bytes() const { return static_cast<uint64_t>(top_ - begin_) * kWordSize; }
   uint64_t region_bytes() const { return static_cast<uint64_t>(region_end_ - begin_) * kWordSize; }
 
   // One unsigned compare: the test the scavenger makes for every reference.
-  bool contains(const Word* p) const { return static_cast<uint64_t>(p - begin_) < static_cast<uint64_t>(top_ - begin_); }
+  bool contains(const Word* p) const {
+    return static_cast<uint64_t>(p - begin_) < static_cast<uint64_t>(top_ - begin_);
+  }
   bool in_region(const Word* p) const { return p >= begin_ && p < region_end_; }
 
   // Empties the space and gives it capacity_bytes (page multiple, at most

@@ -22,7 +22,7 @@ class LargeObjectSpace {
  public:
   struct Object {
     Word* header;
-    Word* start;     // page-aligned
+    Word* start;  // page-aligned
     uint64_t pages;
   };
 

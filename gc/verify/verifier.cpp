@@ -10,8 +10,9 @@ namespace gc::verify {
 
 std::string Failure::message() const {
   char buf[160];
-  std::snprintf(buf, sizeof buf, " (object 0x%" PRIxPTR ", slot %" PRId64 ", space %s, collection %" PRIu64 ")", object,
-                slot, space.empty() ? "-" : space.c_str(), collection);
+  std::snprintf(buf, sizeof buf,
+                " (object 0x%" PRIxPTR ", slot %" PRId64 ", space %s, collection %" PRIu64 ")", object, slot,
+                space.empty() ? "-" : space.c_str(), collection);
   return "gc-verify: " + what + buf;
 }
 
@@ -38,7 +39,8 @@ class Checker {
 
  private:
   bool fail(std::string what, const Word* object, int64_t slot, const char* space) {
-    failure_ = Failure{std::move(what), reinterpret_cast<uintptr_t>(object), slot, space ? space : "-", collection_};
+    failure_ =
+        Failure{std::move(what), reinterpret_cast<uintptr_t>(object), slot, space ? space : "-", collection_};
     return false;
   }
 
@@ -64,16 +66,19 @@ class Checker {
       const Word* header = p;
       if ((first & Header::kTagMask) == Header::kCountTag) {
         uint64_t n = first >> 2;
-        if (n == 0 || n + 1 >= static_cast<uint64_t>(s.end - p)) return fail("count word runs past the space", p, -1, s.name);
+        if (n == 0 || n + 1 >= static_cast<uint64_t>(s.end - p))
+          return fail("count word runs past the space", p, -1, s.name);
         header = p + 1 + n;
         if (const char* why = header_problem(*header)) return fail(why, header, -1, s.name);
         if (Header::nrefs(*header) != n) return fail("count word disagrees with header", header, -1, s.name);
       } else {
         if (const char* why = header_problem(first)) return fail(why, header, -1, s.name);
-        if (Header::nrefs(first) != 0) return fail("object with references lacks its count word", header, -1, s.name);
+        if (Header::nrefs(first) != 0)
+          return fail("object with references lacks its count word", header, -1, s.name);
       }
       uint64_t raw = Header::raw_words(*header);
-      if (raw >= static_cast<uint64_t>(s.end - header)) return fail("object runs past the end of its space", header, -1, s.name);
+      if (raw >= static_cast<uint64_t>(s.end - header))
+        return fail("object runs past the end of its space", header, -1, s.name);
       if (Header::class_id(*header) != kFillerClass) objects_.emplace(header, s.name);
       p = header + 1 + raw;
     }
@@ -107,11 +112,13 @@ class Checker {
 
   bool check_large_object(const Word* h) {
     const char* space = shape_.large_space.name;
-    if (h < shape_.large_space.begin || h >= shape_.large_space.end) return fail("large object outside its space", h, -1, space);
+    if (h < shape_.large_space.begin || h >= shape_.large_space.end)
+      return fail("large object outside its space", h, -1, space);
     if (const char* why = header_problem(*h)) return fail(why, h, -1, space);
     if (Header::class_id(*h) == kFillerClass) return fail("large object of the filler class", h, -1, space);
     uint64_t n = Header::nrefs(*h);
-    if (n && *(h - 1 - n) != Header::count_word(n)) return fail("count word disagrees with header", h, -1, space);
+    if (n && *(h - 1 - n) != Header::count_word(n))
+      return fail("count word disagrees with header", h, -1, space);
     objects_.emplace(h, space);
     return true;
   }
@@ -147,7 +154,8 @@ class Checker {
     for (size_t g = 0; g < groups.size(); ++g) {
       std::string space = "roots (group " + std::to_string(g) + ")";
       for (size_t i = 0; i < groups[g].count; ++i)
-        if (!check_reference(groups[g].slots[i], nullptr, static_cast<int64_t>(i), space.c_str())) return false;
+        if (!check_reference(groups[g].slots[i], nullptr, static_cast<int64_t>(i), space.c_str()))
+          return false;
     }
     while (!stack_.empty()) {
       const Word* h = stack_.back();

@@ -84,9 +84,9 @@ class VerifiableHeap {
 
 struct Failure {
   std::string what;
-  uintptr_t object = 0;   // header address of the object holding the slot
-  int64_t slot = -1;      // slot index, -1 when not about a slot
-  std::string space;      // the space the object (or root group) lies in
+  uintptr_t object = 0;  // header address of the object holding the slot
+  int64_t slot = -1;     // slot index, -1 when not about a slot
+  std::string space;     // the space the object (or root group) lies in
   uint64_t collection = 0;
 
   std::string message() const;

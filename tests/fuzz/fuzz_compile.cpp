@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   compiler::Program program;
   // A folder that does not exist: relative imports fail the same way on
   // every machine instead of reading whatever lies around.
-  compiler::CompileResult r = compiler::compile_source(program, "/nonexistent/gclab-fuzz/input.src", source, options);
+  compiler::CompileResult r =
+      compiler::compile_source(program, "/nonexistent/gclab-fuzz/input.src", source, options);
   if (r.ok) {
     if (!r.errors.empty()) __builtin_trap();  // ok with errors: a contract violation
     compiler::disassemble(program, r.function, null_out);

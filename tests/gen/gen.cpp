@@ -91,8 +91,7 @@ enum class Kind {
 };
 
 bool holds_refs(Kind k) {
-  return k != Kind::kEmpty && k != Kind::kNums && k != Kind::kFiber && k != Kind::kGen &&
-         k != Kind::kStr;
+  return k != Kind::kEmpty && k != Kind::kNums && k != Kind::kFiber && k != Kind::kGen && k != Kind::kStr;
 }
 
 struct GenClass {
@@ -147,18 +146,22 @@ class Generator {
     return rng_.range(0, max_depth);
   }
 
-  std::string cls_field(int c, const char* kind, int i) {
-    return "k" + S(c) + kind + S(i);
-  }
+  std::string cls_field(int c, const char* kind, int i) { return "k" + S(c) + kind + S(i); }
 
   std::string ref_init(const std::string& t) {
     switch (rng_.below(6)) {
-      case 0: return "nil";
-      case 1: return "\"r\" + str(" + t + " % 13)";
-      case 2: return "[" + t + ", " + t + " % 7]";
-      case 3: return "{\"t\": " + t + "}";
-      case 4: return "NumArray(1 + " + t + " % 4)";
-      default: return "this";
+      case 0:
+        return "nil";
+      case 1:
+        return "\"r\" + str(" + t + " % 13)";
+      case 2:
+        return "[" + t + ", " + t + " % 7]";
+      case 3:
+        return "{\"t\": " + t + "}";
+      case 4:
+        return "NumArray(1 + " + t + " % 4)";
+      default:
+        return "this";
     }
   }
 
@@ -200,7 +203,8 @@ class Generator {
                (rng_.chance(30) ? " / 4" : "") + ";");
         for (int i = 0; i < k.bools; ++i)
           line("    this." + cls_field(c, "b", i) + " = t % " + S(i + 2) + " == 0;");
-        for (int i = 0; i < k.refs; ++i) line("    this." + cls_field(c, "r", i) + " = " + ref_init("t") + ";");
+        for (int i = 0; i < k.refs; ++i)
+          line("    this." + cls_field(c, "r", i) + " = " + ref_init("t") + ";");
         line("  }");
       }
       if (k.has_walk) {
@@ -208,8 +212,7 @@ class Generator {
         line("    let h = super.walk(st);");
         for (int i = 0; i < k.refs; ++i) line("    push(st, this." + cls_field(c, "r", i) + ");");
         for (int i = 0; i < k.nums; ++i) line("    h = mix(h, this." + cls_field(c, "n", i) + ");");
-        for (int i = 0; i < k.bools; ++i)
-          line("    h = mix(h, this." + cls_field(c, "b", i) + " ? 3 : 5);");
+        for (int i = 0; i < k.bools; ++i) line("    h = mix(h, this." + cls_field(c, "b", i) + " ? 3 : 5);");
         line("    return h;");
         line("  }");
       }
@@ -257,7 +260,9 @@ class Generator {
     line("  on: bool;");
     line("  b;");
     line("  init(t) { super.init(t); this.w = t % 89; this.on = t % 2 == 1; }");
-    line("  walk(st) { push(st, this.a); push(st, this.b); return mix(mix(super.walk(st), this.w), this.on ? 1 : 2); }");
+    line(
+        "  walk(st) { push(st, this.a); push(st, this.b); return mix(mix(super.walk(st), this.w), this.on ? "
+        "1 : 2); }");
     line("}");
   }
 
@@ -704,28 +709,40 @@ fn deep(n, t) {
   // An expression building a fresh structure of kind k.
   std::string build_expr(Kind k) {
     switch (k) {
-      case Kind::kTree: return "mk_tree(" + S(depth()) + ", " + S(t()) + ")";
-      case Kind::kList: return "mk_list(" + S(count()) + ", " + S(t()) + ")";
-      case Kind::kRing: return "mk_ring(" + S(count()) + ", " + S(t()) + ")";
-      case Kind::kDag: return "mk_dag(" + S(count()) + ", " + S(t()) + ")";
-      case Kind::kWide: return "mk_wide(" + S(wide_count()) + ", " + S(t()) + ")";
-      case Kind::kNums: return "mk_nums(" + S(wide_count()) + ", " + S(t()) + ")";
-      case Kind::kSMap: return "mk_smap(" + S(count()) + ", " + S(t()) + ")";
-      case Kind::kNMap: return "mk_nmap(" + S(count()) + ", " + S(t()) + ")";
-      case Kind::kOMap: return "mk_omap(" + S(count()) + ", " + S(t()) + ")";
-      case Kind::kClosures: return "mk_closures(" + S(rng_.range(1, 6 + size_ / 4)) + ", " + S(t()) + ")";
-      case Kind::kFiber: return "mk_fiber(" + S(count()) + ", " + S(t()) + ")";
-      case Kind::kGen: return "mk_gen(" + S(rng_.range(1, 10 + size_)) + ", " + S(t()) + ")";
-      case Kind::kNested: return "[mk_nested(" + S(rng_.range(1, 5)) + ", " + S(t()) + ")]";
+      case Kind::kTree:
+        return "mk_tree(" + S(depth()) + ", " + S(t()) + ")";
+      case Kind::kList:
+        return "mk_list(" + S(count()) + ", " + S(t()) + ")";
+      case Kind::kRing:
+        return "mk_ring(" + S(count()) + ", " + S(t()) + ")";
+      case Kind::kDag:
+        return "mk_dag(" + S(count()) + ", " + S(t()) + ")";
+      case Kind::kWide:
+        return "mk_wide(" + S(wide_count()) + ", " + S(t()) + ")";
+      case Kind::kNums:
+        return "mk_nums(" + S(wide_count()) + ", " + S(t()) + ")";
+      case Kind::kSMap:
+        return "mk_smap(" + S(count()) + ", " + S(t()) + ")";
+      case Kind::kNMap:
+        return "mk_nmap(" + S(count()) + ", " + S(t()) + ")";
+      case Kind::kOMap:
+        return "mk_omap(" + S(count()) + ", " + S(t()) + ")";
+      case Kind::kClosures:
+        return "mk_closures(" + S(rng_.range(1, 6 + size_ / 4)) + ", " + S(t()) + ")";
+      case Kind::kFiber:
+        return "mk_fiber(" + S(count()) + ", " + S(t()) + ")";
+      case Kind::kGen:
+        return "mk_gen(" + S(rng_.range(1, 10 + size_)) + ", " + S(t()) + ")";
+      case Kind::kNested:
+        return "[mk_nested(" + S(rng_.range(1, 5)) + ", " + S(t()) + ")]";
       case Kind::kStr:
         return "mk_str(" + S(rng_.chance(15) ? rng_.range(3000, 5000) : count()) + ", " + S(t()) + ")";
-      default: return "nil";
+      default:
+        return "nil";
     }
   }
 
-  Kind random_kind() {
-    return static_cast<Kind>(rng_.range(1, static_cast<int>(Kind::kCount) - 1));
-  }
+  Kind random_kind() { return static_cast<Kind>(rng_.range(1, static_cast<int>(Kind::kCount) - 1)); }
 
   // A statement that changes the structure in slot i in place (or replaces
   // it with a related one), keeping its kind.
@@ -734,44 +751,63 @@ fn deep(n, t) {
     switch (slots_[i]) {
       case Kind::kTree:
         switch (rng_.below(3)) {
-          case 0: return "tree_graft(" + v + ", " + S(t()) + ", " + S(depth()) + ");";
-          case 1: return "tree_flip(" + v + ", " + S(rng_.range(1, 6)) + ");";
-          default: return "tree_prune(" + v + ", " + S(t()) + ");";
+          case 0:
+            return "tree_graft(" + v + ", " + S(t()) + ", " + S(depth()) + ");";
+          case 1:
+            return "tree_flip(" + v + ", " + S(rng_.range(1, 6)) + ");";
+          default:
+            return "tree_prune(" + v + ", " + S(t()) + ");";
         }
       case Kind::kList:
         switch (rng_.below(4)) {
-          case 0: return v + " = list_push(" + v + ", " + S(count()) + ", " + S(t()) + ");";
-          case 1: return v + " = list_rev(" + v + ");";
-          case 2: return v + " = list_drop(" + v + ", " + S(rng_.range(2, 5)) + ");";
-          default: return "print(" + label() + ", list_len(" + v + "));";
+          case 0:
+            return v + " = list_push(" + v + ", " + S(count()) + ", " + S(t()) + ");";
+          case 1:
+            return v + " = list_rev(" + v + ");";
+          case 2:
+            return v + " = list_drop(" + v + ", " + S(rng_.range(2, 5)) + ");";
+          default:
+            return "print(" + label() + ", list_len(" + v + "));";
         }
       case Kind::kRing:
         switch (rng_.below(3)) {
-          case 0: return "ring_insert(" + v + ", " + S(count()) + ", " + S(t()) + ");";
-          case 1: return "ring_cut(" + v + ", " + S(count()) + ");";
-          default: return v + " = ring_walk(" + v + ", " + S(rng_.range(1, 50)) + ");";
+          case 0:
+            return "ring_insert(" + v + ", " + S(count()) + ", " + S(t()) + ");";
+          case 1:
+            return "ring_cut(" + v + ", " + S(count()) + ");";
+          default:
+            return v + " = ring_walk(" + v + ", " + S(rng_.range(1, 50)) + ");";
         }
       case Kind::kDag:
         switch (rng_.below(3)) {
-          case 0: return "dag_rewire(" + v + ", " + S(t()) + ", " + S(count()) + ");";
-          case 1: return "trim(" + v + ", " + S(count()) + ");";
-          default: return "push(" + v + ", DNode(" + S(t()) + "));";
+          case 0:
+            return "dag_rewire(" + v + ", " + S(t()) + ", " + S(count()) + ");";
+          case 1:
+            return "trim(" + v + ", " + S(count()) + ");";
+          default:
+            return "push(" + v + ", DNode(" + S(t()) + "));";
         }
       case Kind::kWide:
         switch (rng_.below(4)) {
-          case 0: return "wide_poke(" + v + ", " + S(t()) + ", " + S(count()) + ");";
-          case 1: return "trim(" + v + ", " + S(count()) + ");";
-          case 2: return "wide_grow(" + v + ", " + S(count()) + ", " + S(t()) + ");";
-          default: return "if (len(" + v + ") > 0) { " + v + "[" + S(t()) + " % len(" + v + ")] = " + v + "; }";
+          case 0:
+            return "wide_poke(" + v + ", " + S(t()) + ", " + S(count()) + ");";
+          case 1:
+            return "trim(" + v + ", " + S(count()) + ");";
+          case 2:
+            return "wide_grow(" + v + ", " + S(count()) + ", " + S(t()) + ");";
+          default:
+            return "if (len(" + v + ") > 0) { " + v + "[" + S(t()) + " % len(" + v + ")] = " + v + "; }";
         }
       case Kind::kNums:
         switch (rng_.below(3)) {
-          case 0: return "nums_poke(" + v + ", " + S(t()) + ", " + S(count()) + ");";
+          case 0:
+            return "nums_poke(" + v + ", " + S(t()) + ", " + S(count()) + ");";
           case 1: {
             int a = rng_.range(-5, 40);
             return v + " = slice(" + v + ", " + S(a) + ", " + S(a + count()) + ");";
           }
-          default: return "print(" + label() + ", len(" + v + "), ck(" + v + "));";
+          default:
+            return "print(" + label() + ", len(" + v + "), ck(" + v + "));";
         }
       case Kind::kSMap:
       case Kind::kNMap:
@@ -779,35 +815,47 @@ fn deep(n, t) {
           case 0:
             return "map_churn(" + v + ", " + S(t()) + ", " + S(count()) + ", " +
                    (slots_[i] == Kind::kNMap ? "true" : "false") + ");";
-          case 1: return "print(" + label() + ", len(keys(" + v + ")), len(str(" + v + ")));";
+          case 1:
+            return "print(" + label() + ", len(keys(" + v + ")), len(str(" + v + ")));";
           default: {
-            std::string key = slots_[i] == Kind::kNMap ? S(rng_.range(-150, 150)) : "\"k" + S(rng_.range(0, 40)) + "\"";
-            return "if (has(" + v + ", " + key + ")) { delete(" + v + ", " + key + "); } else { " + v + "[" + key +
-                   "] = newobj(" + S(t()) + "); }";
+            std::string key =
+                slots_[i] == Kind::kNMap ? S(rng_.range(-150, 150)) : "\"k" + S(rng_.range(0, 40)) + "\"";
+            return "if (has(" + v + ", " + key + ")) { delete(" + v + ", " + key + "); } else { " + v + "[" +
+                   key + "] = newobj(" + S(t()) + "); }";
           }
         }
       case Kind::kOMap:
         switch (rng_.below(2)) {
-          case 0: return "omap_churn(" + v + ", " + S(t()) + ", " + S(count()) + ");";
-          default: return "print(" + label() + ", omap_check(" + v + "));";
+          case 0:
+            return "omap_churn(" + v + ", " + S(t()) + ", " + S(count()) + ");";
+          default:
+            return "print(" + label() + ", omap_check(" + v + "));";
         }
       case Kind::kClosures:
         return "print(" + label() + ", run_closures(" + v + ", " + S(rng_.range(0, 9)) + "));";
       case Kind::kFiber:
       case Kind::kGen:
-        return "if (!done(" + v + ")) { print(" + label() + ", resume(" + v + ", " + S(rng_.range(0, 99)) + ")); }";
+        return "if (!done(" + v + ")) { print(" + label() + ", resume(" + v + ", " + S(rng_.range(0, 99)) +
+               ")); }";
       case Kind::kNested:
         switch (rng_.below(2)) {
-          case 0: return "nested_poke(" + v + ", " + S(t()) + ");";
-          default: return "print(" + label() + ", len(str(" + v + ")));";
+          case 0:
+            return "nested_poke(" + v + ", " + S(t()) + ");";
+          default:
+            return "print(" + label() + ", len(str(" + v + ")));";
         }
       case Kind::kStr:
         switch (rng_.below(3)) {
-          case 0: return v + " = str_mut(" + v + ", " + S(t()) + ");";
-          case 1: return "print(" + label() + ", len(" + v + "), find(" + v + ", \"p" + S(rng_.range(0, 96)) + "\"));";
-          default: return v + " = " + v + " + \"q" + S(rng_.range(0, 9)) + "\";";
+          case 0:
+            return v + " = str_mut(" + v + ", " + S(t()) + ");";
+          case 1:
+            return "print(" + label() + ", len(" + v + "), find(" + v + ", \"p" + S(rng_.range(0, 96)) +
+                   "\"));";
+          default:
+            return v + " = " + v + " + \"q" + S(rng_.range(0, 9)) + "\";";
         }
-      default: return "";
+      default:
+        return "";
     }
   }
 
@@ -818,15 +866,21 @@ fn deep(n, t) {
     switch (slots_[i]) {
       case Kind::kTree:
       case Kind::kList:
-      case Kind::kRing: return a + ".link = " + b + ";";
+      case Kind::kRing:
+        return a + ".link = " + b + ";";
       case Kind::kDag:
       case Kind::kWide:
       case Kind::kClosures:
-      case Kind::kNested: return "push(" + a + ", " + b + ");";
-      case Kind::kSMap: return a + "[\"l" + S(rng_.range(0, 9)) + "\"] = " + b + ";";
-      case Kind::kNMap: return a + "[" + S(rng_.range(-9, 9)) + "] = " + b + ";";
-      case Kind::kOMap: return "omap_add(" + a + ", " + b + ", " + S(rng_.range(0, 999)) + ");";
-      default: return "";
+      case Kind::kNested:
+        return "push(" + a + ", " + b + ");";
+      case Kind::kSMap:
+        return a + "[\"l" + S(rng_.range(0, 9)) + "\"] = " + b + ";";
+      case Kind::kNMap:
+        return a + "[" + S(rng_.range(-9, 9)) + "] = " + b + ";";
+      case Kind::kOMap:
+        return "omap_add(" + a + ", " + b + ", " + S(rng_.range(0, 999)) + ");";
+      default:
+        return "";
     }
   }
 
@@ -897,15 +951,20 @@ fn deep(n, t) {
         std::string e = build_expr(k);
         // Vary the build seed with r: replace the last argument's "t)" tail.
         size_t comma = e.rfind(", ");
-        std::string varied = comma == std::string::npos ? e : e.substr(0, comma) + ", r + " + e.substr(comma + 2);
+        std::string varied =
+            comma == std::string::npos ? e : e.substr(0, comma) + ", r + " + e.substr(comma + 2);
         int reps = rng_.range(2, 6);
         return "{ let acc = 0; for (let r = 0; r < " + S(reps) + "; r += 1) { " + g(i) + " = " + varied +
                "; acc = mix(acc, ck(" + g(i) + ")); } print(" + label() + ", acc); }";
       }
-      case kChurn: return "print(" + label() + ", churn(" + S(count()) + ", " + S(t()) + "));";
-      case kDeep: return "print(" + label() + ", deep(" + S(rng_.range(1, std::min(5000, 50 + size_ * 4))) + ", " + S(t()) + "));";
+      case kChurn:
+        return "print(" + label() + ", churn(" + S(count()) + ", " + S(t()) + "));";
+      case kDeep:
+        return "print(" + label() + ", deep(" + S(rng_.range(1, std::min(5000, 50 + size_ * 4))) + ", " +
+               S(t()) + "));";
       case kGc:
-      default: return "gc();";
+      default:
+        return "gc();";
     }
   }
 

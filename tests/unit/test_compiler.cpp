@@ -82,7 +82,8 @@ std::string verify_stack(const Program& p, uint32_t index) {
   const auto& code = fn.code;
   auto u16at = [&](size_t at) { return static_cast<uint32_t>(code[at] | (code[at + 1] << 8)); };
   auto u32at = [&](size_t at) {
-    return static_cast<uint32_t>(code[at] | (code[at + 1] << 8) | (code[at + 2] << 16) | (uint32_t(code[at + 3]) << 24));
+    return static_cast<uint32_t>(code[at] | (code[at + 1] << 8) | (code[at + 2] << 16) |
+                                 (uint32_t(code[at + 3]) << 24));
   };
   std::vector<int> depth_at(code.size() + 1, -1);
   std::vector<std::pair<size_t, int>> work = {{0, 1 + (fn.is_method ? 1 : 0) + fn.arity}};
@@ -106,45 +107,119 @@ std::string verify_stack(const Program& p, uint32_t index) {
       bool ends = false, uncond = false;
       auto slot_ok = [&](uint32_t slot) { return static_cast<int>(slot) < depth; };
       switch (op) {
-        case Op::Const: case Op::GetGlobal: effect = 1; at += 4; break;
-        case Op::Nil: case Op::True: case Op::False: case Op::Dup: effect = 1; break;
-        case Op::Dup2: effect = 2; break;
-        case Op::Pop: case Op::GetIndex: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt:
-        case Op::Ge: case Op::Is: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod:
-        case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::ReplPrint:
-          effect = -1; break;
-        case Op::Neg: case Op::Not: case Op::BitNot: break;
-        case Op::SetIndex: effect = -2; break;
-        case Op::PopN: effect = -static_cast<int>(u16at(at)); at += 2; break;
-        case Op::GetLocal: case Op::GetBoxed:
+        case Op::Const:
+        case Op::GetGlobal:
+          effect = 1;
+          at += 4;
+          break;
+        case Op::Nil:
+        case Op::True:
+        case Op::False:
+        case Op::Dup:
+          effect = 1;
+          break;
+        case Op::Dup2:
+          effect = 2;
+          break;
+        case Op::Pop:
+        case Op::GetIndex:
+        case Op::Eq:
+        case Op::Ne:
+        case Op::Lt:
+        case Op::Le:
+        case Op::Gt:
+        case Op::Ge:
+        case Op::Is:
+        case Op::Add:
+        case Op::Sub:
+        case Op::Mul:
+        case Op::Div:
+        case Op::Mod:
+        case Op::BitAnd:
+        case Op::BitOr:
+        case Op::BitXor:
+        case Op::Shl:
+        case Op::Shr:
+        case Op::ReplPrint:
+          effect = -1;
+          break;
+        case Op::Neg:
+        case Op::Not:
+        case Op::BitNot:
+          break;
+        case Op::SetIndex:
+          effect = -2;
+          break;
+        case Op::PopN:
+          effect = -static_cast<int>(u16at(at));
+          at += 2;
+          break;
+        case Op::GetLocal:
+        case Op::GetBoxed:
           if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
-          effect = 1; at += 2; break;
-        case Op::SetLocal: case Op::SetBoxed: case Op::Box: case Op::Rebox:
-          if (!slot_ok(u16at(at)) || (op == Op::SetLocal || op == Op::SetBoxed ? u16at(at) + 1 >= static_cast<uint32_t>(depth) : false))
+          effect = 1;
+          at += 2;
+          break;
+        case Op::SetLocal:
+        case Op::SetBoxed:
+        case Op::Box:
+        case Op::Rebox:
+          if (!slot_ok(u16at(at)) ||
+              (op == Op::SetLocal || op == Op::SetBoxed ? u16at(at) + 1 >= static_cast<uint32_t>(depth)
+                                                        : false))
             return "bad slot at " + std::to_string(pc);
-          at += 2; break;
+          at += 2;
+          break;
         case Op::GetUpval:
           if (u16at(at) >= fn.num_upvalues) return "bad upvalue";
-          effect = 1; at += 2; break;
+          effect = 1;
+          at += 2;
+          break;
         case Op::SetUpval:
           if (u16at(at) >= fn.num_upvalues) return "bad upvalue";
-          at += 2; break;
-        case Op::SetGlobal: case Op::Import: at += 4; break;
-        case Op::DefineGlobal: effect = -1; at += 4; break;
+          at += 2;
+          break;
+        case Op::SetGlobal:
+        case Op::Import:
+          at += 4;
+          break;
+        case Op::DefineGlobal:
+          effect = -1;
+          at += 4;
+          break;
         case Op::GetField:
           if (u32at(at + 4) >= fn.num_ics) return "bad ic";
-          at += 8; break;
+          at += 8;
+          break;
         case Op::SetField:
           if (u32at(at + 4) >= fn.num_ics) return "bad ic";
-          effect = -1; at += 8; break;
+          effect = -1;
+          at += 8;
+          break;
         case Op::GetMethod:
           if (u32at(at + 4) >= fn.num_ics) return "bad ic";
-          effect = 1; at += 8; break;
-        case Op::CallMethod: effect = -static_cast<int>(u16at(at)) - 1; at += 2; break;
-        case Op::Call: effect = -static_cast<int>(u16at(at)); at += 2; break;
-        case Op::GetSuper: effect = -1; at += 4; break;
-        case Op::SuperInvoke: effect = -static_cast<int>(u16at(at + 4)) - 1; at += 6; break;
-        case Op::Return: ends = true; break;
+          effect = 1;
+          at += 8;
+          break;
+        case Op::CallMethod:
+          effect = -static_cast<int>(u16at(at)) - 1;
+          at += 2;
+          break;
+        case Op::Call:
+          effect = -static_cast<int>(u16at(at));
+          at += 2;
+          break;
+        case Op::GetSuper:
+          effect = -1;
+          at += 4;
+          break;
+        case Op::SuperInvoke:
+          effect = -static_cast<int>(u16at(at + 4)) - 1;
+          at += 6;
+          break;
+        case Op::Return:
+          ends = true;
+          break;
         case Op::Closure: {
           const Constant& k = fn.constants.at(u32at(at));
           if (k.kind != Constant::Kind::kFunction) return "closure constant";
@@ -166,24 +241,35 @@ std::string verify_stack(const Program& p, uint32_t index) {
           at += 4;
           break;
         }
-        case Op::Array: effect = 1 - static_cast<int>(u32at(at)); at += 4; break;
-        case Op::Map: effect = 1 - 2 * static_cast<int>(u32at(at)); at += 4; break;
+        case Op::Array:
+          effect = 1 - static_cast<int>(u32at(at));
+          at += 4;
+          break;
+        case Op::Map:
+          effect = 1 - 2 * static_cast<int>(u32at(at));
+          at += 4;
+          break;
         case Op::IterPrep:
           if (u16at(at) + 3 > static_cast<uint32_t>(depth)) return "IterPrep slots";
-          at += 2; break;
+          at += 2;
+          break;
         case Op::IterNext:
           target = static_cast<long>(at + 6) + static_cast<int32_t>(u32at(at + 2));
           effect = 1;
           at += 6;
           break;
-        case Op::Jump: case Op::JumpIfFalse: case Op::JumpIfFalseKeep: case Op::JumpIfTrueKeep:
+        case Op::Jump:
+        case Op::JumpIfFalse:
+        case Op::JumpIfFalseKeep:
+        case Op::JumpIfTrueKeep:
           target = static_cast<long>(at + 4) + static_cast<int32_t>(u32at(at));
           at += 4;
           uncond = op == Op::Jump;
           effect = op == Op::Jump ? 0 : -1;
           target_effect = op == Op::JumpIfFalse ? -1 : 0;
           break;
-        default: return "unknown opcode";
+        default:
+          return "unknown opcode";
       }
       if (ends) break;
       if (target >= 0) {
@@ -208,10 +294,10 @@ TEST_CASE("lexer: tokens, numbers, strings, positions") {
   auto t = lex("let x = 0xff + 2.5e-3; // c\n /* b\n */ \"a\\n\\x41\\0\" <<= >> && || ? : is %= 1e9 3.25");
   std::vector<Tok> types;
   for (auto& tok : t) types.push_back(tok.type);
-  std::vector<Tok> want = {Tok::Let,    Tok::Ident,  Tok::Eq,      Tok::Number,   Tok::Plus,
-                           Tok::Number, Tok::Semicolon, Tok::String, Tok::Shl,     Tok::Eq,
-                           Tok::Shr,    Tok::AmpAmp, Tok::PipePipe, Tok::Question, Tok::Colon,
-                           Tok::Is,     Tok::PercentEq, Tok::Number, Tok::Number, Tok::Eof};
+  std::vector<Tok> want = {Tok::Let,    Tok::Ident,     Tok::Eq,       Tok::Number,   Tok::Plus,
+                           Tok::Number, Tok::Semicolon, Tok::String,   Tok::Shl,      Tok::Eq,
+                           Tok::Shr,    Tok::AmpAmp,    Tok::PipePipe, Tok::Question, Tok::Colon,
+                           Tok::Is,     Tok::PercentEq, Tok::Number,   Tok::Number,   Tok::Eof};
   CHECK(types == want);
   CHECK(t[3].num == 255);
   CHECK(t[5].num == 2.5e-3);
@@ -239,7 +325,8 @@ TEST_CASE("precedence") {
   CHECK(script_ops("a is B | c;") == "GetGlobal GetGlobal GetGlobal BitOr Is Pop Nil Return");
   CHECK(script_ops("a < b == c is D;") == "GetGlobal GetGlobal Lt GetGlobal GetGlobal Is Eq Pop Nil Return");
   CHECK(script_ops("1 << 2 + 3;") == "Const Const Const Add Shl Pop Nil Return");
-  CHECK(script_ops("a || b && c;") == "GetGlobal JumpIfTrueKeep GetGlobal JumpIfFalseKeep GetGlobal Pop Nil Return");
+  CHECK(script_ops("a || b && c;") ==
+        "GetGlobal JumpIfTrueKeep GetGlobal JumpIfFalseKeep GetGlobal Pop Nil Return");
   CHECK(script_ops("-a.b[1]();") == "GetGlobal GetField Const GetIndex Call Neg Pop Nil Return");
   CHECK(script_ops("a = b = 1;") == "Const SetGlobal SetGlobal Pop Nil Return");
   CHECK(script_ops("c ? 1 : 2;") == "GetGlobal JumpIfFalse Const Jump Const Pop Nil Return");
@@ -259,13 +346,15 @@ TEST_CASE("compile errors at the right line and column") {
   CHECK(errors_of("while (true) { fn f() { continue; } }") == "1:25: 'continue' outside a loop");
   CHECK(errors_of("if (x) { return 1; }") == "1:10: 'return' outside a function");
   CHECK(errors_of("fn f() { return this; }") == "1:17: 'this' outside a method");
-  CHECK(errors_of("class A { m() { return super.m(); } }") == "1:24: 'super' in a class without a superclass");
+  CHECK(errors_of("class A { m() { return super.m(); } }") ==
+        "1:24: 'super' in a class without a superclass");
   CHECK(errors_of("super.x;") == "1:1: 'super' outside a class");
   CHECK(errors_of("1 = 2;") == "1:3: invalid assignment target");
   CHECK(where("a + b = c;") == "1:7");
   CHECK(where("f() = 1;") == "1:5");
   CHECK(where("a.b += 1; a[0] -= 1; a = 2;") == "");
-  CHECK(errors_of("fn f() { let a = a + 1; }") == "1:18: cannot read local variable 'a' in its own initializer");
+  CHECK(errors_of("fn f() { let a = a + 1; }") ==
+        "1:18: cannot read local variable 'a' in its own initializer");
   CHECK(where("{ let f = fn (n) { return n < 2 ? 1 : n * f(n - 1); }; }") == "");
   CHECK(where("let a = a;") == "");  // a global: checked at run time
   CHECK(errors_of("import \"no/such/file.src\";") == "1:8: cannot read 'no/such/file.src'");
@@ -297,10 +386,11 @@ TEST_CASE("format_diagnostic puts the caret under the column") {
 
 TEST_CASE("max_slots is the exact peak stack height") {
   Program p;
-  REQUIRE(compile(p, "fn f(a) { return a + (a * (a - 1)); }\n"
-                     "fn g(o) { return o.m(1, [2, 3]); }\n"
-                     "fn h() { let x = 1; { let y = 2; let z = {x: y, 1: 2}; } let w = x; return w; }\n"
-                     "class C { m(a, b) { return this.n(a) + b; } }\n")
+  REQUIRE(compile(p,
+                  "fn f(a) { return a + (a * (a - 1)); }\n"
+                  "fn g(o) { return o.m(1, [2, 3]); }\n"
+                  "fn h() { let x = 1; { let y = 2; let z = {x: y, 1: 2}; } let w = x; return w; }\n"
+                  "class C { m(a, b) { return this.n(a) + b; } }\n")
               .ok);
   CHECK(p.functions[find_function(p, "f")]->max_slots == 6);
   CHECK(p.functions[find_function(p, "g")]->max_slots == 7);
@@ -334,7 +424,9 @@ TEST_CASE("hoisting") {
 
 TEST_CASE("upvalue descriptors through two levels") {
   Program p;
-  REQUIRE(compile(p, "fn outer() { let x = 1; fn mid() { fn inner() { return x; } return inner; } return mid; }").ok);
+  REQUIRE(
+      compile(p, "fn outer() { let x = 1; fn mid() { fn inner() { return x; } return inner; } return mid; }")
+          .ok);
   std::ostringstream dis;
   disassemble(p, find_function(p, "outer"), dis);
   std::string text = dis.str();
@@ -350,11 +442,13 @@ TEST_CASE("upvalue descriptors through two levels") {
 
 TEST_CASE("captured variables, loops and initializers") {
   Program p;
-  REQUIRE(compile(p, "fn f() { let fs = []; for (let i = 0; i < 3; i += 1) { push(fs, fn () { return i; }); } }\n"
-                     "fn g() { for (let i = 0; i < 3; i += 1) { } }\n"
-                     "fn h(xs) { for (x in xs) { let k = fn () { return x; }; } }\n"
-                     "fn r() { let f = fn () { return f; }; }\n")
-              .ok);
+  REQUIRE(
+      compile(p,
+              "fn f() { let fs = []; for (let i = 0; i < 3; i += 1) { push(fs, fn () { return i; }); } }\n"
+              "fn g() { for (let i = 0; i < 3; i += 1) { } }\n"
+              "fn h(xs) { for (x in xs) { let k = fn () { return x; }; } }\n"
+              "fn r() { let f = fn () { return f; }; }\n")
+          .ok);
   CHECK(ops(p, find_function(p, "f")).find("Rebox") != std::string::npos);
   CHECK(ops(p, find_function(p, "g")).find("Rebox") == std::string::npos);
   CHECK(ops(p, find_function(p, "h")) ==
@@ -364,8 +458,10 @@ TEST_CASE("captured variables, loops and initializers") {
 
 TEST_CASE("classes and super") {
   Program p;
-  CompileResult r = compile(p, "class A { v: num; ok: bool; w; init(v) { this.v = v; } get() { return this.v; } }\n"
-                               "class B < A { init() { super.init(1); } f() { return super.get; } }\n");
+  CompileResult r =
+      compile(p,
+              "class A { v: num; ok: bool; w; init(v) { this.v = v; } get() { return this.v; } }\n"
+              "class B < A { init() { super.init(1); } f() { return super.get; } }\n");
   REQUIRE(r.ok);
   REQUIRE(p.classes.size() == 2);
   const ClassDesc& a = *p.classes[0];

@@ -52,7 +52,9 @@ struct Heap {
   }
   Value& root(size_t i) { return roots.roots[i]; }
   Word* obj(size_t i) { return roots.roots[i].as_ref(); }
-  Word* alloc(uint64_t nrefs, uint64_t raw, uint32_t cls = kNode) { return gc::allocate(*c, cls, nrefs, raw); }
+  Word* alloc(uint64_t nrefs, uint64_t raw, uint32_t cls = kNode) {
+    return gc::allocate(*c, cls, nrefs, raw);
+  }
   void collect() { c->collect(GcCause::kExplicit); }
 };
 
@@ -530,7 +532,8 @@ TEST_CASE("random graphs match a shadow model across collections") {
           break;
         }
         case 4:
-          if (next(40) == 0) h.root(r) = Value::nil();
+          if (next(40) == 0)
+            h.root(r) = Value::nil();
           else if (h.root(r).is_ref()) {
             Word* w = h.obj(r);
             uint64_t hash = h.c->identity_hash(w);

@@ -87,7 +87,8 @@ TEST_CASE("Value: doubles round-trip bit for bit and are nums") {
   CHECK(std::signbit(Value::num(-0.0).as_num()));
   CHECK_FALSE(std::signbit(Value::num(0.0).as_num()));
   CHECK(std::isnan(Value::num(std::nan("")).as_num()));
-  CHECK(Value::num(std::numeric_limits<double>::infinity()).as_num() == std::numeric_limits<double>::infinity());
+  CHECK(Value::num(std::numeric_limits<double>::infinity()).as_num() ==
+        std::numeric_limits<double>::infinity());
   CHECK(Value::num(-std::numeric_limits<double>::infinity()).as_num() ==
         -std::numeric_limits<double>::infinity());
 }
@@ -166,7 +167,7 @@ TEST_CASE("Value: a ref round-trips a pointer and is_ref is one mask and compare
   std::mt19937_64 rng(7);
   for (int i = 0; i < 100000; ++i) {
     uint64_t b = rng();
-    if (i % 4 == 0) b = (b & ~Value::kTagMask) | Value::kRefTag;     // ref-shaped
+    if (i % 4 == 0) b = (b & ~Value::kTagMask) | Value::kRefTag;      // ref-shaped
     if (i % 4 == 1) b = (b & ~Value::kTagMask) | Value::kSpecialTag;  // special-shaped
     Value v = Value::from_bits(b);
     CHECK(v.is_ref() == ((b & Value::kTagMask) == Value::kRefTag));
@@ -184,8 +185,8 @@ TEST_CASE("Value: a ref round-trips a pointer and is_ref is one mask and compare
 // Header fields
 
 TEST_CASE("Header: make round-trips class id, nrefs and raw words") {
-  const uint32_t classes[] = {kFillerClass, kStringClass, kArrayClass, kMapStorageClass, kStackClass,
-                              kFirstUserClass, 1000, kMaxClassId};
+  const uint32_t classes[] = {kFillerClass, kStringClass,    kArrayClass, kMapStorageClass,
+                              kStackClass,  kFirstUserClass, 1000,        kMaxClassId};
   const uint64_t refs[] = {0, 1, 2, 3, 7, 100, 4095, 65535};
   const uint64_t raws[] = {0, 1, 2, 5, 64, 1000, 32767};
   for (uint32_t cls : classes)
@@ -225,7 +226,8 @@ TEST_CASE("Header: mark, age and hash state are independent of the other fields"
         CHECK(Header::nrefs(h) == 12);
         CHECK(Header::raw_words(h) == 34);
         // Clearing them again gives back the original header.
-        uint64_t back = Header::with_hash_state(Header::with_age(h & ~Header::kMarkBit, 0), HashState::kUnhashed);
+        uint64_t back =
+            Header::with_hash_state(Header::with_age(h & ~Header::kMarkBit, 0), HashState::kUnhashed);
         CHECK(back == base);
       }
   // with_age replaces, it does not or in.
@@ -383,7 +385,8 @@ TEST_CASE("geometry: format_object lays out count word, nil slots, header and ze
   struct Shape {
     uint64_t nrefs, raw;
   };
-  for (Shape s : {Shape{0, 0}, Shape{0, 1}, Shape{0, 5}, Shape{1, 0}, Shape{1, 1}, Shape{3, 2}, Shape{17, 9}}) {
+  for (Shape s :
+       {Shape{0, 0}, Shape{0, 1}, Shape{0, 5}, Shape{1, 0}, Shape{1, 1}, Shape{3, 2}, Shape{17, 9}}) {
     CAPTURE(s.nrefs);
     CAPTURE(s.raw);
     const uint64_t total = object_words(s.nrefs, s.raw);
@@ -434,9 +437,9 @@ TEST_CASE("geometry: a linear walk finds every header from first words") {
     uint32_t cls;
     uint64_t nrefs, raw;
   };
-  const Shape shapes[] = {{kStringClass, 0, 3},        {kArrayClass, 1, 1},       {kCellClass, 1, 0},
-                          {kFirstUserClass, 0, 0},    {kArrayStorageClass, 40, 0}, {kFirstUserClass + 9, 6, 4},
-                          {kNumArrayClass, 0, 100},   {kBoundMethodClass, 2, 0}};
+  const Shape shapes[] = {{kStringClass, 0, 3},     {kArrayClass, 1, 1},         {kCellClass, 1, 0},
+                          {kFirstUserClass, 0, 0},  {kArrayStorageClass, 40, 0}, {kFirstUserClass + 9, 6, 4},
+                          {kNumArrayClass, 0, 100}, {kBoundMethodClass, 2, 0}};
   std::vector<Word> mem(4096, Header::kPoison);
   std::vector<Word*> headers;
   Word* p = mem.data();

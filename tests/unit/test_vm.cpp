@@ -128,7 +128,8 @@ TEST_CASE("VM: functions, closures, classes and loops") {
 TEST_CASE("VM: runtime errors return 70 with a trace, compile errors 65, exit(n) n") {
   RunResult rt = run("fn f() { return 1 + nil; }\nf();\n");
   CHECK(rt.status == 70);
-  CHECK(rt.err.find("error: operands of '+' must be two nums or two strings, got num and nil") != std::string::npos);
+  CHECK(rt.err.find("error: operands of '+' must be two nums or two strings, got num and nil") !=
+        std::string::npos);
   CHECK(rt.err.find("  at f (test.src:1)") != std::string::npos);
   CHECK(rt.err.find("  at <script> (test.src:2)") != std::string::npos);
 
@@ -580,4 +581,6 @@ TEST_CASE("needs_more_input: comments") {
 }
 
 // RuntimeError is no std::exception: show its message when a test throws one.
-REGISTER_EXCEPTION_TRANSLATOR(vm::RuntimeError& e) { return doctest::String(("RuntimeError: " + e.message).c_str()); }
+REGISTER_EXCEPTION_TRANSLATOR(vm::RuntimeError& e) {
+  return doctest::String(("RuntimeError: " + e.message).c_str());
+}

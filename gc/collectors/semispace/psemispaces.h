@@ -62,8 +62,8 @@ struct ScavengeShared {
 struct ScavengeSpaces {
   const Word* from_begin = nullptr;  // evacuated: [from_begin, from_end)
   const Word* from_end = nullptr;
-  const Word* los_begin = nullptr;   // large objects marked in place; empty:
-  const Word* los_end = nullptr;     // not traced (a young collection)
+  const Word* los_begin = nullptr;  // large objects marked in place; empty:
+  const Word* los_end = nullptr;    // not traced (a young collection)
   CopySpace* to = nullptr;
   // Promotion (markcompact's young collections): objects whose age is at
   // least tenure_age go to `old`, whose cards are dirtied through card_base

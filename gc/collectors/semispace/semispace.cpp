@@ -242,13 +242,16 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       // a fragmented region from refusing a request the bound allows.
       reservation_((4 + kLargeObjectAddressFactor) * options_.max_heap_bytes),
       cards_(reservation_),
-      space_a_("semispace-A", reservation_.base(), reservation_.base() + 2 * options_.max_heap_bytes / kWordSize),
-      space_b_("semispace-B", space_a_.region_end(), space_a_.region_end() + 2 * options_.max_heap_bytes / kWordSize),
+      space_a_("semispace-A", reservation_.base(),
+               reservation_.base() + 2 * options_.max_heap_bytes / kWordSize),
+      space_b_("semispace-B", space_a_.region_end(),
+               space_a_.region_end() + 2 * options_.max_heap_bytes / kWordSize),
       los_(space_b_.region_end(), reservation_.end()),
       current_(&space_a_),
       other_(&space_b_),
       semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
-      lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1) : kGcLabWords),
+      lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1)
+                                       : kGcLabWords),
       overflow_(deque_tasks(options_)) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);
@@ -271,14 +274,17 @@ void SemispaceCollector::describe_events() {
   events.describe_counter("bytes copied", "bytes");
   events.describe_counter("from-space bytes", "bytes");
   events.describe_counter("root groups", "groups");
-  events.add_panel({"Bytes copied per collection", "copied (KiB)",
+  events.add_panel({"Bytes copied per collection",
+                    "copied (KiB)",
                     "A copying collector's work is proportional to what survives, not to the heap: "
                     "each bar is the live data copied from from-space to to-space.",
                     {{"copied", "bytes copied", "", 1.0 / 1024}}});
-  events.add_panel({"Survival rate", "survivors (% of from-space)",
-                    "Bytes copied over bytes in from-space at the flip: low bars mean most objects died young, "
-                    "which is when copying is cheap.",
-                    {{"survival", "bytes copied", "from-space bytes", 100}}});
+  events.add_panel(
+      {"Survival rate",
+       "survivors (% of from-space)",
+       "Bytes copied over bytes in from-space at the flip: low bars mean most objects died young, "
+       "which is when copying is cheap.",
+       {{"survival", "bytes copied", "from-space bytes", 100}}});
 }
 
 SemispaceCollector::~SemispaceCollector() = default;
@@ -446,7 +452,8 @@ void SemispaceCollector::install_mutator_buffer() {
 
 Word* SemispaceCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) || raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
+      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
     return out_of_memory();
   uint64_t words = object_words(nrefs, raw_words);
   if (words * kWordSize >= kLargeObjectBytes)
@@ -456,13 +463,16 @@ Word* SemispaceCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint6
 
 Word* SemispaceCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) || raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
+      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
     return out_of_memory();
-  return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words), GcCause::kLargeAllocation);
+  return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words),
+                        GcCause::kLargeAllocation);
 }
 
 void SemispaceCollector::count_stress_allocation() {
-  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0) collect_for(GcCause::kStress, 0);
+  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0)
+    collect_for(GcCause::kStress, 0);
 }
 
 Word* SemispaceCollector::allocate_in_copy_space(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
@@ -473,7 +483,8 @@ Word* SemispaceCollector::allocate_in_copy_space(uint32_t class_id, uint64_t nre
       // The parallel copy's filler may be what is in the way: retry once
       // with a collection that leaves none.
       if (!collect_without_waste(GcCause::kAllocationFailure, 0)) return out_of_memory();
-      if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words)) return out_of_memory();
+      if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words))
+        return out_of_memory();
     }
   }
   account_mutator_buffer();
@@ -501,8 +512,8 @@ bool SemispaceCollector::try_grow_current_space(uint64_t words) {
   return true;
 }
 
-Word* SemispaceCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
-                                         GcCause cause) {
+Word* SemispaceCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
+                                         uint64_t words, GcCause cause) {
   if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
   uint64_t pending = LargeObjectSpace::pages_for(words) * kPageBytes;
   collect_for(cause, pending);
@@ -531,7 +542,8 @@ bool SemispaceCollector::collect_without_waste(GcCause cause, uint64_t pending_l
   return true;
 }
 
-Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {
+Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
+                                             uint64_t words) {
   uint64_t pages = LargeObjectSpace::pages_for(words);
   uint64_t bytes = pages * kPageBytes;
   if (2 * semispace_bytes_ + los_.committed_bytes() + bytes > options_.max_heap_bytes) return nullptr;
@@ -565,7 +577,9 @@ uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const
   return large >= max ? 0 : round_down_pages((max - large) / 2);
 }
 
-void SemispaceCollector::note_heap_size() { stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size()); }
+void SemispaceCollector::note_heap_size() {
+  stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size());
+}
 
 // ---------------------------------------------------------------------------
 // Queries
@@ -576,7 +590,9 @@ uint64_t SemispaceCollector::heap_used() const {
 
 uint64_t SemispaceCollector::heap_size() const { return 2 * semispace_bytes_ + los_.committed_bytes(); }
 
-uint64_t SemispaceCollector::hash_of_address(const Word* header) const { return address_hash(reservation_, header); }
+uint64_t SemispaceCollector::hash_of_address(const Word* header) const {
+  return address_hash(reservation_, header);
+}
 
 // kUnhashed -> kHashed: the hash is the address's; an object in the copy
 // space now owes one word for when it moves, which comes out of the
@@ -604,7 +620,8 @@ void SemispaceCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) 
   out.push_back({current_->name(), "to-space: survivors, then new objects", semispace_bytes_,
                  static_cast<uint64_t>(top - current_->begin()) * kWordSize});
   out.push_back({other_->name(), "from-space: empty until the next flip", semispace_bytes_, 0});
-  out.push_back({"large objects", "large-object pages: never move", los_.committed_bytes(), los_.committed_bytes()});
+  out.push_back(
+      {"large objects", "large-object pages: never move", los_.committed_bytes(), los_.committed_bytes()});
 }
 
 void SemispaceCollector::describe_heap(verify::HeapShape& out) const {

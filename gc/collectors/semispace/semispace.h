@@ -103,8 +103,8 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
 
   // --- one collection, in order (collect() reads as this list)
   void flip();
-  void scavenge_serially();                      // --gc-threads=0: Cheney
-  void scavenge_in_parallel();                   // pSemispaces (psemispaces.cpp)
+  void scavenge_serially();     // --gc-threads=0: Cheney
+  void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
   uint64_t lab_words_for_collection() const;
   void retire_gc_labs();
   void scavenge_roots(Scavenger& s);
@@ -140,22 +140,22 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   CopySpace* current_;  // to-space between collections: the mutator allocates here
   CopySpace* other_;    // from-space during a collection, empty otherwise
 
-  uint64_t semispace_bytes_;       // S
+  uint64_t semispace_bytes_;  // S
   uint64_t pending_large_bytes_ = 0;
   // Words the current space owes to objects in state kHashed: each grows
   // one hash word when copied, so to-space needs this much beyond the
   // objects themselves. The mutator's buffer ends this far below the
   // capacity.
   uint64_t hash_reserve_words_ = 0;
-  Word* buffer_start_ = nullptr;   // where the mutator buffer began (bytes_allocated)
-  Word* alloc_end_ = nullptr;      // the buffer's real end (limit is top in stress mode)
+  Word* buffer_start_ = nullptr;  // where the mutator buffer began (bytes_allocated)
+  Word* alloc_end_ = nullptr;     // the buffer's real end (limit is top in stress mode)
   uint64_t stress_count_ = 0;
 
   std::vector<RootGroup> root_groups_;   // reused: no allocation per collection
   std::vector<Word*> large_mark_stack_;  // reused
 
   // pSemispaces: allocated once, at construction, for every collection.
-  uint64_t lab_words_;                                   // --gc-lab
+  uint64_t lab_words_;                 // --gc-lab
   uint64_t survivor_bound_words_ = 0;  // from-space words plus hash words owed
   // Filler the last parallel copy left in the current space (LAB tails,
   // retracted copies): not objects, so not counted as used or live.
