@@ -328,7 +328,8 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
   ParallelMarkCompact::Result result = mark_compact_old(old_.fill_free_areas());
   std::vector<OldSpace::Run> occupied;
   for (const WordRange& r : result.occupied) occupied.push_back({r.begin, r.end});
-  resize_old_generation(result.old_live_bytes, pending_large_bytes);
+  resize_old_generation(result.old_live_bytes + result.prefix_dead_bytes + result.dense_end_dead_bytes,
+                        pending_large_bytes);
   old_.reset_after_compaction(occupied, old_target_bytes_);
   // Cards past the last object start clean; the card the last object ends
   // in is the compactor's (it may hold a young reference).
@@ -366,15 +367,20 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
   return engine_ && !compact_serially_ ? engine_->collect(in) : serial_.collect(in);
 }
 
-// After a full collection the old generation's capacity is twice its live
-// data, and at least room for the next young collection to promote a whole
-// young semispace, within the heap bound.
-void MarkCompactCollector::resize_old_generation(uint64_t old_live_bytes, uint64_t pending_large_bytes) {
+// After a full collection the old generation's capacity is twice what
+// occupies it, and at least room for the next young collection to promote
+// a whole young semispace (the promotion guarantee's worst case), within
+// the heap bound. What occupies it is its live data and the dead words left
+// in place by the dense prefix and dense ends: sized from live data alone,
+// the room left for promotion fell short of the guarantee by those words,
+// and every collection became a full one.
+void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
   uint64_t young_full = young_bytes_ / kWordSize;
-  uint64_t promote_room = (young_full + young_full / 7 + 2 * lab_words_ * pool_->size()) * kWordSize;
-  uint64_t target = std::max({kInitialOldBytes, 2 * old_live_bytes, old_live_bytes + promote_room});
+  uint64_t promote_room =
+      (young_full + young_full / 7 + hash_reserve_words_ + 2 * lab_words_ * pool_->size()) * kWordSize;
+  uint64_t target = std::max({kInitialOldBytes, 2 * occupied_bytes, occupied_bytes + promote_room});
   old_target_bytes_ =
-      round_up_pages(std::min(target, std::max(old_bound_bytes(pending_large_bytes), old_live_bytes)));
+      round_up_pages(std::min(target, std::max(old_bound_bytes(pending_large_bytes), occupied_bytes)));
 }
 
 // ---------------------------------------------------------------------------

@@ -114,7 +114,7 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   // --- a full collection, in order
   void full_collection(GcCause cause, uint64_t pending_large_bytes);
   ParallelMarkCompact::Result mark_compact_old(Word* old_top);
-  void resize_old_generation(uint64_t old_live_bytes, uint64_t pending_large_bytes);
+  void resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes);
   bool full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes);
 
   // --- slow paths
