@@ -12,7 +12,9 @@
 // null buffer and fd 1 goes to /dev/null; fd 0 reads /dev/null so input()
 // sees end of input at once. fd 2 is left alone, for libFuzzer, sanitizer
 // reports and the collectors' own fatal messages. GCLAB_FUZZ_VERBOSE=1
-// keeps std::cout and std::cerr (to see what a reproducer does).
+// keeps std::cout and std::cerr (to see what a reproducer does) and prints
+// the vm command line with the settings the input's hash picked, so a
+// timeout can be replayed outside ASan.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -37,6 +39,8 @@ constexpr uint64_t kStepLimit = 200000;
 // (samples/binary_trees.src at --gc-stress=64 took longer than that).
 constexpr uint64_t kStressStepLimit = 20000;
 
+bool verbose = false;
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -46,8 +50,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::abort();
   }
   dup2(null_fd, 0);
-  const char* verbose = std::getenv("GCLAB_FUZZ_VERBOSE");
-  if (!verbose || std::string(verbose) != "1") {
+  const char* verbose_env = std::getenv("GCLAB_FUZZ_VERBOSE");
+  verbose = verbose_env && std::string(verbose_env) == "1";
+  if (!verbose) {
     std::fflush(stdout);
     dup2(null_fd, 1);
     static fuzz::NullBuf null_buf;
@@ -74,6 +79,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.heap.stress_interval = kIntervals[(h >> 3) & 3];
     options.heap.verify = true;
     options.step_limit = kStressStepLimit;
+  }
+
+  if (verbose) {
+    std::fprintf(stderr, "fuzz_run: vm --gc=%s --heap=%lluM --gc-threads=1 --step-limit=%llu",
+                 options.collector.c_str(), static_cast<unsigned long long>(kHeapBytes >> 20),
+                 static_cast<unsigned long long>(options.step_limit));
+    if (options.heap.verify) {
+      std::fprintf(stderr, " --gc-stress=%llu --gc-verify",
+                   static_cast<unsigned long long>(options.heap.stress_interval));
+    }
+    std::fprintf(stderr, " FILE\n");
   }
 
   std::string_view source(reinterpret_cast<const char*>(data), size);
