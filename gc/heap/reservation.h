@@ -53,7 +53,9 @@ class Reservation {
 // The table is reserved like the heap and cleaned lazily: a space calls
 // clean() on a range before handing it to the mutator, so every card the
 // barrier can reach starts clean without touching the cards of address
-// space that was never used. No collector reads the cards yet.
+// space that was never used. Only markcompact reads the cards: its young
+// collections scan the dirty ones as roots
+// (collectors/markcompact/card_scan.h); the other collectors ignore them.
 class CardTable {
  public:
   explicit CardTable(const Reservation& heap);

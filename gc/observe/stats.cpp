@@ -51,11 +51,14 @@ double percentile(std::vector<double> v, double p) {
   return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
 }
 
-Summary summarize(Collector& heap) {
+namespace {
+
+// Collections, pauses, allocation and the heap's size: known from the
+// always-on summary and the collector's statistics, with or without history.
+void summarize_run(Collector& heap, Summary& s) {
   const Recorder& r = heap.events;
   const AlwaysOnSummary& a = r.summary();
   const GcStats& st = heap.stats();
-  Summary s;
   s.collector = heap.name();
   s.gc_threads = r.workers();
   s.run_time_ms = ns_to_ms(r.now_ns());
@@ -76,79 +79,118 @@ Summary summarize(Collector& heap) {
   s.heap_used = heap.heap_used();
   s.peak_heap = std::max({a.peak_heap, st.peak_heap_bytes, s.heap_size});
   s.peak_live = a.peak_live;
+}
 
-  const auto& records = r.records();
-  s.detailed = r.keeps_history() && records.size() == a.collections;
-  if (s.detailed) {
-    std::vector<double> pauses;
-    pauses.reserve(records.size());
-    for (const CollectionRecord& c : records) pauses.push_back(c.pause_ms());
-    std::sort(pauses.begin(), pauses.end());
-    s.pause_p50_ms = percentile(pauses, 50);
-    s.pause_p90_ms = percentile(pauses, 90);
-    s.pause_p99_ms = percentile(pauses, 99);
-    s.percentiles_exact = true;
-  } else {
-    s.pause_p50_ms = histogram_percentile(a, 50);
-    s.pause_p90_ms = histogram_percentile(a, 90);
-    s.pause_p99_ms = histogram_percentile(a, 99);
+// Exact from every pause when all were kept, else from the histogram.
+void summarize_pause_percentiles(const Recorder& r, Summary& s) {
+  if (!s.detailed) {
+    s.pause_p50_ms = histogram_percentile(r.summary(), 50);
+    s.pause_p90_ms = histogram_percentile(r.summary(), 90);
+    s.pause_p99_ms = histogram_percentile(r.summary(), 99);
+    return;
   }
-  if (!s.detailed) return s;
+  std::vector<double> pauses;
+  pauses.reserve(r.records().size());
+  for (const CollectionRecord& c : r.records()) pauses.push_back(c.pause_ms());
+  std::sort(pauses.begin(), pauses.end());
+  s.pause_p50_ms = percentile(pauses, 50);
+  s.pause_p90_ms = percentile(pauses, 90);
+  s.pause_p99_ms = percentile(pauses, 99);
+  s.percentiles_exact = true;
+}
 
-  // Phases, workers and counters, collection by collection.
+// Per phase, collection by collection: work summed over the workers, wall
+// time the union of the phase's spans on all of them.
+void summarize_phases(const Recorder& r, Summary& s) {
   s.phases.resize(r.phase_names().size());
   for (size_t p = 0; p < s.phases.size(); ++p) s.phases[p].name = r.phase_names()[p];
-  s.counters.resize(r.counter_names().size());
-  for (size_t k = 0; k < s.counters.size(); ++k) {
-    s.counters[k].name = r.counter_names()[k];
-    s.counters[k].unit = r.counter_unit(s.counters[k].name);
-  }
-  std::vector<double> busy_ns(r.workers(), 0), idle_ms(r.workers(), 0);
-  std::vector<bool> worker_seen(r.workers(), false);
-  std::vector<std::vector<uint64_t>> worker_counters(r.workers(),
-                                                     std::vector<uint64_t>(s.counters.size(), 0));
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> phase_spans(s.phases.size());
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(s.phases.size());
   std::vector<double> work(s.phases.size());
-  std::vector<uint64_t> per_collection(s.counters.size());
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(r.workers());
-  for (size_t i = 0; i < records.size(); ++i) {
+  for (size_t i = 0; i < r.records().size(); ++i) {
     std::fill(work.begin(), work.end(), 0.0);
     for (auto& sp : spans) sp.clear();
-    for (auto& sp : phase_spans) sp.clear();
     for (const PhaseRecord& p : r.phases_of(i)) {
-      phase_spans[p.phase].push_back({p.start_ns, p.end_ns});
+      spans[p.phase].push_back({p.start_ns, p.end_ns});
       work[p.phase] += ns_to_ms(p.end_ns - p.start_ns);
-      if (p.worker < spans.size()) spans[p.worker].push_back({p.start_ns, p.end_ns});
     }
     for (size_t p = 0; p < s.phases.size(); ++p) {
-      if (phase_spans[p].empty()) continue;
+      if (spans[p].empty()) continue;
       PhaseTotal& t = s.phases[p];
-      double wall = ns_to_ms(union_length(phase_spans[p]));
+      double wall = ns_to_ms(union_length(spans[p]));
       t.collections++;
       t.work_ms += work[p];
       t.wall_ms += wall;
       t.max_wall_ms = std::max(t.max_wall_ms, wall);
     }
-    for (size_t w = 0; w < spans.size(); ++w) {
-      if (spans[w].empty()) continue;
-      worker_seen[w] = true;
-      double b = static_cast<double>(union_length(spans[w]));
-      busy_ns[w] += b;
-      idle_ms[w] += std::max(0.0, records[i].pause_ms() - b / 1e6);
-    }
+  }
+}
+
+// Per counter: the total over the run, and its mean and maximum per collection.
+void summarize_counters(const Recorder& r, Summary& s) {
+  s.counters.resize(r.counter_names().size());
+  for (size_t k = 0; k < s.counters.size(); ++k) {
+    s.counters[k].name = r.counter_names()[k];
+    s.counters[k].unit = r.counter_unit(s.counters[k].name);
+  }
+  std::vector<uint64_t> per_collection(s.counters.size());
+  for (size_t i = 0; i < r.records().size(); ++i) {
     std::fill(per_collection.begin(), per_collection.end(), 0);
-    for (const CounterRecord& k : r.counters_of(i)) {
-      per_collection[k.counter] += k.value;
-      if (k.worker < worker_counters.size()) {
-        worker_counters[k.worker][k.counter] += k.value;
-        worker_seen[k.worker] = true;
-      }
-    }
+    for (const CounterRecord& k : r.counters_of(i)) per_collection[k.counter] += k.value;
     for (size_t k = 0; k < s.counters.size(); ++k) {
       s.counters[k].total += per_collection[k];
       s.counters[k].max_per_collection = std::max(s.counters[k].max_per_collection, per_collection[k]);
     }
   }
+  for (CounterTotal& k : s.counters)
+    k.mean_per_collection =
+        r.records().empty() ? 0 : static_cast<double>(k.total) / static_cast<double>(r.records().size());
+}
+
+// Per worker that ran a phase or counted something: busy time (the union of
+// its phases), idle time (the rest of each pause), its counters; then the
+// balance over the workers.
+void summarize_workers(const Recorder& r, Summary& s) {
+  const auto& records = r.records();
+  std::vector<double> busy_ns(r.workers(), 0), idle_ms(r.workers(), 0);
+  std::vector<bool> seen(r.workers(), false);
+  std::vector<std::vector<uint64_t>> counters(r.workers(),
+                                              std::vector<uint64_t>(r.counter_names().size(), 0));
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(r.workers());
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (auto& sp : spans) sp.clear();
+    for (const PhaseRecord& p : r.phases_of(i))
+      if (p.worker < spans.size()) spans[p.worker].push_back({p.start_ns, p.end_ns});
+    for (size_t w = 0; w < spans.size(); ++w) {
+      if (spans[w].empty()) continue;
+      seen[w] = true;
+      double b = static_cast<double>(union_length(spans[w]));
+      busy_ns[w] += b;
+      idle_ms[w] += std::max(0.0, records[i].pause_ms() - b / 1e6);
+    }
+    for (const CounterRecord& k : r.counters_of(i)) {
+      if (k.worker >= counters.size()) continue;
+      counters[k.worker][k.counter] += k.value;
+      seen[k.worker] = true;
+    }
+  }
+  double busy_sum = 0, busy_max = 0;
+  for (unsigned w = 0; w < r.workers(); ++w) {
+    if (!seen[w]) continue;
+    WorkerTotal t;
+    t.worker = w;
+    t.busy_ms = busy_ns[w] / 1e6;
+    t.idle_ms = idle_ms[w];
+    for (size_t k = 0; k < counters[w].size(); ++k)
+      if (counters[w][k]) t.counters.emplace_back(r.counter_names()[k], counters[w][k]);
+    busy_sum += t.busy_ms;
+    busy_max = std::max(busy_max, t.busy_ms);
+    s.workers.push_back(std::move(t));
+  }
+  s.balance = busy_sum > 0 ? busy_max / (busy_sum / static_cast<double>(s.workers.size())) : 1;
+}
+
+// Per sequence: how many collections recorded it, its length and values.
+void summarize_sequences(const Recorder& r, Summary& s) {
   s.sequences.resize(r.sequence_names().size());
   std::vector<uint64_t> entries(s.sequences.size()), sums(s.sequences.size());
   for (size_t q = 0; q < s.sequences.size(); ++q) s.sequences[q].name = r.sequence_names()[q];
@@ -168,23 +210,22 @@ Summary summarize(Collector& heap) {
     if (t.collections) t.mean_length = static_cast<double>(entries[q]) / static_cast<double>(t.collections);
     if (entries[q]) t.mean_value = static_cast<double>(sums[q]) / static_cast<double>(entries[q]);
   }
-  for (CounterTotal& k : s.counters)
-    k.mean_per_collection =
-        records.empty() ? 0 : static_cast<double>(k.total) / static_cast<double>(records.size());
-  double busy_sum = 0, busy_max = 0;
-  for (unsigned w = 0; w < r.workers(); ++w) {
-    if (!worker_seen[w]) continue;
-    WorkerTotal t;
-    t.worker = w;
-    t.busy_ms = busy_ns[w] / 1e6;
-    t.idle_ms = idle_ms[w];
-    for (size_t k = 0; k < s.counters.size(); ++k)
-      if (worker_counters[w][k]) t.counters.emplace_back(s.counters[k].name, worker_counters[w][k]);
-    busy_sum += t.busy_ms;
-    busy_max = std::max(busy_max, t.busy_ms);
-    s.workers.push_back(std::move(t));
-  }
-  s.balance = busy_sum > 0 ? busy_max / (busy_sum / static_cast<double>(s.workers.size())) : 1;
+}
+
+}  // namespace
+
+Summary summarize(Collector& heap) {
+  const Recorder& r = heap.events;
+  Summary s;
+  summarize_run(heap, s);
+  // Phases, workers, counters and sequences need every collection's record.
+  s.detailed = r.keeps_history() && r.records().size() == r.summary().collections;
+  summarize_pause_percentiles(r, s);
+  if (!s.detailed) return s;
+  summarize_phases(r, s);
+  summarize_counters(r, s);
+  summarize_workers(r, s);
+  summarize_sequences(r, s);
   return s;
 }
 

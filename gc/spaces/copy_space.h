@@ -1,6 +1,7 @@
 // A copy space (MMTk's CopySpace policy): one region of the reservation
 // filled by bumping, emptied all at once when its survivors have been
-// evacuated elsewhere. A semispace collector owns two and flips them.
+// evacuated elsewhere. semispace owns two and flips them; markcompact's
+// young generation is two more.
 //
 // The region is reserved at its largest size; the space's capacity (the
 // part the heap-size policy lets it use) is a prefix of it, so growing or
@@ -40,14 +41,14 @@ class CopySpace {
   void set_capacity(uint64_t capacity_bytes);
   void set_top(Word* top) { top_ = top; }
 
-  // Hands a GC worker room for at least min_words in to-space, up to the
-  // region's end (not the capacity: the sizing policy guarantees survivors
-  // fit, and the region is the hard bound that can never be overrun). A LAB
-  // that ends where the space's claims end is extended in place, so a
-  // single worker's LABs form one contiguous run with no waste, which the
-  // Cheney scan walks as its queue; a worker whose LAB is not at the
-  // frontier retires its tail as a filler and gets a fresh LAB. Returns
-  // false if the region cannot hold min_words more.
+  // Serial copying (--gc-threads=0; not thread-safe): hands the collector
+  // room for at least min_words in to-space, up to the region's end (not the
+  // capacity: the sizing policy guarantees survivors fit, and the region is
+  // the hard bound that can never be overrun). A LAB that ends where the
+  // space's claims end is extended in place, so the LABs form one contiguous
+  // run with no waste, which the Cheney scan walks as its queue; a LAB that
+  // is not at the frontier has its tail retired as a filler and is replaced
+  // by a fresh one. Returns false if the region cannot hold min_words more.
   bool claim_lab(Lab& lab, uint64_t min_words, uint64_t lab_words);
   // After a collection: gives back the unused tail of the last worker's
   // LAB, so the objects end at the space's top.

@@ -29,9 +29,9 @@ class LargeObjectSpace {
   LargeObjectSpace(Word* region_begin, Word* region_end)
       : begin_(region_begin), region_end_(region_end), frontier_(region_begin) {}
 
-  // A page-aligned run for an object of `words` words, or nullptr when the
-  // region has no run long enough. The caller formats the object and then
-  // calls add_object.
+  // A page-aligned run of `pages` pages (pages_for gives an object's), or
+  // nullptr when the region has no run that long. The caller formats the
+  // object and then calls add_object.
   Word* allocate_pages(uint64_t pages);
   void add_object(Word* header, Word* start, uint64_t pages);
 

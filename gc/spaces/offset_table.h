@@ -45,8 +45,8 @@ class OffsetTable {
   // compaction rewrote it).
   void rebuild(Word* begin, Word* end);
 
-  // The start of the object covering the first word of the card holding
-  // addr (the caller knows that word lies in an occupied part).
+  // The start of the object covering card_start, the first word of a card
+  // (the caller knows that word lies in an occupied part).
   Word* object_start_for_card(const Word* card_start) const {
     uintptr_t card = reinterpret_cast<uintptr_t>(card_start) >> kCardShift;
     return const_cast<Word*>(card_start) - entries_[card - first_card_];

@@ -18,8 +18,8 @@ std::string Failure::message() const {
 
 namespace {
 
-// The verifier reads headers with its own decoding of layout.h's bit fields
-// through the Header accessors only; it never calls a collector's code.
+// The verifier decodes headers through layout.h's Header accessors only; it
+// never calls a collector's code.
 class Checker {
  public:
   Checker(const HeapShape& shape, uint64_t collection, bool marking = false)

@@ -1,61 +1,3 @@
-// The page of --gc-report: HTML, CSS and a script that draws every panel as
-// inline SVG from the data that report.cpp puts in place of GCLAB_DATA.
-// Nothing is fetched from the network. When the script has drawn every
-// panel without an exception it sets <body data-report-status="ok"> and
-// writes "ok" into #report-status; window.onerror writes any error into
-// #report-errors (tests/observe/report_test.sh reads both). Every panel is
-// a <section class="panel"> whose SVG carries data-marks, the number of
-// marks it drew.
-#pragma once
-
-namespace gc::observe {
-
-inline constexpr const char* kReportPage = R"GCLAB(<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title></title>
-<style>
-  body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1d2430; background: #f4f6f9; }
-  header { background: #1d2430; color: #fff; padding: 14px 24px; }
-  header h1 { font-size: 20px; margin: 0 0 4px 0; }
-  header p { margin: 0; color: #c9d2e0; }
-  main { max-width: 1240px; margin: 0 auto; padding: 16px; }
-  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(580px, 1fr)); gap: 16px; }
-  .panel { background: #fff; border: 1px solid #d8dee8; border-radius: 6px; padding: 12px 14px; }
-  .panel h2 { font-size: 16px; margin: 0 0 2px 0; }
-  .panel p.what { margin: 0 0 6px 0; color: #55606f; font-size: 13px; }
-  .panel ul.what { margin: 4px 0 0 0; padding-left: 18px; color: #55606f; font-size: 13px; }
-  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px; margin-bottom: 16px; }
-  .card { background: #fff; border: 1px solid #d8dee8; border-radius: 6px; padding: 8px 10px; }
-  .card .v { font-size: 20px; font-weight: 600; }
-  .card .k { color: #55606f; font-size: 12px; }
-  svg text { font: 12px system-ui, sans-serif; fill: #1d2430; }
-  svg .axis line, svg .axis path { stroke: #8a94a3; }
-  svg .grid line { stroke: #e6eaf0; }
-  svg .label { font-size: 12px; fill: #3a4452; }
-  .legend span { display: inline-block; margin-right: 14px; font-size: 12px; }
-  .legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }
-  .controls { margin: 4px 0 6px 0; font-size: 13px; }
-  .controls input[type=range] { width: 300px; vertical-align: middle; }
-  #report-errors { color: #b00020; white-space: pre-wrap; }
-  .empty { color: #55606f; font-style: italic; }
-  footer { color: #55606f; font-size: 12px; padding: 8px 24px 24px; }
-</style>
-</head>
-<body data-report-status="loading">
-<header>
-  <h1 id="title">gclab GC report</h1>
-  <p id="subtitle"></p>
-</header>
-<main>
-  <pre id="report-errors"></pre>
-  <div class="cards" id="cards"></div>
-  <div class="grid" id="panels"></div>
-</main>
-<footer>Made by gclab's --gc-report. Hover over a mark for its exact values. Status: <span id="report-status">loading</span></footer>
-<script>
 "use strict";
 window.onerror = function (msg, src, line, col, err) {
   var e = document.getElementById("report-errors");
@@ -435,9 +377,3 @@ var failed = false;
 });
 document.body.setAttribute("data-report-status", failed ? "error" : "ok");
 document.getElementById("report-status").textContent = failed ? "error" : "ok";
-</script>
-</body>
-</html>
-)GCLAB";
-
-}  // namespace gc::observe
