@@ -54,8 +54,9 @@ class CopySpace {
   // LAB, so the objects end at the space's top.
   void retire_lab(Lab& lab);
 
-  // Parallel copying (Flood et al. 2001, section 4, L156: LABs "obtained
-  // atomically"): several GC threads bump the space's top at once. Claims
+  // Parallel copying (Flood et al. 2001, section 4, L156: "atomic allocation
+  // only to allocate relatively large regions called local allocation
+  // buffers"): several GC threads bump the space's top at once. Claims
   // between min_words and max_words (as many as the region has room for)
   // with one compare-and-swap on top, and returns where they start, or
   // nullptr when the region cannot hold min_words; *got is the size.

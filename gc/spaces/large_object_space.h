@@ -4,9 +4,9 @@
 // more than it saves, and fiber value stacks need addresses that stay put.
 //
 // Tracing marks them with the header's mark bit; after a collection every
-// unmarked object is freed, its pages returned to the OS, and its run of
-// pages put back in an address-ordered free list where neighbouring runs
-// coalesce.
+// unmarked object is freed, its pages returned to the OS (poisoned instead
+// in stress and verify modes), and its run of pages put back in an
+// address-ordered free list where neighbouring runs coalesce.
 #pragma once
 
 #include <cstdint>
