@@ -42,3 +42,8 @@ add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test
 
 # The command line built from the VM's and the collectors' option tables.
 add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh $<TARGET_FILE:vm>)
+
+# A collector is one folder plus its registry line: a test-only collector
+# dropped into a copy of the tree, built and run there (one full build).
+add_test(NAME throwaway/add_collector COMMAND ${CMAKE_SOURCE_DIR}/tests/throwaway/add_collector_test.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(throwaway/add_collector PROPERTIES COST 1000 TIMEOUT 3600 SKIP_RETURN_CODE 77)
