@@ -26,7 +26,7 @@ sed -i '/^#include "gc\/collector.h"$/a #include "gc/collectors/throwaway/throwa
 sed -i '0,/^  };$/s//      {"throwaway", "test-only: never collects", create_throwaway, nullptr, throwaway_option_table},\n  };/' \
   "$registry"
 check "the registry has the entry" 'grep -q "create_throwaway, nullptr, throwaway_option_table" "$registry"'
-changed=$(diff -rq "$tmp/before" "$tree" | sed "s|$tmp/||g")
+changed=$(diff -rq "$tmp/before" "$tree" | sed "s|$tmp/||g" | sort)
 check "nothing changed but the registry and the new folder" \
   '[ "$changed" = "$(printf "Files before/gc/registry.cpp and tree/gc/registry.cpp differ\nOnly in tree/gc/collectors: throwaway")" ]'
 
