@@ -9,11 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"
+#include "gc/options.h"
 
 namespace gc {
 
@@ -49,53 +51,19 @@ class RootSet {
 enum class GcCause { kAllocationFailure, kExplicit, kStress, kLargeAllocation };
 const char* cause_name(GcCause cause);
 
-// The gpu collector's knobs (docs/collectors/gpu.md). Defaults are the
-// paper's full configuration (Maas et al. 2012, section 5 and L1288).
-struct GpuOptions {
-  std::string device;  // --cl-device: an index or part of a name; empty: the first GPU, else the first device
-  bool graph = false;  // offload the condensed reference graph instead of the heap blocks themselves
-  bool prefix_sum = false;           // output offsets by prefix sum instead of the histogram
-  bool vector_loads = true;          // 128-bit loads
-  unsigned split_refs = 16;          // wider objects go to the cooperative stack; 0: off
-  unsigned tail_width = 20;          // back to the CPU below this queue width ...
-  unsigned tail_min_iterations = 5;  // ... after at least this many iterations; width 0: never
-  unsigned compute_units = 0;        // work-groups, each with its share of the roots; 0: the device's
-  unsigned work_group_size = 256;    // work-items per work-group (the paper's n)
-  bool cpu_when_no_device = false;   // --gpu-fallback=cpu: mark on the CPU when no device can be used
-};
-
 struct HeapOptions {
   uint64_t max_heap_bytes = 0;  // 0: a quarter of physical memory
   // GC worker threads for parallel collectors; 0 selects a collector's
   // serial form where it has one (semispace: the serial Cheney collector).
   unsigned gc_threads = 1;
-  // Size of each GC thread's local allocation buffer (--gc-lab); 0: the
-  // collector's default.
-  uint64_t gc_lab_bytes = 0;
   // Capacity of each GC thread's work-stealing deque in tasks (--gc-deque,
   // a power of two); 0: the collector's default.
   uint64_t gc_deque_tasks = 0;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
-  // Generational collectors (markcompact): the young generation's size, both
-  // semispaces (--young; 0: the collector's default); the young collections
-  // an object survives before it is promoted (--tenure; -1: the default);
-  // card-table scan tasks (--card-strides; 0: the default) and whether
-  // they are strides or contiguous blocks (--card-partition).
-  uint64_t young_bytes = 0;
-  int tenure_age = -1;
-  unsigned card_tasks = 0;
-  bool card_blocks = false;
   // Under stress, generational collectors alternate young and full
   // collections; this makes every stressed collection a full one.
   bool stress_full = false;
   bool verify = false;
-  // markcompact's full collections (pmarkcompact.h): old-space units per GC
-  // thread (--mc-units; 0: the paper's 4) and the dense prefix
-  // (--dense-prefix=off, or the percentage of a unit that must be live for
-  // it to stay in place; 0: the default, 95).
-  unsigned mc_units_per_thread = 0;
-  bool dense_prefix = true;
-  unsigned dense_prefix_percent = 0;
   // Observability (gc/observe/recorder.h), set before the collector exists
   // so that no collection goes unrecorded: record phases and counters;
   // keep every collection's record (for --gc-stats, --gc-trace,
@@ -103,7 +71,9 @@ struct HeapOptions {
   bool record_events = false;
   bool keep_event_history = false;
   observe::Log* log = nullptr;
-  GpuOptions gpu;
+  // The selected collector's own options as given (its registry entry's
+  // table says which); the collector reads them into its own struct.
+  OptionValues collector_options;
 };
 
 // Summary statistics every collector keeps (gc_stats() and :stats).
@@ -208,6 +178,8 @@ struct CollectorInfo {
   // Why the collector cannot run on this machine (--list-gcs says so and
   // the test suite skips it), or empty; nullptr: it always can.
   std::string (*unavailable)() = nullptr;
+  // The collector's own command-line options (gc/options.h), or nullptr.
+  std::span<const OptionSpec> (*options)() = nullptr;
 };
 const std::vector<CollectorInfo>& registered_collectors();
 const CollectorInfo* find_collector(const std::string& name);

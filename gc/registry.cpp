@@ -2,24 +2,29 @@
 // folder under gc/collectors/ plus one line here).
 #include "gc/collector.h"
 #include "gc/collectors/gpu/gpu.h"
+#include "gc/collectors/gpu/gpu_options.h"
 #include "gc/collectors/markcompact/markcompact.h"
+#include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/collectors/marksweep/marksweep.h"
 #include "gc/collectors/semispace/semispace.h"
+#include "gc/collectors/semispace/semispace_options.h"
 
 namespace gc {
 
 const std::vector<CollectorInfo>& registered_collectors() {
   static const std::vector<CollectorInfo> collectors = {
-      {"semispace", "serial Cheney copying collector (Flood et al. 2001 pSemispaces, serial form)",
-       create_semispace},
+      {"semispace",
+       "parallel copying, pSemispaces (Flood et al. 2001); --gc-threads=0 runs its serial form, Cheney's "
+       "collector",
+       create_semispace, nullptr, semispace_option_table},
       {"markcompact",
        "generational: pSemispaces young generation, mark-compact old generation, strided card scanning "
        "(Flood et al. 2001)",
-       create_markcompact},
+       create_markcompact, nullptr, markcompact_option_table},
       {"marksweep", "non-moving mark-sweep in size-class blocks (Maas et al. 2012's CPU baseline)",
        create_marksweep},
       {"gpu", "marksweep with the mark phase on an OpenCL device (Maas et al. 2012)", create_gpu,
-       gpu_unavailable},
+       gpu_unavailable, gpu_option_table},
   };
   return collectors;
 }

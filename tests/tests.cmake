@@ -39,3 +39,11 @@ set_tests_properties(repl PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 
 # The gpu collector where there is no OpenCL device.
 add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test.sh $<TARGET_FILE:vm>)
+
+# The command line built from the VM's and the collectors' option tables.
+add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh $<TARGET_FILE:vm>)
+
+# A collector is one folder plus its registry line: a test-only collector
+# dropped into a copy of the tree, built and run there (one full build).
+add_test(NAME throwaway/add_collector COMMAND ${CMAKE_SOURCE_DIR}/tests/throwaway/add_collector_test.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(throwaway/add_collector PROPERTIES COST 1000 TIMEOUT 3600 SKIP_RETURN_CODE 77)

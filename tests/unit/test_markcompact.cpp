@@ -32,7 +32,7 @@ struct GenHeap {
 
   explicit GenHeap(HeapOptions o = {}) {
     if (o.max_heap_bytes == 0) o.max_heap_bytes = 64ull << 20;
-    if (o.young_bytes == 0) o.young_bytes = 1ull << 20;
+    if (!o.collector_options.count("young")) o.collector_options["young"] = "1M";
     roots.roots.assign(16, Value::nil());
     owner = find_collector("markcompact")->create(roots, o);
     c = static_cast<MarkCompactCollector*>(owner.get());
@@ -60,7 +60,7 @@ Value& slot(Word* h, uint64_t i) { return ref_slot(h, i); }
 TEST_CASE("markcompact: promotion happens after --tenure young collections") {
   for (uint32_t tenure : {0u, 1u, 2u, 5u}) {
     HeapOptions o;
-    o.tenure_age = static_cast<int>(tenure);
+    o.collector_options["tenure"] = std::to_string(tenure);
     GenHeap h(o);
     h.root(0) = Value::ref(h.tagged(0, 7));
     for (uint32_t n = 0; n < tenure; ++n) {
@@ -139,8 +139,8 @@ TEST_CASE("markcompact: strides and blocks find the same dirty cards and keep th
   uint64_t sums[2] = {0, 0};
   for (int blocks = 0; blocks < 2; ++blocks) {
     HeapOptions o;
-    o.card_blocks = blocks == 1;
-    o.card_tasks = 7;
+    o.collector_options["card-partition"] = blocks == 1 ? "blocks" : "strides";
+    o.collector_options["card-strides"] = "7";
     o.gc_threads = 3;
     GenHeap h(o);
     // A dense array of references in the large-object space (old from the
@@ -172,7 +172,7 @@ TEST_CASE("markcompact: a full collection compacts the old generation and keeps 
   SUBCASE("1 thread") { threads = 1; }
   SUBCASE("3 threads") { threads = 3; }
   HeapOptions o;
-  o.tenure_age = 0;
+  o.collector_options["tenure"] = "0";
   o.gc_threads = threads;
   GenHeap h(o);
   CHECK((h.c->engine() != nullptr) == (threads > 0));
@@ -216,9 +216,9 @@ TEST_CASE(
   for (unsigned threads : {1u, 2u}) {
     CAPTURE(threads);
     HeapOptions o;
-    o.tenure_age = 0;
+    o.collector_options["tenure"] = "0";
     o.gc_threads = threads;
-    o.young_bytes = 8ull << 20;
+    o.collector_options["young"] = "8M";
     GenHeap h(o);
     // 12,600 nodes of 20 words (2 MB), promoted; then 1 in 21 unlinked: the
     // old generation is 95.2% live everywhere, so all of it is dense, and
@@ -256,7 +256,7 @@ TEST_CASE("markcompact: identity hashes survive promotion and compaction") {
   SUBCASE("serial") { threads = 0; }
   SUBCASE("2 threads") { threads = 2; }
   HeapOptions o;
-  o.tenure_age = 0;
+  o.collector_options["tenure"] = "0";
   o.gc_threads = threads;
   GenHeap h(o);
   h.root(0) = Value::ref(h.tagged(0, 1));
@@ -279,7 +279,7 @@ TEST_CASE("markcompact: identity hashes survive promotion and compaction") {
 TEST_CASE("markcompact: out of memory returns nullptr and leaves a sound heap") {
   HeapOptions o;
   o.max_heap_bytes = 2ull << 20;
-  o.young_bytes = 256ull << 10;
+  o.collector_options["young"] = "256K";
   GenHeap h(o);
   h.root(0) = Value::nil();
   Word* n = nullptr;

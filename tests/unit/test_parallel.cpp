@@ -374,7 +374,7 @@ struct PHeap {
     o.gc_deque_tasks = deque;
     o.max_heap_bytes = heap;
     o.gc_threads = threads;
-    o.gc_lab_bytes = lab;
+    if (lab) o.collector_options["gc-lab"] = std::to_string(lab);
     roots.roots.assign(nroots, Value::nil());
     owner = find_collector("semispace")->create(roots, o);
     c = static_cast<SemispaceCollector*>(owner.get());

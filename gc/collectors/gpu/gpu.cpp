@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "gc/collectors/gpu/gpu_options.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
@@ -22,7 +23,8 @@ GpuCollector::GpuCollector(RootSet& roots, const HeapOptions& options, std::uniq
     : MarkSweep(roots, options), device_(std::move(device)) {
   // The kernel is compiled here, once per process and variant, not in the
   // first collection's pause.
-  if (device_) marker_ = std::make_unique<gpu::GpuMarker>(gpu::ClSession::for_device(*device_), options.gpu);
+  if (device_)
+    marker_ = std::make_unique<gpu::GpuMarker>(gpu::ClSession::for_device(*device_), gpu_options(options));
   describe_gpu_events();
 }
 
@@ -124,8 +126,8 @@ void GpuCollector::report(const gpu::MarkReport& r) {
 
 std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options) {
   std::string why;
-  std::unique_ptr<gpu::ClDevice> device = gpu::choose_device(options.gpu.device, &why);
-  if (!device && !options.gpu.cpu_when_no_device) {
+  std::unique_ptr<gpu::ClDevice> device = gpu::choose_device(gpu_options(options).device, &why);
+  if (!device && !gpu_options(options).cpu_when_no_device) {
     std::fprintf(stderr, "vm: --gc=gpu: %s\n", why.c_str());
     std::exit(kExitNoDevice);
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gc/collector.h"
+#include "gc/collectors/gpu/gpu_options.h"
 #include "gc/collectors/gpu/opencl.h"
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"

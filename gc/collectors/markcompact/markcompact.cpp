@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/heap/identity_hash.h"
 
 namespace gc {
@@ -45,8 +46,9 @@ HeapOptions resolved_options(const HeapOptions& in) {
 }
 
 uint64_t young_semispace_for(const HeapOptions& o) {
-  uint64_t young = o.young_bytes ? o.young_bytes : kDefaultYoungBytes;
-  uint64_t cap = o.young_bytes ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
+  uint64_t given = markcompact_collector_options(o).young_bytes;
+  uint64_t young = given ? given : kDefaultYoungBytes;
+  uint64_t cap = given ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
 }
 
@@ -100,11 +102,15 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       young_other_(&young_b_),
       young_bytes_(young_semispace_for(options_)),
       old_target_bytes_(kInitialOldBytes),
-      tenure_age_(options_.tenure_age >= 0 ? static_cast<uint32_t>(options_.tenure_age) : kDefaultTenureAge),
-      lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1)
-                                       : kGcLabWords),
+      tenure_age_(markcompact_collector_options(options_).tenure_age >= 0
+                      ? static_cast<uint32_t>(markcompact_collector_options(options_).tenure_age)
+                      : kDefaultTenureAge),
+      lab_words_(markcompact_collector_options(options_).gc_lab_bytes
+                     ? std::max<uint64_t>(markcompact_collector_options(options_).gc_lab_bytes / kWordSize, 1)
+                     : kGcLabWords),
       overflow_(deque_tasks(options_)),
-      cards_scan_(options_.card_tasks, options_.card_blocks),
+      cards_scan_(markcompact_collector_options(options_).card_tasks,
+                  markcompact_collector_options(options_).card_blocks),
       serial_(events, options_.verify || options_.stress_interval > 0) {
   card_base = cards_.biased_base();
   young_->reset(young_bytes_);

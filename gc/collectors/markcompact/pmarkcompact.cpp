@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "gc/alloc/lab.h"
+#include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/parallel/steal.h"
 
 namespace gc {
@@ -692,9 +693,10 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
 
 MarkCompactOptions markcompact_options(const HeapOptions& heap) {
   MarkCompactOptions o;
-  if (heap.mc_units_per_thread) o.units_per_thread = heap.mc_units_per_thread;
-  o.dense_prefix = heap.dense_prefix;
-  if (heap.dense_prefix_percent) o.dense_prefix_min_live = heap.dense_prefix_percent / 100.0;
+  MarkCompactCollectorOptions given = markcompact_collector_options(heap);
+  if (given.mc_units_per_thread) o.units_per_thread = given.mc_units_per_thread;
+  o.dense_prefix = given.dense_prefix;
+  if (given.dense_prefix_percent) o.dense_prefix_min_live = given.dense_prefix_percent / 100.0;
   o.deque_tasks = heap.gc_deque_tasks;
   o.poison_free_areas = heap.verify || heap.stress_interval > 0;
   return o;

@@ -9,6 +9,7 @@
 
 #include "gc/alloc/lab.h"
 #include "gc/collectors/semispace/psemispaces.h"
+#include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
 
 namespace gc {
@@ -250,8 +251,9 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       current_(&space_a_),
       other_(&space_b_),
       semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
-      lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1)
-                                       : kGcLabWords),
+      lab_words_(semispace_options(options_).gc_lab_bytes
+                     ? std::max<uint64_t>(semispace_options(options_).gc_lab_bytes / kWordSize, 1)
+                     : kGcLabWords),
       overflow_(deque_tasks(options_)) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);

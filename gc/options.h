@@ -1,0 +1,64 @@
+// Command-line options described as tables: the VM's own, and each
+// collector's, carried by its registry entry. The command line and --help
+// are built from the tables, so a collector's options live in its folder
+// and the VM knows none of them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace gc {
+
+enum class OptionKind {
+  kCount,   // --NAME=N, a decimal count
+  kSize,    // --NAME=SIZE, bytes with an optional K, M or G suffix
+  kChoice,  // --NAME=WORD, one of `choices` ("a|b")
+  kFlag,    // --NAME, no value
+  kText,    // --NAME=TEXT, any text unless `check` refuses it (a custom parser)
+  kAction,  // --NAME runs `action`, which prints; then the VM exits 0
+};
+
+struct OptionSpec {
+  const char* name;  // the flag's spelling without "--"
+  OptionKind kind;
+  const char* value_name = nullptr;    // shown in --help (--NAME=VALUE_NAME); nullptr for flags and actions
+  const char* default_text = nullptr;  // the default, as --help shows it; nullptr: none to show
+  const char* help = "";
+  // The usage error "bad WHAT 'VALUE' (HINT)" for a count, size or word
+  // outside [min, max] or `choices`.
+  const char* what = nullptr;
+  const char* hint = nullptr;
+  uint64_t min = 0;
+  uint64_t max = UINT64_MAX;
+  const char* choices = nullptr;
+  // Replaces the check above where the option's values need more: returns
+  // the usage error, or empty.
+  std::string (*check)(const std::string& value) = nullptr;
+  void (*action)() = nullptr;
+  bool value_optional = false;  // --NAME alone is accepted too (kText)
+};
+
+// The usage error for `value` given to `spec`, or empty when it is valid.
+std::string validate_option(const OptionSpec& spec, const std::string& value);
+
+// --help's lines for a table: one option each, help wrapped at 79 columns.
+std::string describe_options(std::span<const OptionSpec> options);
+
+// Collector options as given on the command line, by name: the text after
+// "=" ("" for a flag), already validated. Each collector reads its own
+// through the readers below, with its own defaults.
+using OptionValues = std::map<std::string, std::string>;
+
+const std::string* option_text(const OptionValues& values, const char* name);
+bool option_flag(const OptionValues& values, const char* name);
+std::optional<uint64_t> option_count(const OptionValues& values, const char* name);
+std::optional<uint64_t> option_size(const OptionValues& values, const char* name);
+
+// The value parsers the option kinds use; nullopt for text that is not one.
+std::optional<uint64_t> parse_size(const std::string& text);
+std::optional<uint64_t> parse_count(const std::string& text);
+
+}  // namespace gc

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The command line built from the option tables (gc/options.h): collector
+# options reach only the collector that owns them, --help shows one group
+# per collector (or one with --gc=NAME), every bad value is one usage line
+# and exit 64, and a collector's action (--cl-list) still runs.
+#   tests/cli/options_test.sh VM
+set -u
+vm=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
+
+# A usage error: exit 64, and on stderr exactly "vm: MESSAGE" then the hint.
+usage_error() {
+  local expected=$1
+  shift
+  "$vm" "$@" -e 'print("ran");' >"$tmp/out" 2>"$tmp/err"
+  local status=$?
+  check "$* : exit 64" '[ "$status" -eq 64 ]'
+  check "$* : nothing runs" '[ ! -s "$tmp/out" ]'
+  check "$* : two lines" '[ "$(wc -l <"$tmp/err")" -eq 2 ]'
+  check "$* : '$expected'" '[ "$(head -n 1 "$tmp/err")" = "vm: $expected" ]'
+  check "$* : the hint" '[ "$(tail -n 1 "$tmp/err")" = "Try '"'"'vm --help'"'"' for more information." ]'
+}
+
+# An option of a collector that is not selected names its owners.
+usage_error "--young is an option of markcompact; add --gc=markcompact" --young=1M
+usage_error "--young is an option of markcompact; add --gc=markcompact" --gc=marksweep --young=1M
+usage_error "--gpu-split is an option of gpu; add --gc=gpu" --gc=markcompact --gpu-split=4
+usage_error "--gc-lab is an option of semispace and markcompact; add --gc=semispace or --gc=markcompact" \
+  --gc=marksweep --gc-lab=32K
+
+# Options come before or after --gc=; the default collector owns --gc-lab.
+for args in "--young=1M --gc=markcompact" "--gc=markcompact --young=1M" "--gc-lab=64K"; do
+  # shellcheck disable=SC2086
+  out=$("$vm" $args -e 'print("ran");' 2>&1)
+  check "$args: runs" '[ "$out" = ran ]'
+done
+
+# A bad value of each kind.
+usage_error "bad thread count 'x'" --gc-threads=x
+usage_error "bad heap size '1Q' (examples: 64M, 2G)" --heap=1Q
+usage_error "bad young generation size '1K' (at least 64K)" --gc=markcompact --young=1K
+usage_error "bad card partition 'rows' (strides or blocks)" --gc=markcompact --card-partition=rows
+usage_error "bad dense prefix '10' (off, or 50 to 100 percent live)" --gc=markcompact --dense-prefix=10
+usage_error "bad --gpu-tail '1,x' (WIDTH[,ITERATIONS], e.g. 20,5; 0: never)" --gc=gpu --gpu-tail=1,x
+usage_error "unknown collector 'none' (see --list-gcs)" --gc=none
+usage_error "unknown option '--gc-verify=yes'" --gc-verify=yes
+usage_error "unknown option '--heap'" --heap
+usage_error "unknown option '--cl-list=1'" --cl-list=1
+
+# --help: the VM's options, then one group per collector with options.
+"$vm" --help >"$tmp/help"
+check "--help: exit 0" '[ $? -eq 0 ]'
+for flag in --gc= --heap= --gc-threads= --gc-deque= --gc-lab= --young= --gpu-heap= --cl-list; do
+  check "--help lists $flag" 'grep -q -- "^  $flag" "$tmp/help"'
+done
+check "--help: a group per collector" \
+  '[ "$(grep -c "^--gc=\(semispace\|markcompact\|gpu\) " "$tmp/help")" -eq 3 ]'
+for order in "--help --gc=markcompact" "--gc=markcompact --help"; do
+  # shellcheck disable=SC2086
+  "$vm" $order >"$tmp/help"
+  check "$order: lists --young" 'grep -q -- "^  --young=SIZE" "$tmp/help"'
+  check "$order: lists --gc-lab" 'grep -q -- "^  --gc-lab=SIZE" "$tmp/help"'
+  check "$order: not --gpu-heap" '! grep -q -- "--gpu-heap" "$tmp/help"'
+  check "$order: still the VM's options" 'grep -q -- "^  --gc-threads=N" "$tmp/help"'
+done
+
+# --cl-list belongs to gpu and needs no --gc=gpu; it runs where it stands.
+"$vm" --cl-list >"$tmp/out" 2>"$tmp/err"
+check "--cl-list: exit 0" '[ $? -eq 0 ]'
+check "--cl-list: nothing on stderr" '[ ! -s "$tmp/err" ]'
+"$vm" --cl-list --gc-threads=x >"$tmp/out2" 2>&1
+check "--cl-list stops before later options" '[ $? -eq 0 ] && cmp -s "$tmp/out" "$tmp/out2"'
+
+# Everything after the script is the program's, even what looks like an option.
+printf 'print(args);\n' >"$tmp/args.src"
+out=$("$vm" "$tmp/args.src" --young=1 -x - --help)
+check "arguments after the script pass through" '[ "$out" = "[\"--young=1\", \"-x\", \"-\", \"--help\"]" ]'
+out=$(printf 'print(args);\n' | "$vm" - --gc=none)
+check "- reads standard input; what follows passes through" '[ "$out" = "[\"--gc=none\"]" ]'
+exit $fail
