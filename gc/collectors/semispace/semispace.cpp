@@ -62,9 +62,9 @@ HeapOptions resolved_options(const HeapOptions& in) {
 
 [[noreturn]] void semispace_to_space_overflow() {
   // Unreachable by construction: the to-space region is twice as large as
-  // the whole heap, and collect_for checks that from-space (plus the hash
+  // the whole heap, and collection() checks that from-space (plus the hash
   // words it owes, plus the parallel LAB waste bound) fits before it
-  // starts.
+  // copies.
   std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
   std::abort();
 }

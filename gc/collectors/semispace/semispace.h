@@ -105,6 +105,8 @@ class SemispaceCollector final : public Collector,
   friend class SemispaceWeakResolver;
 
   // --- one collection, in order (collect() reads as this list)
+  void collect_for(GcCause cause, uint64_t pending_large_bytes);  // in Collector::run_collection's frame
+  bool collection();  // the frame's body, the steps below; false when to-space is too small
   void flip();
   void scavenge_serially();     // --gc-threads=0: Cheney
   void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
@@ -119,8 +121,6 @@ class SemispaceCollector final : public Collector,
   void release_from_space();
 
   // --- slow paths (BumpAllocator::Plan: the allocator asks for these)
-  void collect_for(GcCause cause, uint64_t pending_large_bytes);
-  bool collection();  // the frame's body: flip to release; false when to-space is too small
   void collect_for_stress(uint64_t ordinal) override;
   bool collect_for_buffer(uint64_t words) override;
   Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) override;
@@ -170,7 +170,7 @@ class SemispaceCollector final : public Collector,
 std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& options);
 
 // An internal error: to-space ran out during a collection. Unreachable by
-// construction (collect_for checks the bound before it starts).
+// construction (collection() checks the bound before it copies).
 [[noreturn]] void semispace_to_space_overflow();
 
 }  // namespace gc
