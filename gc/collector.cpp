@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "gc/verify/verifier.h"
+
 namespace gc {
 
 const char* cause_name(GcCause cause) {
@@ -16,6 +18,29 @@ const char* cause_name(GcCause cause) {
       return "Large Object Allocation";
   }
   return "Unknown";
+}
+
+void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
+                               const std::function<bool()>& body) {
+  events.collection_start(kind, cause, *this);
+  roots_.prepare_for_collection();
+  // Every collector that accepts --gc-verify describes its heap.
+  const auto* heap = dynamic_cast<const verify::VerifiableHeap*>(this);
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify before");
+    verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "before");
+  }
+  if (!body()) {
+    events.collection_end(*this);
+    return;
+  }
+  if (options_.verify) {
+    observe::PhaseScope phase(events, 0, "verify after");
+    verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "after");
+  }
+  stats_.collections++;
+  note_heap_size();
+  events.collection_end(*this);
 }
 
 uint64_t physical_memory_bytes() {

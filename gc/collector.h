@@ -6,8 +6,10 @@
 // the object layout (layout.h) and the RootSet below.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -76,11 +78,10 @@ struct HeapOptions {
   OptionValues collector_options;
 };
 
-// Summary statistics every collector keeps (gc_stats() and :stats).
+// Summary statistics every collector keeps. Pause times are the
+// recorder's (Collector::events), which times every collection.
 struct GcStats {
   uint64_t collections = 0;
-  double pause_total_ms = 0;
-  double pause_max_ms = 0;
   uint64_t bytes_allocated = 0;  // bytes handed to the mutator, ever
   uint64_t bytes_copied = 0;     // moving collectors
   uint64_t peak_heap_bytes = 0;
@@ -159,11 +160,30 @@ class Collector {
   observe::Recorder events;
 
  protected:
+  friend class BumpAllocator;
+
   Collector(RootSet& roots, const HeapOptions& options) : roots_(roots), options_(options) {
     events.set_workers(options.gc_threads ? options.gc_threads : 1);
     if (options.record_events) events.enable(options.keep_event_history);
     events.set_log(options.log);
   }
+
+  // One collection's frame, the same for every collector: the recorder's
+  // start (which times the pause), the roots' preparation, --gc-verify's
+  // "verify before", then body, then "verify after", the collection count,
+  // the peak heap, and the recorder's end (the --gc-log line). The caller
+  // has accounted the mutator's allocation first, so that the recorder's
+  // "before" figures include it. body returns false when it gave up before
+  // changing the heap: the frame then ends without verifying or counting.
+  void run_collection(observe::CollectionKind kind, GcCause cause, const std::function<bool()>& body);
+  void note_heap_size() { stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size()); }
+  // The allocation's answer when the heap is exhausted, with the live bytes
+  // the out-of-memory message reports.
+  Word* out_of_memory() {
+    live_at_exhaustion_ = heap_used();
+    return nullptr;
+  }
+
   RootSet& roots_;
   HeapOptions options_;
   GcStats stats_;
@@ -219,7 +239,8 @@ inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t 
 
 // The write barrier: every reference store into a heap object goes through
 // here. It dirties the card of the slot unconditionally (no test of the
-// value stored), which is one shift and one byte store.
+// value stored), which is one shift and one byte store; generational
+// collectors rely on it for the card invariant (markcompact/card_scan.h).
 inline void write_ref(Collector& c, Value* slot, Value v) {
   *slot = v;
   c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;

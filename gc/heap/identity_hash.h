@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "gc/heap/reservation.h"
+#include "gc/layout.h"
 
 namespace gc {
 
@@ -24,6 +25,26 @@ inline uint64_t address_hash(const Reservation& heap, const Word* header) {
   x *= 0x94D0'49BB'1331'11EBull;
   x ^= x >> 31;
   return x & kIdentityHashMask;
+}
+
+// A moving collector's identity_hash: a hash kept by a move is in the last
+// raw word; otherwise it is the address's, and the first request moves the
+// object from kUnhashed to kHashed (first_request says so: the object now
+// owes a word for its next move).
+inline uint64_t moving_identity_hash(const Reservation& heap, Word* header, bool& first_request) {
+  Word h = *header;
+  first_request = false;
+  switch (Header::hash_state(h)) {
+    case HashState::kHashedAndMoved:
+      return header[Header::raw_words(h)];
+    case HashState::kHashed:
+      return address_hash(heap, header);
+    default:
+      break;
+  }
+  *header = Header::with_hash_state(h, HashState::kHashed);
+  first_request = true;
+  return address_hash(heap, header);
 }
 
 }  // namespace gc

@@ -18,6 +18,22 @@
 // cleaned: a card that straddles the edge of an occupied run (promotion may
 // write the other part of it during the phase), and the cards of fiber
 // value stacks, which the interpreter writes without the barrier.
+//
+// The card invariant: between collections, every reference from an object
+// outside the young generation (old or large) to a young object lies on a
+// dirty card. Young collections rely on it to find those references without
+// scanning the old generation; --gc-verify checks it (gc/verify). It is
+// kept by
+//   - the write barrier (collector.h, write_ref), for the mutator's stores;
+//   - a large object's cards starting dirty, for the VM's initialising
+//     stores, which skip the barrier (markcompact.cpp, try_allocate_large);
+//   - the scavenger, which dirties the card of a promoted object's slot
+//     that still refers to a young object (psemispaces.h);
+//   - card scanning, which cleans a card before scavenging its slots and
+//     dirties it again if one still refers to a young object, and never
+//     cleans the cards it cannot scan whole (above);
+//   - the compactors, which dirty the card of a moved slot that refers to a
+//     young object (pmarkcompact.h, Input::card_base).
 #pragma once
 
 #include <atomic>

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstring>
 
 #include "gc/collectors/markcompact/markcompact_options.h"
@@ -108,6 +107,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       lab_words_(markcompact_collector_options(options_).gc_lab_bytes
                      ? std::max<uint64_t>(markcompact_collector_options(options_).gc_lab_bytes / kWordSize, 1)
                      : kGcLabWords),
+      mutator_(*this, *this, options_.stress_interval),
       overflow_(deque_tasks(options_)),
       cards_scan_(markcompact_collector_options(options_).card_tasks,
                   markcompact_collector_options(options_).card_blocks),
@@ -127,7 +127,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
     scavengers_.push_back(std::make_unique<ParallelScavenger>(*shared_, w));
   if (options_.gc_threads > 0)
     engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, markcompact_options(options_));
-  install_mutator_buffer();
+  mutator_.install(*young_);
   note_heap_size();
   describe_events();
 }
@@ -176,11 +176,13 @@ uint64_t MarkCompactCollector::young_worst_case_words() const {
   uint64_t used = words_between(young_->begin(), top);
   uint64_t lab =
       lab_words_for(young_->region_bytes() / kWordSize - std::min(used, young_->region_bytes() / kWordSize));
-  return used + used / 7 + hash_reserve_words_ + 2 * lab * pool_->size();
+  return used + used / 7 + mutator_.hash_reserve_words() + 2 * lab * pool_->size();
 }
 
-// The promotion guarantee: the old generation can take every young object,
-// growing up to capacity_limit (and the heap bound) if it must.
+// The promotion guarantee: before a young collection, the old generation
+// has room for every young object (young_worst_case_words), growing up to
+// capacity_limit (and the heap bound) if it must, so that a promotion never
+// fails halfway through a collection.
 bool MarkCompactCollector::promotion_guaranteed(uint64_t capacity_limit) {
   uint64_t need = young_worst_case_words() * kWordSize;
   if (old_.free_bytes() >= need) return true;
@@ -194,23 +196,13 @@ bool MarkCompactCollector::promotion_guaranteed(uint64_t capacity_limit) {
 }
 
 void MarkCompactCollector::young_collection(GcCause cause) {
-  auto start = std::chrono::steady_clock::now();
-  account_mutator_buffer();
-  young_->set_top(top);
-  events.collection_start(observe::CollectionKind::kYoung, cause, *this);
-  roots_.prepare_for_collection();
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify before");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
-  }
-  scavenge_young(tenure_age_);
-  young_collections_++;
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify after");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
-  }
-  stats_.last_live_bytes = heap_used();
-  finish_pause(start);
+  mutator_.retire();
+  run_collection(observe::CollectionKind::kYoung, cause, [this] {
+    scavenge_young(tenure_age_);
+    young_collections_++;
+    stats_.last_live_bytes = heap_used();
+    return true;
+  });
 }
 
 // pSemispaces on the young generation (psemispaces.h), with the card
@@ -221,7 +213,7 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   events.phase_start(0, "flip");
   std::swap(young_, young_other_);
   young_->reset(young_bytes_);
-  hash_reserve_words_ = 0;
+  mutator_.forget_hash_reserve();
   root_groups_.clear();
   roots_.root_groups(root_groups_);
   runs_.clear();
@@ -272,7 +264,7 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   roots_.process_weak(resolver);
   events.phase_end(0, "weak references");
   release_from_space();
-  install_mutator_buffer();
+  mutator_.install(*young_);
 }
 
 // As semispace's lab_words_for_collection: LABs shrink when the headroom of
@@ -301,35 +293,31 @@ void MarkCompactCollector::release_from_space() {
   young_other_->reset(young_bytes_);
 }
 
-void MarkCompactCollector::install_mutator_buffer() {
-  top = young_->top();
-  Word* end = young_->end();
-  alloc_end_ = end > top && words_between(top, end) > hash_reserve_words_ ? end - hash_reserve_words_ : top;
-  limit = options_.stress_interval ? top : alloc_end_;
-  buffer_start_ = top;
-}
-
 // ---------------------------------------------------------------------------
 // Full collections
 
 void MarkCompactCollector::collect(GcCause cause) { full_collection(cause, 0); }
 
 void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large_bytes) {
-  auto start = std::chrono::steady_clock::now();
-  account_mutator_buffer();
-  young_->set_top(top);
-  events.collection_start(observe::CollectionKind::kFull, cause, *this);
-  roots_.prepare_for_collection();
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify before");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
-  }
-  // Promote every young survivor when the old generation can take them all
-  // (it may grow to the heap bound for this); otherwise keep them young,
-  // compact, and promote them once compaction has made the room.
-  bool promote_all = promotion_guaranteed(old_bound_bytes(pending_large_bytes));
-  scavenge_young(promote_all ? 0 : Header::kMaxAge + 1);
+  mutator_.retire();
+  run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
+    // Promote every young survivor when the old generation can take them
+    // all (it may grow to the heap bound for this); otherwise keep them
+    // young, compact, and promote them once compaction has made the room.
+    bool promote_all = promotion_guaranteed(old_bound_bytes(pending_large_bytes));
+    scavenge_young(promote_all ? 0 : Header::kMaxAge + 1);
+    compact_old_generation(pending_large_bytes);
+    if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
+      scavenge_young(0);
+    full_collections_++;
+    stats_.last_live_bytes = heap_used();
+    return true;
+  });
+}
 
+// pMarkcompact on the old generation, then its capacity for the next
+// young collections.
+void MarkCompactCollector::compact_old_generation(uint64_t pending_large_bytes) {
   events.phase_start(0, "old generation");
   ParallelMarkCompact::Result result = mark_compact_old(old_.fill_free_areas());
   std::vector<OldSpace::Run> occupied;
@@ -344,16 +332,6 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
                                   OffsetTable::kCardWords * OffsetTable::kCardWords;
   cards_.clean(past, old_.end());
   events.phase_end(0, "old generation");
-  if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
-    scavenge_young(0);
-  full_collections_++;
-
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify after");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
-  }
-  stats_.last_live_bytes = heap_used();
-  finish_pause(start);
 }
 
 // The old generation's mark-compact, the young semispace's objects live and
@@ -383,73 +361,52 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
 void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
   uint64_t young_full = young_bytes_ / kWordSize;
   uint64_t promote_room =
-      (young_full + young_full / 7 + hash_reserve_words_ + 2 * lab_words_ * pool_->size()) * kWordSize;
+      (young_full + young_full / 7 + mutator_.hash_reserve_words() + 2 * lab_words_ * pool_->size()) *
+      kWordSize;
   uint64_t target = std::max({kInitialOldBytes, 2 * occupied_bytes, occupied_bytes + promote_room});
   old_target_bytes_ =
       round_up_pages(std::min(target, std::max(old_bound_bytes(pending_large_bytes), occupied_bytes)));
 }
 
 // ---------------------------------------------------------------------------
-// Slow paths
+// Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
+// these.
 
 Word* MarkCompactCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
-  uint64_t words = object_words(nrefs, raw_words);
-  if (words * kWordSize >= kLargeObjectBytes) return allocate_large(class_id, nrefs, raw_words, words);
-  return allocate_young(class_id, nrefs, raw_words, words);
+  return mutator_.allocate_slow(class_id, nrefs, raw_words);
 }
 
 Word* MarkCompactCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
-  return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words));
+  return mutator_.allocate_pinned(class_id, nrefs, raw_words);
 }
 
 // --gc-stress: young and full collections alternate (--gc-stress-full: all
 // full).
-void MarkCompactCollector::count_stress_allocation() {
-  if (!options_.stress_interval || ++stress_count_ % options_.stress_interval) return;
-  if (options_.stress_full || (stress_count_ / options_.stress_interval) % 2 == 0) {
+void MarkCompactCollector::collect_for_stress(uint64_t ordinal) {
+  if (options_.stress_full || ordinal % 2 == 0) {
     full_collection(GcCause::kStress, 0);
   } else {
     collect_young(GcCause::kStress);
   }
 }
 
-Word* MarkCompactCollector::allocate_young(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
-                                           uint64_t words) {
-  if (words_between(top, alloc_end_) < words || alloc_end_ < top) {
-    uint64_t full_before = full_collections_;
-    collect_young(GcCause::kAllocationFailure);
-    if (alloc_end_ < top + words && full_collections_ == full_before)
-      full_collection(GcCause::kAllocationFailure, 0);
-    if (alloc_end_ < top + words && !full_collection_without_gaps(GcCause::kAllocationFailure, 0))
-      return out_of_memory();
-    if (alloc_end_ < top + words) return out_of_memory();
-  }
-  account_mutator_buffer();
-  Word* p = top;
-  top = p + words;
-  buffer_start_ = top;
-  if (options_.stress_interval) limit = top;
-  stats_.bytes_allocated += words * kWordSize;
-  return format_object(p, class_id, nrefs, raw_words);
+// A young collection, a full one if that was not enough (and the young one
+// was not already full), then one that leaves no gaps.
+bool MarkCompactCollector::collect_for_buffer(uint64_t words) {
+  uint64_t full_before = full_collections_;
+  collect_young(GcCause::kAllocationFailure);
+  if (!mutator_.fits(words) && full_collections_ == full_before)
+    full_collection(GcCause::kAllocationFailure, 0);
+  if (!mutator_.fits(words) && !full_collection_without_gaps(GcCause::kAllocationFailure, 0)) return false;
+  return mutator_.fits(words);
 }
 
-Word* MarkCompactCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
-                                           uint64_t words) {
-  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  uint64_t pending = LargeObjectSpace::pages_for(words) * kPageBytes;
-  full_collection(GcCause::kLargeAllocation, pending);
-  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  if (full_collection_without_gaps(GcCause::kLargeAllocation, pending))
-    if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  return out_of_memory();
+void MarkCompactCollector::collect_for_large(uint64_t pending_large_bytes) {
+  full_collection(GcCause::kLargeAllocation, pending_large_bytes);
+}
+
+bool MarkCompactCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes) {
+  return full_collection_without_gaps(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
 // pMarkcompact leaves floor((n + 1) / 2) free areas, and odd regions slide
@@ -468,9 +425,10 @@ bool MarkCompactCollector::full_collection_without_gaps(GcCause cause, uint64_t 
   return true;
 }
 
-// A large object is old from the start. Its cards start dirty: the VM
-// fills a new object with initialising stores that do not pass the
-// barrier, and the next young collection cleans the cards it can.
+// A large object is old from the start. Its cards start dirty for the card
+// invariant (card_scan.h): the VM fills a new object with initialising
+// stores that do not pass the barrier, and the next young collection
+// cleans the cards it can.
 Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
                                                uint64_t words) {
   uint64_t pages = LargeObjectSpace::pages_for(words);
@@ -481,22 +439,10 @@ Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs
   set_cards(cards_.biased_base(), start, start + pages * kPageBytes / kWordSize, kCardDirty);
   Word* h = format_object(start, class_id, nrefs, raw_words);
   los_.add_object(h, start, pages);
-  stats_.bytes_allocated += words * kWordSize;
-  note_heap_size();
   return h;
 }
 
-Word* MarkCompactCollector::out_of_memory() {
-  live_at_exhaustion_ = heap_used();
-  return nullptr;
-}
-
-void MarkCompactCollector::account_mutator_buffer() {
-  stats_.bytes_allocated += words_between(buffer_start_, top) * kWordSize;
-  buffer_start_ = top;
-}
-
-void MarkCompactCollector::flush_stats() { account_mutator_buffer(); }
+void MarkCompactCollector::flush_stats() { mutator_.account(); }
 
 // The old generation's largest capacity now: the heap bound less both young
 // semispaces and the large objects (and those about to be allocated).
@@ -504,19 +450,6 @@ uint64_t MarkCompactCollector::old_bound_bytes(uint64_t pending_large_bytes) con
   uint64_t taken = 2 * young_bytes_ + los_.committed_bytes() + pending_large_bytes;
   uint64_t max = options_.max_heap_bytes;
   return taken >= max ? 0 : round_down_pages(max - taken);
-}
-
-void MarkCompactCollector::note_heap_size() {
-  stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size());
-}
-
-void MarkCompactCollector::finish_pause(std::chrono::steady_clock::time_point start) {
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  stats_.collections++;
-  stats_.pause_total_ms += ms;
-  stats_.pause_max_ms = std::max(stats_.pause_max_ms, ms);
-  note_heap_size();
-  events.collection_end(*this);
 }
 
 // ---------------------------------------------------------------------------
@@ -530,26 +463,10 @@ uint64_t MarkCompactCollector::heap_size() const {
   return 2 * young_bytes_ + old_.capacity_bytes() + los_.committed_bytes();
 }
 
-// As semispace: a young object hashed at its address owes one word for when
-// it is copied, which comes out of the mutator's buffer; old and large
-// objects grow theirs when compaction moves them (large ones never move).
+// Old and large objects grow their hash word when compaction moves them
+// (large ones never move); a young one owes it to the mutator's buffer.
 uint64_t MarkCompactCollector::identity_hash(Word* header) {
-  Word h = *header;
-  switch (Header::hash_state(h)) {
-    case HashState::kHashedAndMoved:
-      return header[Header::raw_words(h)];
-    case HashState::kHashed:
-      return address_hash(reservation_, header);
-    default:
-      break;
-  }
-  *header = Header::with_hash_state(h, HashState::kHashed);
-  if (in_young(header)) {
-    hash_reserve_words_++;
-    if (alloc_end_ > top) alloc_end_--;
-    if (limit > alloc_end_) limit = alloc_end_;
-  }
-  return address_hash(reservation_, header);
+  return mutator_.identity_hash(reservation_, header);
 }
 
 void MarkCompactCollector::set_write_barrier_for_testing(bool on) {

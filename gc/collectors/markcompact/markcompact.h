@@ -20,7 +20,7 @@
 //   objects are roots), then trace with work stealing (psemispaces.h);
 //   a survivor of age < --tenure is copied to to-space one year older, an
 //   older one is promoted through a promotion LAB into the old generation
-//   (its card dirtied if it still refers to a young object); weak
+//   (keeping the card invariant, card_scan.h); weak
 //   references; the mutator's buffer is the rest of to-space.
 //
 // A full collection (full_collection): a young collection that promotes
@@ -34,10 +34,9 @@
 //
 // Sizing policy. --heap bounds 2 * Y + O + L: Y a young semispace (fixed),
 // O the old generation's capacity, L the large-object pages. A young
-// collection runs only when the old generation has room for every young
-// object (the promotion guarantee, so a promotion never fails halfway);
-// otherwise O grows within the bound, and when it cannot, a full
-// collection runs instead. After a full collection O is twice the old live
+// collection runs only under the promotion guarantee (markcompact.cpp,
+// promotion_guaranteed); otherwise O grows within the bound, and when it
+// cannot, a full collection runs instead. After a full collection O is twice the old live
 // data (at least kInitialOldBytes), within the bound. An allocation that
 // does not fit after a full collection returns nullptr: out of memory.
 #pragma once
@@ -46,6 +45,7 @@
 #include <memory>
 #include <vector>
 
+#include "gc/alloc/bump_allocator.h"
 #include "gc/collector.h"
 #include "gc/collectors/markcompact/card_scan.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
@@ -61,7 +61,9 @@
 
 namespace gc {
 
-class MarkCompactCollector final : public Collector, public verify::VerifiableHeap {
+class MarkCompactCollector final : public Collector,
+                                   public verify::VerifiableHeap,
+                                   private BumpAllocator::Plan {
  public:
   MarkCompactCollector(RootSet& roots, const HeapOptions& options);
   ~MarkCompactCollector() override;
@@ -109,28 +111,24 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   void scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
   void retire_gc_labs();
   void release_from_space();
-  void install_mutator_buffer();
 
   // --- a full collection, in order
   void full_collection(GcCause cause, uint64_t pending_large_bytes);
+  void compact_old_generation(uint64_t pending_large_bytes);  // pMarkcompact, then the old generation's size
   ParallelMarkCompact::Result mark_compact_old(Word* old_top);
   void resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes);
   bool full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes);
 
-  // --- slow paths
-  void collect_for_allocation(GcCause cause);
-  Word* allocate_young(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
-  Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
-  Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
-  void count_stress_allocation();
-  void account_mutator_buffer();
-  Word* out_of_memory();
+  // --- slow paths (BumpAllocator::Plan: the allocator asks for these)
+  void collect_for_stress(uint64_t ordinal) override;
+  bool collect_for_buffer(uint64_t words) override;
+  Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) override;
+  void collect_for_large(uint64_t pending_large_bytes) override;
+  bool collect_leaving_no_gaps(uint64_t pending_large_bytes) override;
   uint64_t young_worst_case_words() const;
   uint64_t old_bound_bytes(uint64_t pending_large_bytes) const;
   uint64_t lab_words_for(uint64_t headroom_words) const;
   bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
-  void note_heap_size();
-  void finish_pause(std::chrono::steady_clock::time_point start);
   void describe_events();
 
   Reservation reservation_;
@@ -143,14 +141,11 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   CopySpace* young_;        // the mutator allocates here; to-space of the last young collection
   CopySpace* young_other_;  // from-space during a young collection, empty otherwise
 
-  uint64_t young_bytes_;             // Y: each young semispace's capacity
-  uint64_t old_target_bytes_;        // the old generation's capacity before a full collection is due
-  uint32_t tenure_age_;              // --tenure
-  uint64_t lab_words_;               // --gc-lab
-  uint64_t hash_reserve_words_ = 0;  // as in semispace.h
-  Word* buffer_start_ = nullptr;
-  Word* alloc_end_ = nullptr;
-  uint64_t stress_count_ = 0;
+  uint64_t young_bytes_;       // Y: each young semispace's capacity
+  uint64_t old_target_bytes_;  // the old generation's capacity before a full collection is due
+  uint32_t tenure_age_;        // --tenure
+  uint64_t lab_words_;         // --gc-lab
+  BumpAllocator mutator_;      // the mutator's buffer in the young semispace
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;

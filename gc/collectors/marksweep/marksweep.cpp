@@ -165,35 +165,21 @@ void MarkSweep::describe_events() {
 void MarkSweep::collect(GcCause cause) { collect_for(cause, 0); }
 
 void MarkSweep::collect_for(GcCause cause, uint64_t pending_large_bytes) {
-  auto start = std::chrono::steady_clock::now();
+  // Accounted, the lists hold no unaccounted cells: dropping them leaves
+  // heap_used as the recorder reads it at the collection's start.
   account_allocation_lists();
-  events.collection_start(observe::CollectionKind::kFull, cause, *this);
   retire_allocation_lists();
-  roots_.prepare_for_collection();
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify before");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
-  }
-
-  mark_phase();
-  events.phase_start(0, "weak references");
-  process_weak();
-  events.phase_end(0, "weak references");
-  sweep_phase();
-  events.phase_start(0, "resize");
-  resize_heap(pending_large_bytes);
-  events.phase_end(0, "resize");
-
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify after");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
-  }
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  stats_.collections++;
-  stats_.pause_total_ms += ms;
-  stats_.pause_max_ms = std::max(stats_.pause_max_ms, ms);
-  note_heap_size();
-  events.collection_end(*this);
+  run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
+    mark_phase();
+    events.phase_start(0, "weak references");
+    process_weak();
+    events.phase_end(0, "weak references");
+    sweep_phase();
+    events.phase_start(0, "resize");
+    resize_heap(pending_large_bytes);
+    events.phase_end(0, "resize");
+    return true;
+  });
 }
 
 // The lists the mutator was popping are dropped: their cells are still free

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,9 +63,9 @@ HeapOptions resolved_options(const HeapOptions& in) {
 
 [[noreturn]] void semispace_to_space_overflow() {
   // Unreachable by construction: the to-space region is twice as large as
-  // the whole heap, and collect_for checks that from-space (plus the hash
+  // the whole heap, and collection() checks that from-space (plus the hash
   // words it owes, plus the parallel LAB waste bound) fits before it
-  // starts.
+  // copies.
   std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
   std::abort();
 }
@@ -251,6 +250,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       current_(&space_a_),
       other_(&space_b_),
       semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
+      mutator_(*this, *this, options_.stress_interval),
       lab_words_(semispace_options(options_).gc_lab_bytes
                      ? std::max<uint64_t>(semispace_options(options_).gc_lab_bytes / kWordSize, 1)
                      : kGcLabWords),
@@ -266,7 +266,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       deques_.push_back(std::make_unique<parallel::TaskDeque>(deque_tasks(options_)));
     worker_totals_.resize(options_.gc_threads);
   }
-  install_mutator_buffer();
+  mutator_.install(*current_);
   note_heap_size();
   describe_events();
 }
@@ -301,25 +301,19 @@ std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& o
 void SemispaceCollector::collect(GcCause cause) { collect_for(cause, 0); }
 
 void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes) {
-  auto start = std::chrono::steady_clock::now();
-  account_mutator_buffer();
-  current_->set_top(top);
-  events.collection_start(observe::CollectionKind::kFull, cause, *this);
+  mutator_.retire();
   pending_large_bytes_ = pending_large_bytes;
-  roots_.prepare_for_collection();
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify before");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before");
-  }
+  run_collection(observe::CollectionKind::kFull, cause, [this] { return collection(); });
+}
 
+bool SemispaceCollector::collection() {
   // Survivors need at most from-space's bytes plus the hash words it owes;
   // the sizing policy makes the first half of the region hold that, so this
   // only guards it. The second half is the parallel copy's headroom.
-  survivor_bound_words_ = current_->used_bytes() / kWordSize + hash_reserve_words_;
+  survivor_bound_words_ = current_->used_bytes() / kWordSize + mutator_.hash_reserve_words();
   if (survivor_bound_words_ > other_->region_bytes() / kWordSize / 2) {
     live_at_exhaustion_ = heap_used();
-    events.collection_end(*this);
-    return;
+    return false;
   }
 
   events.count(0, "from-space bytes", current_->used_bytes());
@@ -340,19 +334,9 @@ void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes
   events.phase_start(0, "resize and release");
   resize_semispaces();
   release_from_space();
-  install_mutator_buffer();
+  mutator_.install(*current_);
   events.phase_end(0, "resize and release");
-
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify after");
-    verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after");
-  }
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  stats_.collections++;
-  stats_.pause_total_ms += ms;
-  stats_.pause_max_ms = std::max(stats_.pause_max_ms, ms);
-  note_heap_size();
-  events.collection_end(*this);
+  return true;
 }
 
 // The spaces change roles: the mutator's space becomes from-space and the
@@ -361,9 +345,8 @@ void SemispaceCollector::flip() {
   std::swap(current_, other_);
   current_->reset(semispace_bytes_);
   cards_.clean(current_->begin(), current_->end());
-  // Every kHashed object in from-space gets its hash word as it is copied;
-  // to-space starts owing nothing.
-  hash_reserve_words_ = 0;
+  // Every kHashed object in from-space gets its hash word as it is copied.
+  mutator_.forget_hash_reserve();
   waste_words_ = 0;
 }
 
@@ -438,93 +421,53 @@ void SemispaceCollector::release_from_space() {
   other_->reset(semispace_bytes_);
 }
 
-// After a collection the mutator's buffer is the rest of to-space, less the
-// hash words the space owes. In stress mode limit stays at top so that
-// every allocation reaches allocate_slow.
-void SemispaceCollector::install_mutator_buffer() {
-  top = current_->top();
-  Word* end = current_->end();
-  alloc_end_ = static_cast<uint64_t>(end - top) > hash_reserve_words_ ? end - hash_reserve_words_ : top;
-  limit = options_.stress_interval ? top : alloc_end_;
-  buffer_start_ = top;
-}
-
 // ---------------------------------------------------------------------------
-// Slow paths
+// Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
+// these.
 
 Word* SemispaceCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
-  uint64_t words = object_words(nrefs, raw_words);
-  if (words * kWordSize >= kLargeObjectBytes)
-    return allocate_large(class_id, nrefs, raw_words, words, GcCause::kLargeAllocation);
-  return allocate_in_copy_space(class_id, nrefs, raw_words, words);
+  return mutator_.allocate_slow(class_id, nrefs, raw_words);
 }
 
 Word* SemispaceCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
-  return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words),
-                        GcCause::kLargeAllocation);
+  return mutator_.allocate_pinned(class_id, nrefs, raw_words);
 }
 
-void SemispaceCollector::count_stress_allocation() {
-  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0)
-    collect_for(GcCause::kStress, 0);
+void SemispaceCollector::collect_for_stress(uint64_t) { collect_for(GcCause::kStress, 0); }
+
+bool SemispaceCollector::collect_for_buffer(uint64_t words) {
+  collect_for(GcCause::kAllocationFailure, 0);
+  if (mutator_.fits(words) || try_grow_current_space(words)) return true;
+  // The parallel copy's filler may be what is in the way: retry once with a
+  // collection that leaves none.
+  if (!collect_without_waste(GcCause::kAllocationFailure, 0)) return false;
+  return mutator_.fits(words) || try_grow_current_space(words);
 }
 
-Word* SemispaceCollector::allocate_in_copy_space(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
-                                                 uint64_t words) {
-  if (static_cast<uint64_t>(alloc_end_ - top) < words) {
-    collect_for(GcCause::kAllocationFailure, 0);
-    if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words)) {
-      // The parallel copy's filler may be what is in the way: retry once
-      // with a collection that leaves none.
-      if (!collect_without_waste(GcCause::kAllocationFailure, 0)) return out_of_memory();
-      if (static_cast<uint64_t>(alloc_end_ - top) < words && !try_grow_current_space(words))
-        return out_of_memory();
-    }
-  }
-  account_mutator_buffer();
-  Word* p = top;
-  top = p + words;
-  buffer_start_ = top;
-  if (options_.stress_interval) limit = top;
-  stats_.bytes_allocated += words * kWordSize;
-  return format_object(p, class_id, nrefs, raw_words);
+void SemispaceCollector::collect_for_large(uint64_t pending_large_bytes) {
+  collect_for(GcCause::kLargeAllocation, pending_large_bytes);
+}
+
+// Filler left by the parallel copy keeps the semispaces from shrinking to
+// make room for a large object.
+bool SemispaceCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes) {
+  return collect_without_waste(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
 // Right after a collection that left too little room: take more of the
 // region if the heap bound allows.
 bool SemispaceCollector::try_grow_current_space(uint64_t words) {
   current_->set_top(top);
-  uint64_t need = current_->used_bytes() + (words + hash_reserve_words_) * kWordSize;
+  uint64_t need = current_->used_bytes() + (words + mutator_.hash_reserve_words()) * kWordSize;
   uint64_t target = std::max(round_up_pages(need), semispace_bytes_ * 2);
   target = std::min(target, semispace_bound(0));
   if (target < need) return false;
   cards_.clean(current_->end(), current_->begin() + target / kWordSize);
   semispace_bytes_ = target;
   current_->set_capacity(target);
-  install_mutator_buffer();
+  mutator_.install(*current_);
   note_heap_size();
   return true;
-}
-
-Word* SemispaceCollector::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
-                                         uint64_t words, GcCause cause) {
-  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  uint64_t pending = LargeObjectSpace::pages_for(words) * kPageBytes;
-  collect_for(cause, pending);
-  if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  // Filler left by the parallel copy keeps the semispaces from shrinking
-  // to make room: retry once with a collection that leaves none.
-  if (collect_without_waste(cause, pending))
-    if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  return out_of_memory();
 }
 
 // Parallel copying leaves filler in to-space (LAB tails, retracted copies;
@@ -554,33 +497,15 @@ Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, 
   cards_.clean(start, start + bytes / kWordSize);
   Word* h = format_object(start, class_id, nrefs, raw_words);
   los_.add_object(h, start, pages);
-  stats_.bytes_allocated += words * kWordSize;
-  note_heap_size();
   return h;
 }
 
-Word* SemispaceCollector::out_of_memory() {
-  live_at_exhaustion_ = heap_used();
-  return nullptr;
-}
-
-// The fast path bumps top without counting; the slow paths count what it
-// consumed since the buffer was last accounted.
-void SemispaceCollector::account_mutator_buffer() {
-  stats_.bytes_allocated += static_cast<uint64_t>(top - buffer_start_) * kWordSize;
-  buffer_start_ = top;
-}
-
-void SemispaceCollector::flush_stats() { account_mutator_buffer(); }
+void SemispaceCollector::flush_stats() { mutator_.account(); }
 
 uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const {
   uint64_t large = los_.committed_bytes() + pending_large_bytes;
   uint64_t max = options_.max_heap_bytes;
   return large >= max ? 0 : round_down_pages((max - large) / 2);
-}
-
-void SemispaceCollector::note_heap_size() {
-  stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size());
 }
 
 // ---------------------------------------------------------------------------
@@ -596,26 +521,8 @@ uint64_t SemispaceCollector::hash_of_address(const Word* header) const {
   return address_hash(reservation_, header);
 }
 
-// kUnhashed -> kHashed: the hash is the address's; an object in the copy
-// space now owes one word for when it moves, which comes out of the
-// mutator's buffer.
 uint64_t SemispaceCollector::identity_hash(Word* header) {
-  Word h = *header;
-  switch (Header::hash_state(h)) {
-    case HashState::kHashedAndMoved:
-      return header[Header::raw_words(h)];
-    case HashState::kHashed:
-      return hash_of_address(header);
-    default:
-      break;
-  }
-  *header = Header::with_hash_state(h, HashState::kHashed);
-  if (in_current_space(header)) {
-    hash_reserve_words_++;
-    if (alloc_end_ > top) alloc_end_--;
-    if (limit > alloc_end_) limit = alloc_end_;
-  }
-  return hash_of_address(header);
+  return mutator_.identity_hash(reservation_, header);
 }
 
 void SemispaceCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) const {

@@ -42,6 +42,7 @@
 #include <memory>
 #include <vector>
 
+#include "gc/alloc/bump_allocator.h"
 #include "gc/collector.h"
 #include "gc/heap/reservation.h"
 #include "gc/parallel/overflow_set.h"
@@ -59,7 +60,9 @@ class Scavenger;
 class ParallelScavenger;
 struct ScavengeShared;
 
-class SemispaceCollector final : public Collector, public verify::VerifiableHeap {
+class SemispaceCollector final : public Collector,
+                                 public verify::VerifiableHeap,
+                                 private BumpAllocator::Plan {
  public:
   SemispaceCollector(RootSet& roots, const HeapOptions& options);
   ~SemispaceCollector() override;
@@ -102,6 +105,8 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   friend class SemispaceWeakResolver;
 
   // --- one collection, in order (collect() reads as this list)
+  void collect_for(GcCause cause, uint64_t pending_large_bytes);  // in Collector::run_collection's frame
+  bool collection();  // the frame's body, the steps below; false when to-space is too small
   void flip();
   void scavenge_serially();     // --gc-threads=0: Cheney
   void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
@@ -114,22 +119,18 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
   void sweep_large_objects();
   void resize_semispaces();
   void release_from_space();
-  void install_mutator_buffer();
 
-  // --- slow paths
-  void collect_for(GcCause cause, uint64_t pending_large_bytes);
-  Word* allocate_in_copy_space(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
-  Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words, GcCause cause);
-  Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
+  // --- slow paths (BumpAllocator::Plan: the allocator asks for these)
+  void collect_for_stress(uint64_t ordinal) override;
+  bool collect_for_buffer(uint64_t words) override;
+  Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) override;
+  void collect_for_large(uint64_t pending_large_bytes) override;
+  bool collect_leaving_no_gaps(uint64_t pending_large_bytes) override;
   bool try_grow_current_space(uint64_t words);
   bool collect_without_waste(GcCause cause, uint64_t pending_large_bytes);
-  void count_stress_allocation();
-  void account_mutator_buffer();
-  Word* out_of_memory();
   uint64_t semispace_bound(uint64_t pending_large_bytes) const;
   uint64_t hash_of_address(const Word* header) const;
   bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
-  void note_heap_size();
   void describe_events();
 
   Reservation reservation_;
@@ -142,14 +143,9 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
 
   uint64_t semispace_bytes_;  // S
   uint64_t pending_large_bytes_ = 0;
-  // Words the current space owes to objects in state kHashed: each grows
-  // one hash word when copied, so to-space needs this much beyond the
-  // objects themselves. The mutator's buffer ends this far below the
-  // capacity.
-  uint64_t hash_reserve_words_ = 0;
-  Word* buffer_start_ = nullptr;  // where the mutator buffer began (bytes_allocated)
-  Word* alloc_end_ = nullptr;     // the buffer's real end (limit is top in stress mode)
-  uint64_t stress_count_ = 0;
+  // The mutator's buffer in the current space, and the hash words the
+  // space owes (to-space needs them beyond the objects themselves).
+  BumpAllocator mutator_;
 
   std::vector<RootGroup> root_groups_;   // reused: no allocation per collection
   std::vector<Word*> large_mark_stack_;  // reused
@@ -174,7 +170,7 @@ class SemispaceCollector final : public Collector, public verify::VerifiableHeap
 std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& options);
 
 // An internal error: to-space ran out during a collection. Unreachable by
-// construction (collect_for checks the bound before it starts).
+// construction (collection() checks the bound before it copies).
 [[noreturn]] void semispace_to_space_overflow();
 
 }  // namespace gc
