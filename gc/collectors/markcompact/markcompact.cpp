@@ -31,9 +31,8 @@ constexpr uint32_t kDefaultTenureAge = 2;
 // full collection, and at least room to promote a whole young semispace.
 constexpr uint64_t kInitialOldBytes = 4ull << 20;
 
-// As in semispace.cpp (--gc-lab, --gc-deque).
+// As in semispace.cpp (--gc-lab).
 constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
-constexpr uint64_t kDequeTasks = 1u << 15;
 constexpr uint64_t kMinLabWords = 64;
 constexpr uint64_t kMinHeapBytes = 256ull << 10;
 
@@ -48,11 +47,6 @@ uint64_t young_semispace_for(const HeapOptions& o) {
   uint64_t young = o.young_bytes ? o.young_bytes : kDefaultYoungBytes;
   uint64_t cap = o.young_bytes ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
-}
-
-uint64_t deque_tasks(const HeapOptions& o) {
-  if (o.gc_deque_tasks == 0) return kDequeTasks;
-  return std::max<uint64_t>(std::bit_ceil(o.gc_deque_tasks), 4);
 }
 
 uint64_t words_between(const Word* a, const Word* b) { return static_cast<uint64_t>(b - a); }
@@ -103,7 +97,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       tenure_age_(options_.tenure_age >= 0 ? static_cast<uint32_t>(options_.tenure_age) : kDefaultTenureAge),
       lab_words_(options_.gc_lab_bytes ? std::max<uint64_t>(options_.gc_lab_bytes / kWordSize, 1)
                                        : kGcLabWords),
-      overflow_(deque_tasks(options_)),
+      overflow_(parallel::deque_capacity(options_.gc_deque_tasks)),
       cards_scan_(options_.card_tasks, options_.card_blocks),
       serial_(events, options_.verify || options_.stress_interval > 0) {
   card_base = cards_.biased_base();
@@ -114,7 +108,8 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   unsigned threads = std::max(1u, options_.gc_threads);
   pool_ = std::make_unique<parallel::WorkerPool>(threads);
   for (unsigned w = 0; w < threads; ++w)
-    deques_.push_back(std::make_unique<parallel::TaskDeque>(deque_tasks(options_)));
+    deques_.push_back(
+        std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
   shared_ = std::make_unique<ScavengeShared>(
       ScavengeShared{deques_, overflow_, termination_, events, reservation_});
   for (unsigned w = 0; w < threads; ++w)

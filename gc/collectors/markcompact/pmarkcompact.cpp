@@ -5,30 +5,17 @@
 #include "gc/collectors/markcompact/pmarkcompact.h"
 
 #include <algorithm>
-#include <bit>
-#include <chrono>
 #include <cstring>
 
 #include "gc/alloc/lab.h"
-#include "gc/parallel/steal.h"
+#include "gc/parallel/clock.h"
+#include "gc/parallel/tracer.h"
 
 namespace gc {
 
 namespace {
 
-uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
-
-// 2^15 tasks of 16 bytes: the same fixed deque as pSemispaces (semispace.cpp).
-constexpr uint64_t kDefaultDequeTasks = 1u << 15;
-
-// Large arrays are marked in chunks of this many slots, as pSemispaces
-// scans them (psemispaces.h, kChunkSlots): only large-object-space arrays
-// are longer.
-constexpr uint32_t kChunkSlots = 2048;
+using parallel::now_ns;
 
 // Objects up to this size are moved by a word loop: most objects are a few
 // words, for which a call to memmove costs more than the copy.
@@ -91,9 +78,10 @@ struct ParallelMarkCompact::Region {
 // ---------------------------------------------------------------------------
 // One GC thread
 
-class ParallelMarkCompact::Worker {
+class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
  public:
-  Worker(ParallelMarkCompact& mc, unsigned id) : mc_(mc), id_(id), deque_(*mc.deques_[id]) {}
+  Worker(ParallelMarkCompact& mc, unsigned id)
+      : Tracer(parallel::TraceShared{mc.deques_, mc.overflow_, mc.termination_}, id), mc_(mc) {}
 
   void prepare();
   void mark();
@@ -103,7 +91,6 @@ class ParallelMarkCompact::Worker {
   void compact();
 
   std::vector<Word*> unit_min;  // per unit: the lowest live object start this thread marked
-  parallel::WorkerStats stats;  // this collection's
   uint64_t objects_marked = 0;
   uint64_t units_swept = 0;
   uint64_t objects_forwarded = 0;
@@ -111,22 +98,11 @@ class ParallelMarkCompact::Worker {
   uint64_t cards_dirtied = 0;
 
  private:
-  // --- mark (section 5.1)
-  void mark_roots();
-  void trace();
-  void process(parallel::Task t);
-  void scan_large(Word* h, uint64_t begin, uint64_t end);
-  bool refill_from_overflow();
-  bool steal(parallel::Task& out);
-  bool work_visible() const;
+  friend class parallel::Tracer<Worker>;
 
-  void mark_slots(Word* h, uint64_t begin, uint64_t end) {
-    Value* lo = reinterpret_cast<Value*>(h - end);
-    Value* hi = reinterpret_cast<Value*>(h - begin);
-    for (Value* slot = lo; slot < hi; ++slot) mark_slot(slot);
-  }
-
-  void mark_slot(const Value* slot) {
+  // --- mark (section 5.1): the mark-and-count policy of the shared tracer
+  // (gc/parallel/tracer.h), which keeps the tri-colour invariant.
+  [[gnu::always_inline]] void trace_slot(const Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
     Word* h = reinterpret_cast<Word*>(bits & ~Value::kTagMask);
@@ -153,24 +129,10 @@ class ParallelMarkCompact::Worker {
       }
     }
     if (static_cast<uint64_t>(h - los_begin_) < los_words_) {
-      stats.large_objects_marked++;
+      stats_.large_objects_marked++;
       return true;
     }
     return false;
-  }
-
-  // "Push both children, pop one" with the last one held in hand
-  // (psemispaces.h, defer): the same order with one deque round trip less.
-  void defer(parallel::Task t) {
-    if (!held_.empty()) push(held_);
-    held_ = t;
-  }
-  void push(parallel::Task t) {
-    if (!deque_.push(t)) [[unlikely]] {
-      stats.overflow_events++;
-      stats.overflow_tasks += mc_.overflow_.take_bottom_half(deque_);
-      deque_.push(t);
-    }
   }
 
   // --- sweep, forward (section 5.2)
@@ -250,10 +212,6 @@ class ParallelMarkCompact::Worker {
   }
 
   ParallelMarkCompact& mc_;
-  unsigned id_;
-  parallel::TaskDeque& deque_;
-  parallel::Task held_;
-  uint64_t steal_seed_ = 0;
   Word* old_begin_ = nullptr;
   uint64_t old_words_ = 0;
   Word* los_begin_ = nullptr;
@@ -272,10 +230,8 @@ class ParallelMarkCompact::Worker {
 
 void ParallelMarkCompact::Worker::prepare() {
   unit_min.assign(mc_.units_.size(), reinterpret_cast<Word*>(UINTPTR_MAX));
-  stats = parallel::WorkerStats{};
+  begin_trace();
   objects_marked = units_swept = objects_forwarded = slots_redirected = cards_dirtied = 0;
-  held_ = parallel::Task{};
-  steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
   const Input& in = *mc_.in_;
   old_begin_ = in.old_space.begin;
   old_words_ = in.old_space.words();
@@ -287,101 +243,20 @@ void ParallelMarkCompact::Worker::prepare() {
 // --- mark ------------------------------------------------------------------
 
 void ParallelMarkCompact::Worker::mark() {
-  mark_roots();
+  claim_roots(mc_.mark_roots_);
   trace();
   observe::Recorder& ev = mc_.events_;
-  ev.count(id_, "objects marked", objects_marked);
-  ev.count(id_, "large objects marked", stats.large_objects_marked);
-  ev.count(id_, "root groups", stats.root_groups_claimed);
-  ev.count(id_, "steal attempts", stats.steal_attempts);
-  ev.count(id_, "steals", stats.steals);
-  ev.count(id_, "overflow tasks", stats.overflow_tasks);
-  ev.count(id_, "chunk tasks", stats.chunk_tasks);
-  ev.count(id_, "termination idle ns", stats.idle_ns);
-}
-
-// Section 3.1: root groups claimed one at a time.
-void ParallelMarkCompact::Worker::mark_roots() {
-  const std::vector<RootGroup>& groups = mc_.root_groups_;
-  claim_each(groups.size(), [&](size_t i) {
-    stats.root_groups_claimed++;
-    for (size_t k = 0; k < groups[i].count; ++k) mark_slot(groups[i].slots + k);
-  });
-}
-
-// Sections 3.2-3.4: local work, then the overflow set, then stealing, then
-// the termination protocol.
-void ParallelMarkCompact::Worker::trace() {
-  parallel::Task t;
-  for (;;) {
-    for (;;) {
-      if (!held_.empty()) {
-        t = held_;
-        held_ = parallel::Task{};
-      } else if (!deque_.pop(t)) {
-        break;
-      }
-      process(t);
-    }
-    if (refill_from_overflow()) continue;
-    if (steal(t)) {
-      process(t);
-      continue;
-    }
-    if (mc_.termination_.offer([this] { return work_visible(); }, stats.idle_ns)) return;
-  }
-}
-
-void ParallelMarkCompact::Worker::process(parallel::Task t) {
-  stats.tasks_processed++;
-  Word* h = t.object;
-  if (t.is_range()) {
-    scan_large(h, t.begin, t.end);
-    return;
-  }
-  uint64_t n = Header::nrefs(load_header(h));
-  if (n > kChunkSlots) [[unlikely]] {
-    scan_large(h, 0, n);
-  } else {
-    mark_slots(h, 0, n);
-  }
-}
-
-// The upper half of a long range becomes a stealable task until one chunk
-// is left (psemispaces.cpp, scan_large).
-void ParallelMarkCompact::Worker::scan_large(Word* h, uint64_t begin, uint64_t end) {
-  while (end - begin > kChunkSlots) {
-    uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
-    uint64_t mid = begin + half;
-    push(parallel::Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
-    stats.chunk_tasks++;
-    end = mid;
-  }
-  mark_slots(h, begin, end);
-}
-
-bool ParallelMarkCompact::Worker::refill_from_overflow() {
-  if (mc_.overflow_.refill(deque_, deque_.capacity() / 2) == 0) return false;
-  stats.refills++;
-  return true;
-}
-
-bool ParallelMarkCompact::Worker::steal(parallel::Task& out) {
-  return parallel::steal_from_others(mc_.deques_, id_, steal_seed_, stats, out);
-}
-
-bool ParallelMarkCompact::Worker::work_visible() const {
-  if (!mc_.overflow_.looks_empty()) return true;
-  for (const auto& d : mc_.deques_)
-    if (!d->looks_empty()) return true;
-  return false;
+  ev.count(id(), "objects marked", objects_marked);
+  ev.count(id(), "large objects marked", stats_.large_objects_marked);
+  ev.count(id(), "root groups", stats_.root_groups_claimed);
+  report_work_sharing(ev);
 }
 
 // --- sweep (pass A) ---------------------------------------------------------
 
 void ParallelMarkCompact::Worker::sweep() {
   claim_each(mc_.old_units_, [&](size_t i) { sweep_unit(mc_.units_[i]); });
-  mc_.events_.count(id_, "units swept", units_swept);
+  mc_.events_.count(id(), "units swept", units_swept);
 }
 
 // L198-200: "for each unit, the thread traverses the objects, counting the
@@ -429,7 +304,7 @@ void ParallelMarkCompact::Worker::sweep_unit(Unit& u) {
 void ParallelMarkCompact::Worker::forward() {
   unsigned first = mc_.dense_prefix_units_;
   claim_each(mc_.old_units_ - first, [&](size_t i) { forward_unit(first + static_cast<unsigned>(i)); });
-  mc_.events_.count(id_, "objects forwarded", objects_forwarded);
+  mc_.events_.count(id(), "objects forwarded", objects_forwarded);
 }
 
 // A moving object keeps its header where the forwarding address does not
@@ -540,8 +415,8 @@ void ParallelMarkCompact::Worker::redirect() {
         break;
     }
   });
-  mc_.events_.count(id_, "slots redirected", slots_redirected);
-  mc_.events_.count(id_, "cards dirtied", cards_dirtied);
+  mc_.events_.count(id(), "slots redirected", slots_redirected);
+  mc_.events_.count(id(), "cards dirtied", cards_dirtied);
 }
 
 void ParallelMarkCompact::Worker::redirect_root_group(const RootGroup& g) {
@@ -608,15 +483,15 @@ void ParallelMarkCompact::Worker::compact() {
   claim_each(regions.size() + mc_.old_units_, [&](size_t i) {
     if (i >= regions.size()) {
       const Unit& u = mc_.units_[i - regions.size()];
-      if (u.stays && u.begin < u.end && in.on_occupied_run) in.on_occupied_run(id_, u.begin, u.end);
+      if (u.stays && u.begin < u.end && in.on_occupied_run) in.on_occupied_run(id(), u.begin, u.end);
       return;
     }
     compact_region(regions[i]);
     if (!regions[i].packed.empty() && in.on_occupied_run)
-      in.on_occupied_run(id_, regions[i].packed.begin, regions[i].packed.end);
+      in.on_occupied_run(id(), regions[i].packed.begin, regions[i].packed.end);
   });
-  mc_.events_.count(id_, "objects moved", stats.objects_copied);
-  mc_.events_.count(id_, "bytes moved", stats.bytes_copied);
+  mc_.events_.count(id(), "objects moved", stats_.objects_copied);
+  mc_.events_.count(id(), "bytes moved", stats_.bytes_copied);
 }
 
 // Section 5.4: "Each thread claims a region and slides live objects in its
@@ -683,8 +558,8 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
     words += grown - raw;
   }
   *new_h = hw;
-  stats.objects_copied++;
-  stats.bytes_copied += words * kWordSize;
+  stats_.objects_copied++;
+  stats_.bytes_copied += words * kWordSize;
 }
 
 // ---------------------------------------------------------------------------
@@ -704,8 +579,7 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
                                          const MarkCompactOptions& options)
     : pool_(pool), events_(events), options_(options) {
   if (options_.units_per_thread == 0) options_.units_per_thread = 1;
-  uint64_t tasks =
-      options_.deque_tasks ? std::max<uint64_t>(std::bit_ceil(options_.deque_tasks), 4) : kDefaultDequeTasks;
+  uint64_t tasks = parallel::deque_capacity(options_.deque_tasks);
   unsigned n = pool_.size();
   for (unsigned w = 0; w < n; ++w) deques_.push_back(std::make_unique<parallel::TaskDeque>(tasks));
   for (unsigned w = 0; w < n; ++w) workers_.push_back(std::make_unique<Worker>(*this, w));
@@ -754,6 +628,8 @@ void ParallelMarkCompact::run_phase(unsigned index, Phase& phase) {
 ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
   set_up(in);
   in.roots.root_groups(root_groups_);
+  mark_roots_.groups = root_groups_;
+  mark_roots_.next.store(0, std::memory_order_relaxed);
 
   termination_.reset(pool_.size());
   auto mark = [](Worker& w) { w.mark(); };
@@ -1008,9 +884,9 @@ void ParallelMarkCompact::finish(Result& out) {
   out.large_freed_bytes = freed;
   for (unsigned w = 0; w < workers_.size(); ++w) {
     const Worker& wk = *workers_[w];
-    out.bytes_moved += wk.stats.bytes_copied;
-    out.objects_moved += wk.stats.objects_copied;
-    worker_totals_[w].add(wk.stats);
+    out.bytes_moved += wk.stats().bytes_copied;
+    out.objects_moved += wk.stats().objects_copied;
+    worker_totals_[w].add(wk.stats());
   }
 
   report_.units.clear();

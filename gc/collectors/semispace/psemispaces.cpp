@@ -4,22 +4,15 @@
 #include "gc/collectors/semispace/psemispaces.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 #include "gc/collectors/semispace/semispace.h"
-#include "gc/parallel/steal.h"
+#include "gc/parallel/clock.h"
 
 namespace gc {
 
 namespace {
-
-uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 // The smallest LAB worth claiming when a small heap shrinks them: a few
 // objects. Below it objects are copied one CAS each.
@@ -61,7 +54,7 @@ void SemispaceCollector::scavenge_in_parallel() {
 
   root_groups_.clear();
   roots_.root_groups(root_groups_);
-  ParallelScavengePhase phase{root_groups_};
+  ParallelScavengePhase phase{{root_groups_}};
   ScavengeSpaces spaces;
   spaces.from_begin = other_->begin();
   spaces.from_end = other_->top();
@@ -116,23 +109,22 @@ void ParallelScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words
   bytes_promoted_ = 0;
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
-  private_.clear();
+  alone_ = shared_.deques.size() == 1;
   plab_.top = plab_.end = nullptr;
-  stats_ = parallel::WorkerStats{};
-  steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
+  begin_trace();
 }
 
 void ParallelScavenger::run(ParallelScavengePhase& phase) {
-  uint64_t start = now_ns();
+  uint64_t start = parallel::now_ns();
   observe::Recorder& events = shared_.events;
-  events.phase_start(id_, "scavenge roots");
-  scavenge_roots(phase);
-  events.phase_end(id_, "scavenge roots");
+  events.phase_start(id(), "scavenge roots");
+  claim_roots(phase.roots);
+  events.phase_end(id(), "scavenge roots");
   if (phase.extra_roots) phase.extra_roots(phase.extra_context, *this);
-  events.phase_start(id_, "trace");
+  events.phase_start(id(), "trace");
   trace();
-  events.phase_end(id_, "trace");
-  stats_.busy_ns = now_ns() - start;
+  events.phase_end(id(), "trace");
+  stats_.busy_ns = parallel::now_ns() - start;
   report(events);
 }
 
@@ -141,138 +133,18 @@ void ParallelScavenger::run(ParallelScavengePhase& phase) {
 void ParallelScavenger::report(observe::Recorder& events) const {
   if (!events.enabled()) return;
   const parallel::WorkerStats& s = stats_;
-  events.count(id_, "objects copied", s.objects_copied);
-  events.count(id_, "bytes copied", s.bytes_copied);
-  events.count(id_, "root groups", s.root_groups_claimed);
-  events.count(id_, "steal attempts", s.steal_attempts);
-  events.count(id_, "steals", s.steals);
-  events.count(id_, "overflow events", s.overflow_events);
-  events.count(id_, "overflow tasks", s.overflow_tasks);
-  events.count(id_, "overflow refills", s.refills);
-  events.count(id_, "CAS failures", s.cas_failures);
-  events.count(id_, "undone allocations", s.undone_allocations);
-  events.count(id_, "LABs taken", s.labs_taken);
-  events.count(id_, "direct copies", s.direct_allocations);
-  events.count(id_, "LAB waste bytes", s.lab_waste_bytes);
-  events.count(id_, "tasks", s.tasks_processed);
-  events.count(id_, "large objects marked", s.large_objects_marked);
-  events.count(id_, "chunk tasks", s.chunk_tasks);
-  events.count(id_, "termination idle ns", s.idle_ns);
-  if (old_space_) events.count(id_, "bytes promoted", bytes_promoted_);
-}
-
-// Section 3.1 (L113): "We overpartition these roots into groups, and the GC
-// threads compete dynamically to claim root groups." The VM hands over
-// groups of at most 256 slots (vm.cpp, kRootGroupSlots), many times more
-// groups than threads.
-void ParallelScavenger::scavenge_roots(ParallelScavengePhase& phase) {
-  const std::vector<RootGroup>& groups = phase.root_groups;
-  for (;;) {
-    size_t i = phase.next_root_group.fetch_add(1, std::memory_order_relaxed);
-    if (i >= groups.size()) break;
-    stats_.root_groups_claimed++;
-    for (size_t k = 0; k < groups[i].count; ++k) scavenge_slot(groups[i].slots + k);
-  }
-}
-
-[[gnu::always_inline]] inline void ParallelScavenger::process(parallel::Task t) {
-  stats_.tasks_processed++;
-  Word* h = t.object;
-  if (t.is_range()) {
-    scan_large(h, t.begin, t.end);
-    return;
-  }
-  // A large object's header may be fetch-or'ed by a thread that lost the
-  // race to mark it: read it atomically.
-  uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
-  if (reinterpret_cast<uintptr_t>(h) - old_begin_ < old_bytes_) [[unlikely]] {
-    scan_promoted_slots(h, n);
-  } else if (n > kChunkSlots) [[unlikely]] {
-    scan_large(h, 0, n);
-  } else {
-    scan_slots(h, 0, n);
-  }
-}
-
-// Sections 3.2-3.4: local work first (the private stack, then PopBottom), then the overflow set
-// ("Threads without work look to the overflow set for work before resorting
-// to stealing", L137), then stealing (PopTop), then the termination
-// protocol, which returns false when work has appeared somewhere.
-void ParallelScavenger::trace() {
-  parallel::Task t;
-  for (;;) {
-    for (;;) {
-      if (!private_.empty()) {
-        if (private_.size() > 1 && others_idle()) [[unlikely]]
-          publish(private_.size() / 2);
-        t = private_.pop();
-      } else if (!deque_.pop(t)) {
-        break;
-      }
-      process(t);
-    }
-    if (refill_from_overflow()) continue;
-    if (steal(t)) {
-      process(t);
-      continue;
-    }
-    if (shared_.termination.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
-  }
-}
-
-// A large array's slots [begin, end): the upper half of the range becomes a
-// task (stealable, and split again by whoever takes it) until what is left
-// is one chunk, which this thread scans. The halves pushed first are the
-// biggest and sit nearest the top, where thieves take from.
-void ParallelScavenger::scan_large(Word* h, uint64_t begin, uint64_t end) {
-  while (end - begin > kChunkSlots) {
-    uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
-    uint64_t mid = begin + half;
-    push(parallel::Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
-    stats_.chunk_tasks++;
-    end = mid;
-  }
-  scan_slots(h, begin, end);
-}
-
-// Section 3.4 (L144): "filling no more than the top half of the queue when
-// retrieving work from the overflow set". The deque is empty here.
-bool ParallelScavenger::refill_from_overflow() {
-  uint64_t n = shared_.overflow.refill(deque_, deque_.capacity() / 2);
-  if (n == 0) return false;
-  stats_.refills++;
-  return true;
-}
-
-// Section 3.4 (L139): "If adding an element would cause the queue to
-// overflow, we pop all elements in the bottom half of the queue and add
-// them to the overflow set."
-void ParallelScavenger::overflow_and_push(parallel::Task t) {
-  stats_.overflow_events++;
-  stats_.overflow_tasks += shared_.overflow.take_bottom_half(deque_);
-  bool pushed = deque_.push(t);
-  (void)pushed;  // the deque is at most half full now
-}
-
-// The oldest private tasks go to the deque, where thieves take from the
-// top: in depth-first order those are the biggest pending subgraphs.
-void ParallelScavenger::publish(unsigned n) {
-  private_.release_oldest(n, [this](parallel::Task t) { push(t); });
-}
-
-// Section 3.3: peek at other threads' deques from a random start and try
-// the first with work. The caller is active (it has not offered, or the
-// termination protocol made it active again before returning).
-bool ParallelScavenger::steal(parallel::Task& out) {
-  return parallel::steal_from_others(shared_.deques, id_, steal_seed_, stats_, out);
-}
-
-// What an idle thread peeks at before it marks itself active (L127).
-bool ParallelScavenger::work_visible() const {
-  if (!shared_.overflow.looks_empty()) return true;
-  for (const auto& d : shared_.deques)
-    if (!d->looks_empty()) return true;
-  return false;
+  unsigned w = id();
+  events.count(w, "objects copied", s.objects_copied);
+  events.count(w, "bytes copied", s.bytes_copied);
+  events.count(w, "root groups", s.root_groups_claimed);
+  report_work_sharing(events);
+  events.count(w, "CAS failures", s.cas_failures);
+  events.count(w, "undone allocations", s.undone_allocations);
+  events.count(w, "LABs taken", s.labs_taken);
+  events.count(w, "direct copies", s.direct_allocations);
+  events.count(w, "LAB waste bytes", s.lab_waste_bytes);
+  events.count(w, "large objects marked", s.large_objects_marked);
+  if (old_space_) events.count(w, "bytes promoted", bytes_promoted_);
 }
 
 // A LAB has no room for `words`: big objects are copied directly into

@@ -1,24 +1,22 @@
 // pSemispaces (Flood, Detlefs, Shavit and Zhang 2001, section 4): one GC
 // thread's part of a parallel copying collection. The collector's phase
 // (SemispaceCollector::scavenge_in_parallel, psemispaces.cpp) runs
-// ParallelScavenger::run on every GC thread at once; this class reads as
-// the paper's steps, in order:
+// ParallelScavenger::run on every GC thread at once. The loop (root groups,
+// local work, overflow, stealing, termination, chunked large arrays) is the
+// shared parallel tracer's (gc/parallel/tracer.h); this class is its copy
+// policy, what the scavenge does to a slot and to an object:
 //
-//   scavenge_roots   claim root groups until none is left (section 3.1)
-//   trace            pop the local deque; when empty, refill from the
-//                    overflow set, else steal, else offer termination
-//                    (sections 3.2-3.4)
-//     process        scan one object, or one chunk of a large array
-//     scavenge_slot  a from-space target is forwarded (copied if it was
-//                    not yet), a large-object target is marked
-//     copy           speculative LAB allocation, CAS of the forwarding
-//                    pointer, and on losing, the winner's pointer and the
-//                    undo of the allocation (section 4, L158-160)
+//   trace_slot     a from-space target is forwarded (copied if it was not
+//                  yet), a large-object target is marked
+//     copy         speculative LAB allocation, CAS of the forwarding
+//                  pointer, and on losing, the winner's pointer and the
+//                  undo of the allocation (section 4, L158-160)
 //
-// The per-object path (process, scan_slots, scavenge_slot, forward, copy,
-// defer) is inlined into trace's loop, with no call, no lock and no
-// allocation; counters are plain fields of
-// the thread's own WorkerStats.
+// The per-object path (trace_slot, forward, copy, defer) is inlined into
+// the tracer's loop, with no call, no lock and no allocation; counters are
+// plain fields of the thread's own WorkerStats. Copying keeps the
+// tri-colour invariant (tracer.h): a forwarded object is grey until the
+// task deferred for its copy is scanned.
 //
 // The same scavenger collects the young generation of markcompact (section
 // 4, L162-164): there an object that has survived enough young collections
@@ -38,10 +36,10 @@
 #include "gc/heap/identity_hash.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/overflow_set.h"
-#include "gc/parallel/private_tasks.h"
 #include "gc/parallel/task.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
+#include "gc/parallel/tracer.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/offset_table.h"
@@ -84,34 +82,25 @@ class ParallelScavenger;
 
 // What every GC thread shares in one collection.
 struct ParallelScavengePhase {
-  const std::vector<RootGroup>& root_groups;
-  std::atomic<size_t> next_root_group{0};  // the claim counter of static overpartitioning
+  parallel::RootClaim roots;
   // More roots, claimed by the threads after the root groups (markcompact:
   // the card table's strides); nullptr: none.
   void (*extra_roots)(void* context, ParallelScavenger& s) = nullptr;
   void* extra_context = nullptr;
 };
 
-class ParallelScavenger {
+class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
  public:
-  // Large arrays are scanned as tasks of at most this many slots (footnote
-  // 2, L119, suggests chunking and the paper did not implement it). 2048
-  // slots are 16 KB, kLargeObjectBytes: the smallest large object is one
-  // chunk, so only large-object-space arrays are split, and a chunk is
-  // long enough that pushing it costs little next to scanning it.
-  static constexpr uint32_t kChunkSlots = 2048;
   // An object that does not fit the rest of the LAB is copied outside it
   // (one CAS on to-space's top for itself) when it is larger than 1/8 of a
   // LAB; smaller ones retire the LAB's tail as filler and take a new LAB.
   // So a retired tail wastes less than 1/8 of its LAB (HotSpot's
   // ParallelGCBufferWastePct is 10%, the same idea).
   static constexpr uint64_t kLabWasteFraction = 8;
-  // Objects with at most this many reference slots have their targets
-  // prefetched before they are scanned (scan_slots).
-  static constexpr uint64_t kPrefetchSlots = 8;
 
   ParallelScavenger(const ScavengeShared& shared, unsigned id)
-      : shared_(shared), id_(id), deque_(*shared.deques[id]) {}
+      : Tracer(parallel::TraceShared{shared.deques, shared.overflow, shared.termination}, id),
+        shared_(shared) {}
 
   // Before each collection, on the mutator thread.
   void prepare(const ScavengeSpaces& spaces, uint64_t lab_words);
@@ -122,8 +111,6 @@ class ParallelScavenger {
   // ... and the promotion LAB's.
   void retire_promotion_lab_at_end();
 
-  const parallel::WorkerStats& stats() const { return stats_; }
-  unsigned id() const { return id_; }
   const Lab& lab() const { return lab_; }
   const Lab& promotion_lab() const { return plab_; }
   uint64_t bytes_promoted() const { return bytes_promoted_; }
@@ -136,7 +123,7 @@ class ParallelScavenger {
 
   // Roots and slots alike: copy (or find the copy of) a from-space target
   // and redirect the slot; mark a large-object target in place.
-  [[gnu::always_inline]] void scavenge_slot(Value* slot) {
+  [[gnu::always_inline]] void trace_slot(Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
     uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
@@ -150,35 +137,23 @@ class ParallelScavenger {
   // A slot of an old object (a dirty card's, or a promoted object's):
   // scavenged, and true if it still refers to a young object.
   bool scavenge_old_slot(Value* slot) {
-    scavenge_slot(slot);
+    trace_slot(slot);
     return refers_to_young(*slot);
   }
 
  private:
-  // --- the paper's steps
-  void scavenge_roots(ParallelScavengePhase& phase);
-  void trace();
-  void process(parallel::Task t);
-  bool refill_from_overflow();
-  bool steal(parallel::Task& out);
-  bool work_visible() const;
+  friend class parallel::Tracer<ParallelScavenger>;
+
   void report(observe::Recorder& events) const;
 
-  [[gnu::always_inline]] void scan_slots(Word* h, uint64_t begin, uint64_t end) {
-    Value* lo = reinterpret_cast<Value*>(h - end);
-    Value* hi = reinterpret_cast<Value*>(h - begin);
-    // A small object's targets are fetched before the first is forwarded:
-    // their from-space headers' cache misses overlap instead of following
-    // one another (depth-first order finds the first child in cache only
-    // when it was allocated next to its parent).
-    if (end - begin <= kPrefetchSlots) {
-      for (Value* slot = lo; slot < hi; ++slot) {
-        uint64_t bits = slot->bits;
-        if ((bits & Value::kTagMask) == Value::kRefTag)
-          __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
-      }
+  // The tracer's hook for a grey object: a promoted one also dirties the
+  // cards of its slots that keep young targets.
+  [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) {
+    if (reinterpret_cast<uintptr_t>(h) - old_begin_ < old_bytes_) [[unlikely]] {
+      scan_promoted_slots(h, n);
+    } else {
+      scan_slots(h, 0, n);
     }
-    for (Value* slot = lo; slot < hi; ++slot) scavenge_slot(slot);
   }
 
   static void copy_words(Word* dst, const Word* src, uint64_t n) {
@@ -240,8 +215,7 @@ class ParallelScavenger {
     Word* dst = promote ? promote_allocate(words) : allocate(words);
     Word* moved = dst + below;
     Word seen = h;
-    if (!std::atomic_ref<Word>(*old).compare_exchange_strong(seen, reinterpret_cast<Word>(moved),
-                                                             std::memory_order_relaxed)) [[unlikely]] {
+    if (!install_forwarding(old, seen, moved)) [[unlikely]] {
       // Only forwarding changes a from-space header during a collection,
       // so the value that beat us is the winner's forwarding pointer.
       stats_.cas_failures++;
@@ -275,6 +249,19 @@ class ParallelScavenger {
     return moved;
   }
 
+  // The CAS that decides a forwarding race. A thread alone has no race to
+  // decide: it stores the pointer, and saves the locked instruction, which
+  // would wait for every store of the copies before it to leave the store
+  // buffer.
+  [[gnu::always_inline]] bool install_forwarding(Word* old, Word& seen, Word* moved) {
+    std::atomic_ref<Word> header(*old);
+    if (alone_) {
+      header.store(reinterpret_cast<Word>(moved), std::memory_order_relaxed);
+      return true;
+    }
+    return header.compare_exchange_strong(seen, reinterpret_cast<Word>(moved), std::memory_order_relaxed);
+  }
+
   // Large objects never move: the mark bit in the header is set with an
   // atomic fetch-or, and the thread whose fetch-or set it owns the scan.
   void mark_large(Word* h) {
@@ -286,32 +273,11 @@ class ParallelScavenger {
     if (Header::nrefs(before)) defer(parallel::Task::whole(h));
   }
 
-  // A task found while scanning goes to the private stack in front of the
-  // deque (private_tasks.h); the oldest half moves to the deque when the
-  // stack is full.
-  void defer(parallel::Task t) {
-    if (private_.full()) [[unlikely]]
-      publish(parallel::PrivateTasks::kCapacity / 2);
-    private_.push(t);
-  }
-
-  // Some thread has offered termination: it can only find work that sits
-  // in a deque. One relaxed load of a line written only when a thread goes
-  // idle or comes back.
-  bool others_idle() const { return shared_.termination.active() < shared_.deques.size(); }
-
-  void push(parallel::Task t) {
-    if (!deque_.push(t)) [[unlikely]]
-      overflow_and_push(t);
-  }
-
   Word* allocate(uint64_t words) {
     if (lab_.fits(words)) [[likely]]
       return lab_.bump(words);
     return allocate_slow(words);
   }
-
-  [[gnu::noinline]] void publish(unsigned n);
 
   Word* promote_allocate(uint64_t words) {
     if (plab_.fits(words)) [[likely]]
@@ -319,19 +285,15 @@ class ParallelScavenger {
     return promote_allocate_slow(words);
   }
 
-  [[gnu::noinline]] void overflow_and_push(parallel::Task t);
   [[gnu::noinline]] Word* allocate_slow(uint64_t words);
   [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
   [[gnu::noinline]] Word* promote_allocate_slow(uint64_t words);
   [[gnu::noinline]] void undo_promotion(Word* p, uint64_t words);
   [[gnu::noinline]] void install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw);
-  void scan_large(Word* h, uint64_t begin, uint64_t end);
   void retire_lab_tail();
   void retire_promotion_lab_tail();
 
   const ScavengeShared& shared_;
-  unsigned id_;
-  parallel::TaskDeque& deque_;
   // This collection's geometry (prepare).
   uintptr_t from_begin_ = 0;
   uint64_t from_bytes_ = 0;
@@ -348,12 +310,10 @@ class ParallelScavenger {
   uint32_t tenure_age_ = Header::kMaxAge + 1;
   uint64_t lab_words_ = 0;
   Lab lab_;
-  parallel::PrivateTasks private_;
+  bool alone_ = false;  // one GC thread: no forwarding races
 
   Lab plab_;  // promotion LAB in the old generation
   uint64_t bytes_promoted_ = 0;
-  uint64_t steal_seed_;
-  parallel::WorkerStats stats_;  // this collection's
 };
 
 }  // namespace gc
