@@ -138,6 +138,9 @@ class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
   // --- sweep, forward (section 5.2)
   void sweep_unit(Unit& u);
   void forward_unit(unsigned index);
+  void forward_same_sizes(const Unit& u, std::vector<Word>& side);
+  void forward_growing_down(const Unit& u, std::vector<Word>& side);
+  void forward_growing_up(const Unit& u, std::vector<Word>& side);
   void install(Word* start, Word* h, Word hw, Word* new_start, std::vector<Word>& side);
 
   // --- redirect (section 5.3)
@@ -323,44 +326,63 @@ void ParallelMarkCompact::Worker::install(Word* start, Word* h, Word hw, Word* n
 
 // L204: "GC threads dynamically claim units and install forwarding pointers
 // in all live objects within the unit." After pass A a unit is live objects
-// (marked) and fillers (unmarked).
+// (marked) and fillers (unmarked). Where each goes depends on whether the
+// unit holds objects hashed at their address, which grow when they move,
+// and on the direction its region slides (L188).
 void ParallelMarkCompact::Worker::forward_unit(unsigned index) {
   Unit& u = mc_.units_[index];
   if (u.stays) return;
   std::vector<Word>& side = mc_.side_headers_[index];
   if (u.hashed == 0) {
-    // Every object keeps its size: the live objects go end to end from the
-    // unit's destination, in address order whichever way the region slides.
-    Word* dest = u.dest_begin;
-    for (Word* p = u.begin; p < u.end;) {
-      Word* h = header_from_start(p);
-      Word hw = *h;
-      uint64_t words = object_words(hw);
-      if (Header::is_marked(hw)) {
-        if (dest != p) install(p, h, hw, dest, side);
-        dest += words;
-      }
-      p += words;
-    }
-    return;
+    forward_same_sizes(u, side);
+  } else if (!u.slides_up) {
+    forward_growing_down(u, side);
+  } else {
+    forward_growing_up(u, side);
   }
-  // Hashed objects grow when they move: follow the gap in compaction order.
-  if (!u.slides_up) {
-    int64_t gap = u.gap_in;
-    for (Word* p = u.begin; p < u.end;) {
-      Word* h = header_from_start(p);
-      Word hw = *h;
-      uint64_t words = object_words(hw);
-      if (!Header::is_marked(hw)) {
-        gap += static_cast<int64_t>(words);
-      } else if (gap > 0) {
-        install(p, h, hw, p - gap, side);
-        if (Header::hash_state(hw) == HashState::kHashed) gap--;
-      }
-      p += words;
+}
+
+// Every object keeps its size: the live objects go end to end from the
+// unit's destination (L202-204), in address order whichever way the region
+// slides.
+void ParallelMarkCompact::Worker::forward_same_sizes(const Unit& u, std::vector<Word>& side) {
+  Word* dest = u.dest_begin;
+  for (Word* p = u.begin; p < u.end;) {
+    Word* h = header_from_start(p);
+    Word hw = *h;
+    uint64_t words = object_words(hw);
+    if (Header::is_marked(hw)) {
+      if (dest != p) install(p, h, hw, dest, side);
+      dest += words;
     }
-    return;
+    p += words;
   }
+}
+
+// A region sliding down with hashed objects: follow the gap in address
+// order, from the gap the unit starts with; dead words widen it, a hashed
+// object that moves grows one word and narrows it.
+void ParallelMarkCompact::Worker::forward_growing_down(const Unit& u, std::vector<Word>& side) {
+  int64_t gap = u.gap_in;
+  for (Word* p = u.begin; p < u.end;) {
+    Word* h = header_from_start(p);
+    Word hw = *h;
+    uint64_t words = object_words(hw);
+    if (!Header::is_marked(hw)) {
+      gap += static_cast<int64_t>(words);
+    } else if (gap > 0) {
+      install(p, h, hw, p - gap, side);
+      if (Header::hash_state(hw) == HashState::kHashed) gap--;
+    }
+    p += words;
+  }
+}
+
+// A region sliding up with hashed objects: the gap is followed downward,
+// so the unit's objects are listed first (a walk finds them only upward),
+// and forwarding is installed afterwards in address order, which keeps the
+// side list in address order.
+void ParallelMarkCompact::Worker::forward_growing_up(const Unit& u, std::vector<Word>& side) {
   items_.clear();
   for (Word* p = u.begin; p < u.end;) {
     Word* h = header_from_start(p);
@@ -384,7 +406,6 @@ void ParallelMarkCompact::Worker::forward_unit(unsigned index) {
     it.new_h = it.start + gap - (grows ? 1 : 0);  // the new start
     if (grows) gap--;
   }
-  // Installed in address order, so that the side list is in address order.
   for (const Item& it : items_)
     if (it.new_h) install(it.start, it.h, it.hw, it.new_h, side);
 }
@@ -835,29 +856,48 @@ void ParallelMarkCompact::build_redirect_tasks() {
     redirect_tasks_.push_back(kRootTask | static_cast<uint32_t>(k));
 }
 
+// After compaction, on the program's thread: what the old space looks like
+// now, the large objects swept, and what the collection measured.
 void ParallelMarkCompact::finish(Result& out) {
+  DenseParts dense = measure_dense_parts(out);
+  lay_out_free_areas(out);
+  sweep_large_objects(out);
+  add_worker_stats(out);
+  record_report(dense);
+  if (events_.enabled()) report_collection(out, dense);
+}
+
+// The dense prefix and the regions' dense ends stayed in place with their
+// dead words (fillers): how much of each.
+ParallelMarkCompact::DenseParts ParallelMarkCompact::measure_dense_parts(Result& out) const {
   const WordRange& old = in_->old_space;
-  Word* prefix_end = dense_prefix_units_ == old_units_ ? old.end : units_[dense_prefix_units_].begin;
-  out.dense_prefix_end = prefix_end;
+  DenseParts d;
+  d.prefix_end = dense_prefix_units_ == old_units_ ? old.end : units_[dense_prefix_units_].begin;
+  out.dense_prefix_end = d.prefix_end;
   uint64_t prefix_live = 0;
   for (unsigned k = 0; k < dense_prefix_units_; ++k) prefix_live += units_[k].live_words;
-  out.prefix_dead_bytes = (static_cast<uint64_t>(prefix_end - old.begin) - prefix_live) * kWordSize;
-  unsigned dense_end_units = 0;
-  uint64_t dense_end_words = 0;
-  std::vector<uint64_t> region_dead_words(regions_.size(), 0);
+  out.prefix_dead_bytes = (static_cast<uint64_t>(d.prefix_end - old.begin) - prefix_live) * kWordSize;
+  d.region_dead_words.assign(regions_.size(), 0);
   for (size_t q = 0; q < regions_.size(); ++q) {
     for (unsigned k = regions_[q].first_unit; k < regions_[q].end_unit; ++k) {
       if (!units_[k].stays) continue;
-      dense_end_units++;
-      dense_end_words += units_[k].words();
-      region_dead_words[q] += units_[k].words() - units_[k].live_words;
+      d.end_units++;
+      d.end_words += units_[k].words();
+      d.region_dead_words[q] += units_[k].words() - units_[k].live_words;
     }
-    out.dense_end_dead_bytes += region_dead_words[q] * kWordSize;
+    out.dense_end_dead_bytes += d.region_dead_words[q] * kWordSize;
   }
+  return d;
+}
 
-  // The occupied runs, merged where they touch; the holes are free areas.
+// The occupied runs (the prefix, each region's compacted data), merged
+// where they touch; the holes between them are the free areas, formatted
+// as fillers: floor((n + 1) / 2) of them plus the space's tail (L188,
+// Figure 2).
+void ParallelMarkCompact::lay_out_free_areas(Result& out) const {
+  const WordRange& old = in_->old_space;
   std::vector<WordRange> runs;
-  if (prefix_end > old.begin) runs.push_back(WordRange{old.begin, prefix_end});
+  if (out.dense_prefix_end > old.begin) runs.push_back(WordRange{old.begin, out.dense_prefix_end});
   for (const Region& g : regions_) {
     if (g.compacted.empty()) continue;
     if (!runs.empty() && runs.back().end == g.compacted.begin) {
@@ -879,16 +919,24 @@ void ParallelMarkCompact::finish(Result& out) {
     if (options_.poison_free_areas) std::fill(f.begin, f.end, Header::kPoison);
     fill_dead_space(f.begin, f.end);
   }
+}
 
-  uint64_t freed = in_->large.sweep(options_.poison_free_areas);
-  out.large_freed_bytes = freed;
+// Large objects never move: the unmarked ones are freed, the marked ones
+// unmarked for the next collection.
+void ParallelMarkCompact::sweep_large_objects(Result& out) {
+  out.large_freed_bytes = in_->large.sweep(options_.poison_free_areas);
+}
+
+void ParallelMarkCompact::add_worker_stats(Result& out) {
   for (unsigned w = 0; w < workers_.size(); ++w) {
     const Worker& wk = *workers_[w];
     out.bytes_moved += wk.stats().bytes_copied;
     out.objects_moved += wk.stats().objects_copied;
     worker_totals_[w].add(wk.stats());
   }
+}
 
+void ParallelMarkCompact::record_report(const DenseParts& dense) {
   report_.units.clear();
   report_.unit_live_bytes.clear();
   for (unsigned k = 0; k < old_units_; ++k) {
@@ -900,24 +948,25 @@ void ParallelMarkCompact::finish(Result& out) {
   for (size_t q = 0; q < regions_.size(); ++q) {
     const Region& g = regions_[q];
     report_.regions.push_back(WordRange{g.begin, g.end});
-    report_.region_live_bytes.push_back((g.compacted.words() - region_dead_words[q]) * kWordSize);
+    report_.region_live_bytes.push_back((g.compacted.words() - dense.region_dead_words[q]) * kWordSize);
   }
   report_.dense_prefix_units = dense_prefix_units_;
-  report_.dense_end_units = dense_end_units;
+  report_.dense_end_units = dense.end_units;
+}
 
-  if (events_.enabled()) {
-    events_.count(0, "old live bytes", out.old_live_bytes);
-    events_.count(0, "free areas", out.free_areas.size());
-    events_.count(0, "large bytes freed", freed);
-    events_.count(0, "dense prefix units", dense_prefix_units_);
-    events_.count(0, "dense prefix bytes", static_cast<uint64_t>(prefix_end - old.begin) * kWordSize);
-    events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
-    events_.count(0, "dense end units", dense_end_units);
-    events_.count(0, "dense end bytes", dense_end_words * kWordSize);
-    events_.count(0, "dense end dead bytes", out.dense_end_dead_bytes);
-    events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
-    report_counters();
-  }
+void ParallelMarkCompact::report_collection(const Result& out, const DenseParts& dense) {
+  const WordRange& old = in_->old_space;
+  events_.count(0, "old live bytes", out.old_live_bytes);
+  events_.count(0, "free areas", out.free_areas.size());
+  events_.count(0, "large bytes freed", out.large_freed_bytes);
+  events_.count(0, "dense prefix units", dense_prefix_units_);
+  events_.count(0, "dense prefix bytes", static_cast<uint64_t>(dense.prefix_end - old.begin) * kWordSize);
+  events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
+  events_.count(0, "dense end units", dense.end_units);
+  events_.count(0, "dense end bytes", dense.end_words * kWordSize);
+  events_.count(0, "dense end dead bytes", out.dense_end_dead_bytes);
+  events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
+  report_counters();
 }
 
 // Live bytes per unit and per region, as numbered counters.

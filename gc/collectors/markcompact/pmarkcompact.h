@@ -202,6 +202,20 @@ class ParallelMarkCompact {
   void process_weak(RootSet& roots);
   void build_redirect_tasks();
   void finish(Result& out);
+
+  // --- finish, in order
+  struct DenseParts {
+    Word* prefix_end = nullptr;
+    unsigned end_units = 0;  // dense units at the ends regions slide towards
+    uint64_t end_words = 0;
+    std::vector<uint64_t> region_dead_words;  // per region, in its dense end
+  };
+  DenseParts measure_dense_parts(Result& out) const;
+  void lay_out_free_areas(Result& out) const;
+  void sweep_large_objects(Result& out);
+  void add_worker_stats(Result& out);
+  void record_report(const DenseParts& dense);
+  void report_collection(const Result& out, const DenseParts& dense);
   template <class Phase>
   void run_phase(unsigned index, Phase& phase);
   void report_counters();

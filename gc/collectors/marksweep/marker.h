@@ -12,15 +12,20 @@
 //                the bit defers the object if it has reference slots
 //
 // Marker<false> is the serial marker (--gc-threads=0 or 1): a mark stack
-// and plain header stores, no atomics. Marker<true> marks with one fetch-or
-// per object (a plain store would let two threads both scan an object,
-// which is harmless but doubles the work on shared structures) and shares
-// work through the tracer.
+// and plain header stores, no atomics. Marker<true> shares work through
+// the tracer and marks as pMarkcompact does, with a plain (relaxed atomic)
+// load and store and no locked instruction: "marking is idempotent and
+// therefore requires no synchronization" (Flood et al. 2001, L194). Two
+// threads that reach one unmarked object at the same moment both store the
+// same marked header and both scan the object, which marks nothing twice
+// in effect; such a race needs two threads on one object within a few
+// cycles, while a fetch-or (a locked instruction, a full barrier) costs
+// every object a wait for the stores before it.
 //
 // Marking is mark-on-push: an object is marked when a reference to it is
 // found, so a task is always a marked object whose slots are unscanned (a
 // grey object, the tri-colour invariant of tracer.h), and an object enters
-// the work lists at most once.
+// the work lists once (twice at most, after such a race).
 #pragma once
 
 #include <atomic>
@@ -111,9 +116,8 @@ class Marker<true> : public parallel::Tracer<Marker<true>> {
  private:
   friend class parallel::Tracer<Marker<true>>;
 
-  // The tracer's hook for a slot. The header is read before the fetch-or:
-  // a marked target (most of them, in a graph with sharing) costs a load
-  // and no locked instruction, and its line is not taken exclusive.
+  // The tracer's hook for a slot: an unmarked target is marked with a
+  // plain store (idempotent, above) and deferred if it has slots.
   [[gnu::always_inline]] void trace_slot(const Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
@@ -121,8 +125,7 @@ class Marker<true> : public parallel::Tracer<Marker<true>> {
     std::atomic_ref<Word> header(*h);
     Word before = header.load(std::memory_order_relaxed);
     if (Header::is_marked(before)) return;
-    before = header.fetch_or(Header::kMarkBit, std::memory_order_relaxed);
-    if (Header::is_marked(before)) return;
+    header.store(before | Header::kMarkBit, std::memory_order_relaxed);
     objects_marked_++;
     if (Header::nrefs(before)) defer(parallel::Task::whole(h));
   }
