@@ -113,7 +113,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   shared_ = std::make_unique<ScavengeShared>(
       ScavengeShared{deques_, overflow_, termination_, events, reservation_});
   for (unsigned w = 0; w < threads; ++w)
-    scavengers_.push_back(std::make_unique<ParallelScavenger>(*shared_, w));
+    scavengers_.push_back(std::make_unique<PromotingScavenger>(*shared_, w));
   if (options_.gc_threads > 0)
     engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, markcompact_options(options_));
   install_mutator_buffer();
@@ -274,13 +274,13 @@ uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
 // The threads' last LABs: tails that end at their space's top are given
 // back (highest first, so adjacent tails all return); others become filler.
 void MarkCompactCollector::retire_gc_labs() {
-  std::vector<ParallelScavenger*> order;
+  std::vector<PromotingScavenger*> order;
   for (auto& s : scavengers_) order.push_back(s.get());
   std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->lab().end > b->lab().end; });
-  for (ParallelScavenger* s : order) s->retire_lab_at_end();
+  for (PromotingScavenger* s : order) s->retire_lab_at_end();
   std::sort(order.begin(), order.end(),
             [](auto* a, auto* b) { return a->promotion_lab().end > b->promotion_lab().end; });
-  for (ParallelScavenger* s : order) s->retire_promotion_lab_at_end();
+  for (PromotingScavenger* s : order) s->retire_promotion_lab_at_end();
 }
 
 void MarkCompactCollector::release_from_space() {

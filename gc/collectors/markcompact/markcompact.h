@@ -166,7 +166,7 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   parallel::OverflowSet overflow_;
   parallel::Termination termination_;
   std::unique_ptr<ScavengeShared> shared_;
-  std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
+  std::vector<std::unique_ptr<PromotingScavenger>> scavengers_;
   CardScan cards_scan_;
   std::unique_ptr<ParallelMarkCompact> engine_;  // --gc-threads >= 1
   SerialMarkCompact serial_;                     // --gc-threads=0

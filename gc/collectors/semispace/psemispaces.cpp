@@ -91,7 +91,8 @@ void SemispaceCollector::retire_gc_labs() {
 // ---------------------------------------------------------------------------
 // One GC thread
 
-void ParallelScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
+template <class Derived>
+void CopyScavenger<Derived>::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
   from_begin_ = reinterpret_cast<uintptr_t>(spaces.from_begin);
   from_bytes_ = static_cast<uint64_t>(spaces.from_end - spaces.from_begin) * kWordSize;
   los_begin_ = reinterpret_cast<uintptr_t>(spaces.los_begin);
@@ -99,69 +100,64 @@ void ParallelScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words
   to_ = spaces.to;
   to_begin_ = reinterpret_cast<uintptr_t>(to_->begin());
   to_bytes_ = to_->region_bytes();
-  old_space_ = spaces.old;
-  offsets_ = spaces.offsets;
-  card_base_ = spaces.card_base;
-  tenure_age_ = spaces.tenure_age;
-  old_begin_ = old_space_ ? reinterpret_cast<uintptr_t>(old_space_->begin()) : 0;
-  old_bytes_ =
-      old_space_ ? static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize : 0;
-  bytes_promoted_ = 0;
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
   alone_ = shared_.deques.size() == 1;
-  plab_.top = plab_.end = nullptr;
-  begin_trace();
+  this->begin_trace();
 }
 
-void ParallelScavenger::run(ParallelScavengePhase& phase) {
+template <class Derived>
+void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
   uint64_t start = parallel::now_ns();
   observe::Recorder& events = shared_.events;
-  events.phase_start(id(), "scavenge roots");
-  claim_roots(phase.roots);
-  events.phase_end(id(), "scavenge roots");
-  if (phase.extra_roots) phase.extra_roots(phase.extra_context, *this);
-  events.phase_start(id(), "trace");
-  trace();
-  events.phase_end(id(), "trace");
-  stats_.busy_ns = parallel::now_ns() - start;
+  unsigned w = this->id();
+  events.phase_start(w, "scavenge roots");
+  this->claim_roots(phase.roots);
+  events.phase_end(w, "scavenge roots");
+  derived().scavenge_extra_roots(phase);
+  events.phase_start(w, "trace");
+  this->trace();
+  events.phase_end(w, "trace");
+  this->stats_.busy_ns = parallel::now_ns() - start;
   report(events);
 }
 
 // Once per collection, on this thread (the Recorder's rule: counters are
 // accumulated locally and reported once per phase).
-void ParallelScavenger::report(observe::Recorder& events) const {
+template <class Derived>
+void CopyScavenger<Derived>::report(observe::Recorder& events) const {
   if (!events.enabled()) return;
-  const parallel::WorkerStats& s = stats_;
-  unsigned w = id();
+  const parallel::WorkerStats& s = this->stats_;
+  unsigned w = this->id();
   events.count(w, "objects copied", s.objects_copied);
   events.count(w, "bytes copied", s.bytes_copied);
   events.count(w, "root groups", s.root_groups_claimed);
-  report_work_sharing(events);
+  this->report_work_sharing(events);
   events.count(w, "CAS failures", s.cas_failures);
   events.count(w, "undone allocations", s.undone_allocations);
   events.count(w, "LABs taken", s.labs_taken);
   events.count(w, "direct copies", s.direct_allocations);
   events.count(w, "LAB waste bytes", s.lab_waste_bytes);
   events.count(w, "large objects marked", s.large_objects_marked);
-  if (old_space_) events.count(w, "bytes promoted", bytes_promoted_);
+  static_cast<const Derived&>(*this).report_extra(events);
 }
 
 // A LAB has no room for `words`: big objects are copied directly into
 // to-space; for smaller ones the LAB's tail is retired and a new LAB claimed
 // with one atomic bump of to-space's top (L156).
-Word* ParallelScavenger::allocate_slow(uint64_t words) {
+template <class Derived>
+Word* CopyScavenger<Derived>::allocate_slow(uint64_t words) {
   uint64_t got = 0;
   if (words * kLabWasteFraction > lab_words_) {
     Word* p = to_->claim_shared(words, words, &got);
     if (!p) semispace_to_space_overflow();
-    stats_.direct_allocations++;
+    this->stats_.direct_allocations++;
     return p;
   }
   retire_lab_tail();
   Word* p = to_->claim_shared(words, lab_words_, &got);
   if (!p) semispace_to_space_overflow();
-  stats_.labs_taken++;
+  this->stats_.labs_taken++;
   lab_.top = p;
   lab_.end = p + got;
   return lab_.bump(words);
@@ -170,39 +166,65 @@ Word* ParallelScavenger::allocate_slow(uint64_t words) {
 // The loser of a forwarding race retracts its speculative copy. It was the
 // LAB's most recent allocation, unless it was a direct one: then to-space's
 // top is moved back if no thread has claimed since, else it is filler.
-void ParallelScavenger::undo_allocation(Word* p, uint64_t words) {
-  stats_.undone_allocations++;
+template <class Derived>
+void CopyScavenger<Derived>::undo_allocation(Word* p, uint64_t words) {
+  this->stats_.undone_allocations++;
   if (lab_.undo(p, words)) return;
   if (to_->unclaim_shared(p, words)) return;
   fill_dead_space(p, p + words);
-  stats_.lab_waste_bytes += words * kWordSize;
+  this->stats_.lab_waste_bytes += words * kWordSize;
 }
 
-void ParallelScavenger::install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw) {
+template <class Derived>
+void CopyScavenger<Derived>::install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw) {
   std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
   moved[new_raw] = address_hash(shared_.reservation, old);
   *moved = Header::with_hash_state(Header::with_raw_words(h, new_raw), HashState::kHashedAndMoved);
 }
 
-void ParallelScavenger::retire_lab_tail() {
+template <class Derived>
+void CopyScavenger<Derived>::retire_lab_tail() {
   if (lab_.top < lab_.end && !to_->unclaim_shared(lab_.top, static_cast<uint64_t>(lab_.end - lab_.top))) {
     fill_dead_space(lab_.top, lab_.end);
-    stats_.lab_waste_bytes += static_cast<uint64_t>(lab_.end - lab_.top) * kWordSize;
+    this->stats_.lab_waste_bytes += static_cast<uint64_t>(lab_.end - lab_.top) * kWordSize;
   }
   lab_.top = lab_.end = nullptr;
 }
 
 // Its waste is this collection's too: reported from the mutator's thread,
 // which is worker 0 (the phase is over, so no worker writes its buffer).
-void ParallelScavenger::retire_lab_at_end() {
-  uint64_t before = stats_.lab_waste_bytes;
+template <class Derived>
+void CopyScavenger<Derived>::retire_lab_at_end() {
+  uint64_t before = this->stats_.lab_waste_bytes;
   retire_lab_tail();
-  shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
+  shared_.events.count(0, "LAB waste bytes", this->stats_.lab_waste_bytes - before);
 }
+
+template class CopyScavenger<ParallelScavenger>;
+template class CopyScavenger<PromotingScavenger>;
+
+// ---------------------------------------------------------------------------
+// Promotion (markcompact's young collections)
 
 [[noreturn]] void promotion_overflow() {
   std::fprintf(stderr, "gc: internal error: the old generation overflowed during a young collection\n");
   std::abort();
+}
+
+void PromotingScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
+  CopyScavenger::prepare(spaces, lab_words);
+  old_space_ = spaces.old;
+  offsets_ = spaces.offsets;
+  card_base_ = spaces.card_base;
+  tenure_age_ = spaces.tenure_age;
+  old_begin_ = reinterpret_cast<uintptr_t>(old_space_->begin());
+  old_bytes_ = static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize;
+  bytes_promoted_ = 0;
+  plab_.top = plab_.end = nullptr;
+}
+
+void PromotingScavenger::report_extra(observe::Recorder& events) const {
+  events.count(id(), "bytes promoted", bytes_promoted_);
 }
 
 // Promotion LABs (L164): claimed from the old generation's free areas with
@@ -211,7 +233,7 @@ void ParallelScavenger::retire_lab_at_end() {
 // it). The sizing policy (markcompact.cpp) checks before the collection
 // that the old generation can hold every young object, so a claim that
 // fails is an internal error.
-Word* ParallelScavenger::promote_allocate_slow(uint64_t words) {
+Word* PromotingScavenger::promote_allocate_slow(uint64_t words) {
   uint64_t got = 0;
   if (words * kLabWasteFraction > lab_words_) {
     Word* p = old_space_->claim_shared(words, words, &got);
@@ -228,7 +250,7 @@ Word* ParallelScavenger::promote_allocate_slow(uint64_t words) {
   return plab_.bump(words);
 }
 
-void ParallelScavenger::undo_promotion(Word* p, uint64_t words) {
+void PromotingScavenger::undo_promotion(Word* p, uint64_t words) {
   stats_.undone_allocations++;
   if (plab_.undo(p, words)) return;
   if (old_space_->unclaim_shared(p, words)) return;
@@ -236,7 +258,7 @@ void ParallelScavenger::undo_promotion(Word* p, uint64_t words) {
   stats_.lab_waste_bytes += words * kWordSize;
 }
 
-void ParallelScavenger::retire_promotion_lab_tail() {
+void PromotingScavenger::retire_promotion_lab_tail() {
   if (plab_.top < plab_.end &&
       !old_space_->unclaim_shared(plab_.top, static_cast<uint64_t>(plab_.end - plab_.top))) {
     offsets_->fill(plab_.top, plab_.end);
@@ -245,7 +267,7 @@ void ParallelScavenger::retire_promotion_lab_tail() {
   plab_.top = plab_.end = nullptr;
 }
 
-void ParallelScavenger::retire_promotion_lab_at_end() {
+void PromotingScavenger::retire_promotion_lab_at_end() {
   uint64_t before = stats_.lab_waste_bytes;
   retire_promotion_lab_tail();
   shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);

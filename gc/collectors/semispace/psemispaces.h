@@ -18,13 +18,10 @@
 // tri-colour invariant (tracer.h): a forwarded object is grey until the
 // task deferred for its copy is scanned.
 //
-// The same scavenger collects the young generation of markcompact (section
-// 4, L162-164): there an object that has survived enough young collections
-// is copied into the old generation through a promotion LAB instead of into
-// to-space, a promoted object that still refers to a young one has its
-// card dirtied, and the dirty cards of the old generation are extra roots
-// (ParallelScavengePhase::extra_roots). Semispace sets none of that up and
-// takes none of those branches.
+// The same copy policy (CopyScavenger) collects the young generation of
+// markcompact (section 4, L162-164), composed there with promotion as a
+// hook (PromotingScavenger); semispace's ParallelScavenger has no
+// promotion to decide.
 #pragma once
 
 #include <atomic>
@@ -73,7 +70,7 @@ struct ScavengeSpaces {
   uint32_t tenure_age = Header::kMaxAge + 1;
 };
 
-class ParallelScavenger;
+class PromotingScavenger;
 
 // An internal error: a promotion found no room in the old generation.
 // Unreachable by construction (the plan checks room before collecting).
@@ -85,11 +82,22 @@ struct ParallelScavengePhase {
   parallel::RootClaim roots;
   // More roots, claimed by the threads after the root groups (markcompact:
   // the card table's strides); nullptr: none.
-  void (*extra_roots)(void* context, ParallelScavenger& s) = nullptr;
+  void (*extra_roots)(void* context, PromotingScavenger& s) = nullptr;
   void* extra_context = nullptr;
 };
 
-class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
+// The copy policy of the shared tracer, for a scavenger `Derived` that
+// says where a survivor goes (its hooks, resolved at compile time):
+//
+//   Word* allocate_copy(Word h, uint64_t words, Word& new_header)
+//   void undo_copy(Word* p, uint64_t words)     the CAS was lost
+//   void copied(Word* p, uint64_t words)        the CAS was won
+//
+// ParallelScavenger (semispace) copies everything into to-space;
+// PromotingScavenger (markcompact's young collections) composes the same
+// scavenge with promotion into the old generation.
+template <class Derived>
+class CopyScavenger : public parallel::Tracer<Derived> {
  public:
   // An object that does not fit the rest of the LAB is copied outside it
   // (one CAS on to-space's top for itself) when it is larger than 1/8 of a
@@ -98,8 +106,9 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
   // ParallelGCBufferWastePct is 10%, the same idea).
   static constexpr uint64_t kLabWasteFraction = 8;
 
-  ParallelScavenger(const ScavengeShared& shared, unsigned id)
-      : Tracer(parallel::TraceShared{shared.deques, shared.overflow, shared.termination}, id),
+  CopyScavenger(const ScavengeShared& shared, unsigned id)
+      : parallel::Tracer<Derived>(parallel::TraceShared{shared.deques, shared.overflow, shared.termination},
+                                  id),
         shared_(shared) {}
 
   // Before each collection, on the mutator thread.
@@ -108,12 +117,8 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
   void run(ParallelScavengePhase& phase);
   // After the phase: the LAB's unused tail, given back or filled.
   void retire_lab_at_end();
-  // ... and the promotion LAB's.
-  void retire_promotion_lab_at_end();
 
   const Lab& lab() const { return lab_; }
-  const Lab& promotion_lab() const { return plab_; }
-  uint64_t bytes_promoted() const { return bytes_promoted_; }
 
   // True if v refers to an object in to-space (a young object after the
   // collection).
@@ -134,27 +139,27 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
     }
   }
 
-  // A slot of an old object (a dirty card's, or a promoted object's):
-  // scavenged, and true if it still refers to a young object.
-  bool scavenge_old_slot(Value* slot) {
-    trace_slot(slot);
-    return refers_to_young(*slot);
+ protected:
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  // The default hooks: no extra roots, no extra counters.
+  void scavenge_extra_roots(ParallelScavengePhase&) {}
+  void report_extra(observe::Recorder&) const {}
+
+  Word* allocate(uint64_t words) {
+    if (lab_.fits(words)) [[likely]]
+      return lab_.bump(words);
+    return allocate_slow(words);
   }
+  [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
+
+  const ScavengeShared& shared_;
+  uint64_t lab_words_ = 0;
 
  private:
-  friend class parallel::Tracer<ParallelScavenger>;
+  friend class parallel::Tracer<Derived>;
 
   void report(observe::Recorder& events) const;
-
-  // The tracer's hook for a grey object: a promoted one also dirties the
-  // cards of its slots that keep young targets.
-  [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) {
-    if (reinterpret_cast<uintptr_t>(h) - old_begin_ < old_bytes_) [[unlikely]] {
-      scan_promoted_slots(h, n);
-    } else {
-      scan_slots(h, 0, n);
-    }
-  }
 
   static void copy_words(Word* dst, const Word* src, uint64_t n) {
     if (n <= 8) [[likely]] {
@@ -162,19 +167,6 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
     } else {
       std::memcpy(dst, src, n * kWordSize);
     }
-  }
-
-  // A promoted object's slots: a slot that keeps a young target dirties its
-  // card, so the next young collection finds it (the card invariant).
-  void scan_promoted_slots(Word* h, uint64_t n) {
-    Value* lo = reinterpret_cast<Value*>(h - n);
-    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
-      if (scavenge_old_slot(slot)) dirty_card(slot);
-  }
-
-  void dirty_card(const Value* slot) {
-    std::atomic_ref<uint8_t> card(card_base_[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
-    if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
   }
 
   // The from-space header is read and replaced by several threads at once:
@@ -194,7 +186,8 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
   // value to update its reference, and then locally retracts its
   // speculative allocation." An object hashed at its address (kHashed)
   // grows a hash word when it moves, so the speculative allocation is the
-  // grown size and the undo retracts that size.
+  // grown size and the undo retracts that size. Where the copy goes is the
+  // scavenger's hook (allocate_copy), and so is what a copy leaves behind.
   [[gnu::always_inline]] Word* copy(Word* old, Word h) {
     uint64_t nrefs = Header::nrefs(h);
     uint64_t below = words_below(nrefs);
@@ -202,28 +195,15 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
     bool hashed = Header::hash_state(h) == HashState::kHashed;
     uint64_t new_raw = hashed ? rounded_raw(raw + 1) : raw;
     uint64_t words = below + 1 + new_raw;
-    // Tenuring (markcompact): an object old enough is promoted; every other
-    // copy is one collection older. Semispace never promotes and leaves the
-    // age alone.
     Word new_header = h;
-    bool promote = false;
-    if (old_space_) [[unlikely]] {
-      uint32_t age = Header::age(h);
-      promote = age >= tenure_age_;
-      if (!promote && age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
-    }
-    Word* dst = promote ? promote_allocate(words) : allocate(words);
+    Word* dst = derived().allocate_copy(h, words, new_header);
     Word* moved = dst + below;
     Word seen = h;
     if (!install_forwarding(old, seen, moved)) [[unlikely]] {
       // Only forwarding changes a from-space header during a collection,
       // so the value that beat us is the winner's forwarding pointer.
-      stats_.cas_failures++;
-      if (promote) {
-        undo_promotion(dst, words);
-      } else {
-        undo_allocation(dst, words);
-      }
+      this->stats_.cas_failures++;
+      derived().undo_copy(dst, words);
       return reinterpret_cast<Word*>(seen);
     }
     // The words below the header and the raw words, each as a plain word
@@ -237,15 +217,12 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
     } else {
       *moved = new_header;
     }
-    stats_.objects_copied++;
-    stats_.bytes_copied += words * kWordSize;
-    if (promote) {
-      offsets_->record(dst, words);
-      bytes_promoted_ += words * kWordSize;
-    }
+    this->stats_.objects_copied++;
+    this->stats_.bytes_copied += words * kWordSize;
+    derived().copied(dst, words);
     // Objects with no reference slots (strings, number arrays) have nothing
     // to scan: they never become tasks.
-    if (nrefs) defer(parallel::Task::whole(moved));
+    if (nrefs) this->defer(parallel::Task::whole(moved));
     return moved;
   }
 
@@ -269,14 +246,119 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
     if (Header::is_marked(header.load(std::memory_order_relaxed))) return;
     Word before = header.fetch_or(Header::kMarkBit, std::memory_order_relaxed);
     if (Header::is_marked(before)) return;
-    stats_.large_objects_marked++;
-    if (Header::nrefs(before)) defer(parallel::Task::whole(h));
+    this->stats_.large_objects_marked++;
+    if (Header::nrefs(before)) this->defer(parallel::Task::whole(h));
   }
 
-  Word* allocate(uint64_t words) {
-    if (lab_.fits(words)) [[likely]]
-      return lab_.bump(words);
-    return allocate_slow(words);
+  [[gnu::noinline]] Word* allocate_slow(uint64_t words);
+  [[gnu::noinline]] void install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw);
+  void retire_lab_tail();
+
+  // This collection's geometry (prepare).
+  uintptr_t from_begin_ = 0;
+  uint64_t from_bytes_ = 0;
+  uintptr_t los_begin_ = 0;
+  uint64_t los_bytes_ = 0;
+  uintptr_t to_begin_ = 0;
+  uint64_t to_bytes_ = 0;
+  CopySpace* to_ = nullptr;
+  Lab lab_;
+  bool alone_ = false;  // one GC thread: no forwarding races
+};
+
+// pSemispaces for semispace: every survivor is copied into to-space, and
+// the copy has no promotion to decide.
+class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
+ public:
+  using CopyScavenger::CopyScavenger;
+
+ private:
+  friend class CopyScavenger<ParallelScavenger>;
+
+  [[gnu::always_inline]] Word* allocate_copy(Word, uint64_t words, Word&) { return allocate(words); }
+  void undo_copy(Word* p, uint64_t words) { undo_allocation(p, words); }
+  void copied(Word*, uint64_t) {}
+};
+
+// pSemispaces for markcompact's young generation, composed with promotion
+// (section 4, L162-164): an object that has survived tenure_age young
+// collections is copied into the old generation through a promotion LAB
+// instead of into to-space, every other copy is one collection older; a
+// promoted object that still refers to a young one has its card dirtied
+// (the card invariant), and the dirty cards of the old generation are extra
+// roots (ParallelScavengePhase::extra_roots).
+class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
+ public:
+  using CopyScavenger::CopyScavenger;
+
+  // Before each collection, on the mutator thread.
+  void prepare(const ScavengeSpaces& spaces, uint64_t lab_words);
+  // After the phase: the promotion LAB's unused tail, given back or filled.
+  void retire_promotion_lab_at_end();
+
+  const Lab& promotion_lab() const { return plab_; }
+  uint64_t bytes_promoted() const { return bytes_promoted_; }
+
+  // A slot of an old object (a dirty card's, or a promoted object's):
+  // scavenged, and true if it still refers to a young object.
+  bool scavenge_old_slot(Value* slot) {
+    trace_slot(slot);
+    return refers_to_young(*slot);
+  }
+
+ private:
+  friend class CopyScavenger<PromotingScavenger>;
+  friend class parallel::Tracer<PromotingScavenger>;
+
+  // Tenuring: an object old enough is promoted; every other copy is one
+  // collection older.
+  [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
+    uint32_t age = Header::age(h);
+    if (age >= tenure_age_) return promote_allocate(words);
+    if (age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
+    return allocate(words);
+  }
+  void undo_copy(Word* p, uint64_t words) {
+    if (in_old(p)) {
+      undo_promotion(p, words);
+    } else {
+      undo_allocation(p, words);
+    }
+  }
+  void copied(Word* p, uint64_t words) {
+    if (!in_old(p)) return;
+    offsets_->record(p, words);
+    bytes_promoted_ += words * kWordSize;
+  }
+
+  // The tracer's hook for a grey object: a promoted one also dirties the
+  // cards of its slots that keep young targets.
+  [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) {
+    if (in_old(h)) [[unlikely]] {
+      scan_promoted_slots(h, n);
+    } else {
+      scan_slots(h, 0, n);
+    }
+  }
+
+  void scavenge_extra_roots(ParallelScavengePhase& phase) {
+    if (phase.extra_roots) phase.extra_roots(phase.extra_context, *this);
+  }
+  void report_extra(observe::Recorder& events) const;
+
+  bool in_old(const Word* p) const { return reinterpret_cast<uintptr_t>(p) - old_begin_ < old_bytes_; }
+
+  // A promoted object's slots: a slot that keeps a young target dirties its
+  // card, so the next young collection finds it (the card invariant).
+  void scan_promoted_slots(Word* h, uint64_t n) {
+    Value* lo = reinterpret_cast<Value*>(h - n);
+    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
+      if (scavenge_old_slot(slot)) dirty_card(slot);
+  }
+
+  void dirty_card(const Value* slot) {
+    std::atomic_ref<uint8_t> card(card_base_[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
+    if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
   }
 
   Word* promote_allocate(uint64_t words) {
@@ -285,33 +367,16 @@ class ParallelScavenger : public parallel::Tracer<ParallelScavenger> {
     return promote_allocate_slow(words);
   }
 
-  [[gnu::noinline]] Word* allocate_slow(uint64_t words);
-  [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
   [[gnu::noinline]] Word* promote_allocate_slow(uint64_t words);
   [[gnu::noinline]] void undo_promotion(Word* p, uint64_t words);
-  [[gnu::noinline]] void install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw);
-  void retire_lab_tail();
   void retire_promotion_lab_tail();
 
-  const ScavengeShared& shared_;
-  // This collection's geometry (prepare).
-  uintptr_t from_begin_ = 0;
-  uint64_t from_bytes_ = 0;
-  uintptr_t los_begin_ = 0;
-  uint64_t los_bytes_ = 0;
-  uintptr_t to_begin_ = 0;
-  uint64_t to_bytes_ = 0;
   uintptr_t old_begin_ = 0;
   uint64_t old_bytes_ = 0;
-  CopySpace* to_ = nullptr;
   OldSpace* old_space_ = nullptr;
   OffsetTable* offsets_ = nullptr;
   uint8_t* card_base_ = nullptr;
   uint32_t tenure_age_ = Header::kMaxAge + 1;
-  uint64_t lab_words_ = 0;
-  Lab lab_;
-  bool alone_ = false;  // one GC thread: no forwarding races
-
   Lab plab_;  // promotion LAB in the old generation
   uint64_t bytes_promoted_ = 0;
 };
