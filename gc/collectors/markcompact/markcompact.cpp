@@ -231,11 +231,7 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   phase.extra_context = &cards_scan_;
   uint64_t headroom = young_->region_bytes() / kWordSize - young_other_->used_bytes() / kWordSize;
   uint64_t lab = lab_words_for(headroom);
-  for (auto& s : scavengers_) s->prepare(spaces, lab);
-  termination_.reset(pool_->size());
-  auto job = [&](unsigned worker) { scavengers_[worker]->run(phase); };
-  pool_->run(job);
-  retire_gc_labs();
+  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab, phase);
 
   uint64_t promoted = 0;
   for (auto& s : scavengers_) {
@@ -269,18 +265,6 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
 uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
   uint64_t fair = headroom_words / (4 * pool_->size());
   return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
-}
-
-// The threads' last LABs: tails that end at their space's top are given
-// back (highest first, so adjacent tails all return); others become filler.
-void MarkCompactCollector::retire_gc_labs() {
-  std::vector<PromotingScavenger*> order;
-  for (auto& s : scavengers_) order.push_back(s.get());
-  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->lab().end > b->lab().end; });
-  for (PromotingScavenger* s : order) s->retire_lab_at_end();
-  std::sort(order.begin(), order.end(),
-            [](auto* a, auto* b) { return a->promotion_lab().end > b->promotion_lab().end; });
-  for (PromotingScavenger* s : order) s->retire_promotion_lab_at_end();
 }
 
 void MarkCompactCollector::release_from_space() {

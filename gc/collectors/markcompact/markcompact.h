@@ -107,7 +107,6 @@ class MarkCompactCollector final : public Collector, public verify::VerifiableHe
   bool promotion_guaranteed(uint64_t capacity_limit);
   void young_collection(GcCause cause);
   void scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
-  void retire_gc_labs();
   void release_from_space();
   void install_mutator_buffer();
 

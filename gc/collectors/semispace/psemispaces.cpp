@@ -61,31 +61,13 @@ void SemispaceCollector::scavenge_in_parallel() {
   spaces.los_begin = los_.begin();
   spaces.los_end = los_.frontier();
   spaces.to = current_;
-  uint64_t lab = lab_words_for_collection();
-  for (auto& s : scavengers_) s->prepare(spaces, lab);
-  termination_.reset(threads);
-
-  auto job = [&](unsigned worker) { scavengers_[worker]->run(phase); };
-  pool_->run(job);
-
-  retire_gc_labs();
+  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab_words_for_collection(), phase);
   for (unsigned w = 0; w < threads; ++w) {
     const parallel::WorkerStats& s = scavengers_[w]->stats();
     worker_totals_[w].add(s);
     stats_.bytes_copied += s.bytes_copied;
     waste_words_ += s.lab_waste_bytes / kWordSize;
   }
-}
-
-// The threads' last LABs: a tail that ends at to-space's top is given back
-// (highest first, so adjacent tails all return); any other becomes filler.
-void SemispaceCollector::retire_gc_labs() {
-  std::vector<ParallelScavenger*> by_end;
-  by_end.reserve(scavengers_.size());
-  for (auto& s : scavengers_) by_end.push_back(s.get());
-  std::sort(by_end.begin(), by_end.end(),
-            [](ParallelScavenger* a, ParallelScavenger* b) { return a->lab().end > b->lab().end; });
-  for (ParallelScavenger* s : by_end) s->retire_lab_at_end();
 }
 
 // ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 // promotion to decide.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -37,6 +38,7 @@
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
 #include "gc/parallel/tracer.h"
+#include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/offset_table.h"
@@ -380,5 +382,31 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   Lab plab_;  // promotion LAB in the old generation
   uint64_t bytes_promoted_ = 0;
 };
+
+// The parallel scavenge both plans run (semispace's collection and
+// markcompact's young collection): every GC thread runs its scavenger over
+// the phase, then, on the program's thread, the threads' last LABs are
+// retired, highest first, so that tails adjacent at a space's top all
+// return to it and the others become filler.
+template <class Scavenger>
+void run_parallel_scavenge(parallel::WorkerPool& pool, parallel::Termination& termination,
+                           const std::vector<std::unique_ptr<Scavenger>>& scavengers,
+                           const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
+  for (auto& s : scavengers) s->prepare(spaces, lab_words);
+  termination.reset(pool.size());
+  auto job = [&](unsigned worker) { scavengers[worker]->run(phase); };
+  pool.run(job);
+  std::vector<Scavenger*> order;
+  order.reserve(scavengers.size());
+  for (auto& s : scavengers) order.push_back(s.get());
+  std::sort(order.begin(), order.end(),
+            [](Scavenger* a, Scavenger* b) { return a->lab().end > b->lab().end; });
+  for (Scavenger* s : order) s->retire_lab_at_end();
+  if constexpr (requires(Scavenger * s) { s->promotion_lab(); }) {
+    std::sort(order.begin(), order.end(),
+              [](Scavenger* a, Scavenger* b) { return a->promotion_lab().end > b->promotion_lab().end; });
+    for (Scavenger* s : order) s->retire_promotion_lab_at_end();
+  }
+}
 
 }  // namespace gc
