@@ -160,7 +160,6 @@ class Tracer {
   // in a deque. One relaxed load of a line written only when a thread goes
   // idle or comes back.
   bool others_idle() const { return work_.termination.active() < work_.deques.size(); }
-  bool alone() const { return work_.deques.size() == 1; }
 
   // The work-sharing counters every parallel phase reports, once per phase
   // on this thread (the Recorder's rule).
