@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <ctime>
 
@@ -28,12 +27,6 @@ void futex_wake_all(std::atomic<uint32_t>* word) {
 }  // namespace
 
 void Termination::reset(unsigned threads) { active_.store(threads, std::memory_order_release); }
-
-uint64_t Termination::now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 void Termination::backoff(unsigned round, uint32_t generation) {
   if (round < kTerminationSpinRounds) {

@@ -22,6 +22,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "gc/parallel/clock.h"
+
 namespace gc::parallel {
 
 // Backoff schedule (measured on the 2-core CI machine, see
@@ -51,7 +53,6 @@ class Termination {
  private:
   void backoff(unsigned round, uint32_t generation);
   void wake_all();
-  static uint64_t now_ns();
 
   std::atomic<int64_t> active_{0};
   // Futex word for sleepers: changes when the phase ends.

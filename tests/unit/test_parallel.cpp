@@ -18,6 +18,7 @@
 #include "gc/parallel/private_tasks.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
+#include "gc/parallel/tracer.h"
 #include "gc/parallel/worker_pool.h"
 #include "gc/verify/verifier.h"
 
@@ -328,6 +329,96 @@ TEST_CASE("termination: idle threads with nothing at all end at once") {
     };
     pool.run(job);
     REQUIRE(ended.load() == 8);
+  }
+}
+
+namespace {
+
+// The smallest policy of the shared tracer: mark with a fetch-or (so that
+// every object is counted once) and defer what has slots.
+class CountingMarker : public Tracer<CountingMarker> {
+ public:
+  using Tracer::Tracer;
+  void run(RootClaim& roots) {
+    begin_trace();
+    marked = 0;
+    claim_roots(roots);
+    trace();
+  }
+  void trace_slot(Value* slot) {
+    if (!slot->is_ref()) return;
+    Word* h = slot->as_ref();
+    if (Header::is_marked(std::atomic_ref<Word>(*h).fetch_or(Header::kMarkBit, std::memory_order_relaxed)))
+      return;
+    marked++;
+    if (Header::nrefs(*h)) defer(Task::whole(h));
+  }
+  uint64_t marked = 0;
+};
+
+}  // namespace
+
+TEST_CASE("tracer: every reachable object once, at 1, 2 and 4 threads, with large arrays in chunks") {
+  // A complete binary tree of depth 12 and an array of 10000 slots each
+  // referring to one leaf object; the array and the tree's root are roots.
+  std::vector<Word> heap(1u << 20);
+  Word* top = heap.data();
+  auto alloc = [&](uint64_t nrefs) {
+    Word* h = format_object(top, kFirstUserClass, nrefs, 0);
+    top += object_words(nrefs, 0);
+    REQUIRE(top <= heap.data() + heap.size());
+    return h;
+  };
+  uint64_t objects = 0;
+  auto tree = [&](auto& self, int depth) -> Word* {
+    Word* h = alloc(depth ? 2 : 0);
+    objects++;
+    if (depth) {
+      ref_slots_begin(h, 2)[0] = Value::ref(self(self, depth - 1));
+      ref_slots_begin(h, 2)[1] = Value::ref(self(self, depth - 1));
+    }
+    return h;
+  };
+  Word* root = tree(tree, 12);
+  uint64_t n = rounded_refs(10000);
+  Word* array = alloc(n);
+  objects++;
+  for (uint64_t i = 0; i < n; ++i) {
+    ref_slots_begin(array, n)[i] = Value::ref(alloc(0));
+    objects++;
+  }
+  std::vector<Value> root_slots = {Value::ref(root), Value::ref(array), Value::ref(root)};
+  std::vector<RootGroup> groups;
+  for (Value& v : root_slots) groups.push_back(RootGroup{&v, 1});
+
+  for (unsigned threads : {1u, 2u, 4u}) {
+    CAPTURE(threads);
+    for (Word* p = heap.data(); p < top;) {
+      Word* h = header_from_start(p);
+      *h &= ~Header::kMarkBit;
+      p = h + 1 + Header::raw_words(*h);
+    }
+    std::vector<std::unique_ptr<TaskDeque>> deques;
+    for (unsigned w = 0; w < threads; ++w) deques.push_back(std::make_unique<TaskDeque>(deque_capacity(0)));
+    OverflowSet overflow;
+    Termination termination;
+    TraceShared shared{deques, overflow, termination};
+    std::vector<std::unique_ptr<CountingMarker>> markers;
+    for (unsigned w = 0; w < threads; ++w) markers.push_back(std::make_unique<CountingMarker>(shared, w));
+    RootClaim roots{groups};
+    termination.reset(threads);
+    WorkerPool pool(threads);
+    auto job = [&](unsigned w) { markers[w]->run(roots); };
+    pool.run(job);
+    uint64_t marked = 0, chunks = 0, claimed = 0;
+    for (auto& m : markers) {
+      marked += m->marked;
+      chunks += m->stats().chunk_tasks;
+      claimed += m->stats().root_groups_claimed;
+    }
+    CHECK(marked == objects);
+    CHECK(claimed == groups.size());
+    CHECK(chunks == (n - 1) / kChunkSlots);
   }
 }
 

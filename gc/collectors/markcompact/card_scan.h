@@ -73,7 +73,7 @@ class CardScan {
                const OffsetTable& offsets, uint8_t* card_base);
   // On every GC thread, after its root groups: claims tasks until none is
   // left (ParallelScavengePhase::extra_roots).
-  static void run(void* self, ParallelScavenger& s);
+  static void run(void* self, PromotingScavenger& s);
   const std::vector<TaskStats>& last_tasks() const { return stats_; }
 
  private:
@@ -89,8 +89,8 @@ class CardScan {
     bool never_clean;  // a fiber value stack
   };
 
-  void scan_task(unsigned task, ParallelScavenger& s);
-  void scan_card(const Segment& seg, uintptr_t card, ParallelScavenger& s, TaskStats& st);
+  void scan_task(unsigned task, PromotingScavenger& s);
+  void scan_card(const Segment& seg, uintptr_t card, PromotingScavenger& s, TaskStats& st);
 
   unsigned tasks_;
   bool blocks_;

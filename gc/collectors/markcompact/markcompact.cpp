@@ -31,9 +31,8 @@ constexpr uint32_t kDefaultTenureAge = 2;
 // full collection, and at least room to promote a whole young semispace.
 constexpr uint64_t kInitialOldBytes = 4ull << 20;
 
-// As in semispace.cpp (--gc-lab, --gc-deque).
+// As in semispace.cpp (--gc-lab).
 constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
-constexpr uint64_t kDequeTasks = 1u << 15;
 constexpr uint64_t kMinLabWords = 64;
 constexpr uint64_t kMinHeapBytes = 256ull << 10;
 
@@ -49,11 +48,6 @@ uint64_t young_semispace_for(const HeapOptions& o) {
   uint64_t young = given ? given : kDefaultYoungBytes;
   uint64_t cap = given ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
-}
-
-uint64_t deque_tasks(const HeapOptions& o) {
-  if (o.gc_deque_tasks == 0) return kDequeTasks;
-  return std::max<uint64_t>(std::bit_ceil(o.gc_deque_tasks), 4);
 }
 
 uint64_t words_between(const Word* a, const Word* b) { return static_cast<uint64_t>(b - a); }
@@ -108,7 +102,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
                      ? std::max<uint64_t>(markcompact_collector_options(options_).gc_lab_bytes / kWordSize, 1)
                      : kGcLabWords),
       mutator_(*this, *this, options_.stress_interval),
-      overflow_(deque_tasks(options_)),
+      overflow_(parallel::deque_capacity(options_.gc_deque_tasks)),
       cards_scan_(markcompact_collector_options(options_).card_tasks,
                   markcompact_collector_options(options_).card_blocks),
       serial_(events, options_.verify || options_.stress_interval > 0) {
@@ -120,11 +114,12 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   unsigned threads = std::max(1u, options_.gc_threads);
   pool_ = std::make_unique<parallel::WorkerPool>(threads);
   for (unsigned w = 0; w < threads; ++w)
-    deques_.push_back(std::make_unique<parallel::TaskDeque>(deque_tasks(options_)));
+    deques_.push_back(
+        std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
   shared_ = std::make_unique<ScavengeShared>(
       ScavengeShared{deques_, overflow_, termination_, events, reservation_});
   for (unsigned w = 0; w < threads; ++w)
-    scavengers_.push_back(std::make_unique<ParallelScavenger>(*shared_, w));
+    scavengers_.push_back(std::make_unique<PromotingScavenger>(*shared_, w));
   if (options_.gc_threads > 0)
     engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, markcompact_options(options_));
   mutator_.install(*young_);
@@ -234,11 +229,7 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   phase.extra_context = &cards_scan_;
   uint64_t headroom = young_->region_bytes() / kWordSize - young_other_->used_bytes() / kWordSize;
   uint64_t lab = lab_words_for(headroom);
-  for (auto& s : scavengers_) s->prepare(spaces, lab);
-  termination_.reset(pool_->size());
-  auto job = [&](unsigned worker) { scavengers_[worker]->run(phase); };
-  pool_->run(job);
-  retire_gc_labs();
+  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab, phase);
 
   uint64_t promoted = 0;
   for (auto& s : scavengers_) {
@@ -272,18 +263,6 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
 uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
   uint64_t fair = headroom_words / (4 * pool_->size());
   return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
-}
-
-// The threads' last LABs: tails that end at their space's top are given
-// back (highest first, so adjacent tails all return); others become filler.
-void MarkCompactCollector::retire_gc_labs() {
-  std::vector<ParallelScavenger*> order;
-  for (auto& s : scavengers_) order.push_back(s.get());
-  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->lab().end > b->lab().end; });
-  for (ParallelScavenger* s : order) s->retire_lab_at_end();
-  std::sort(order.begin(), order.end(),
-            [](auto* a, auto* b) { return a->promotion_lab().end > b->promotion_lab().end; });
-  for (ParallelScavenger* s : order) s->retire_promotion_lab_at_end();
 }
 
 void MarkCompactCollector::release_from_space() {

@@ -109,7 +109,6 @@ class MarkCompactCollector final : public Collector,
   bool promotion_guaranteed(uint64_t capacity_limit);
   void young_collection(GcCause cause);
   void scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
-  void retire_gc_labs();
   void release_from_space();
 
   // --- a full collection, in order
@@ -161,7 +160,7 @@ class MarkCompactCollector final : public Collector,
   parallel::OverflowSet overflow_;
   parallel::Termination termination_;
   std::unique_ptr<ScavengeShared> shared_;
-  std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
+  std::vector<std::unique_ptr<PromotingScavenger>> scavengers_;
   CardScan cards_scan_;
   std::unique_ptr<ParallelMarkCompact> engine_;  // --gc-threads >= 1
   SerialMarkCompact serial_;                     // --gc-threads=0

@@ -5,31 +5,18 @@
 #include "gc/collectors/markcompact/pmarkcompact.h"
 
 #include <algorithm>
-#include <bit>
-#include <chrono>
 #include <cstring>
 
 #include "gc/alloc/lab.h"
 #include "gc/collectors/markcompact/markcompact_options.h"
-#include "gc/parallel/steal.h"
+#include "gc/parallel/clock.h"
+#include "gc/parallel/tracer.h"
 
 namespace gc {
 
 namespace {
 
-uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
-
-// 2^15 tasks of 16 bytes: the same fixed deque as pSemispaces (semispace.cpp).
-constexpr uint64_t kDefaultDequeTasks = 1u << 15;
-
-// Large arrays are marked in chunks of this many slots, as pSemispaces
-// scans them (psemispaces.h, kChunkSlots): only large-object-space arrays
-// are longer.
-constexpr uint32_t kChunkSlots = 2048;
+using parallel::now_ns;
 
 // Objects up to this size are moved by a word loop: most objects are a few
 // words, for which a call to memmove costs more than the copy.
@@ -92,9 +79,10 @@ struct ParallelMarkCompact::Region {
 // ---------------------------------------------------------------------------
 // One GC thread
 
-class ParallelMarkCompact::Worker {
+class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
  public:
-  Worker(ParallelMarkCompact& mc, unsigned id) : mc_(mc), id_(id), deque_(*mc.deques_[id]) {}
+  Worker(ParallelMarkCompact& mc, unsigned id)
+      : Tracer(parallel::TraceShared{mc.deques_, mc.overflow_, mc.termination_}, id), mc_(mc) {}
 
   void prepare();
   void mark();
@@ -104,7 +92,6 @@ class ParallelMarkCompact::Worker {
   void compact();
 
   std::vector<Word*> unit_min;  // per unit: the lowest live object start this thread marked
-  parallel::WorkerStats stats;  // this collection's
   uint64_t objects_marked = 0;
   uint64_t units_swept = 0;
   uint64_t objects_forwarded = 0;
@@ -112,22 +99,11 @@ class ParallelMarkCompact::Worker {
   uint64_t cards_dirtied = 0;
 
  private:
-  // --- mark (section 5.1)
-  void mark_roots();
-  void trace();
-  void process(parallel::Task t);
-  void scan_large(Word* h, uint64_t begin, uint64_t end);
-  bool refill_from_overflow();
-  bool steal(parallel::Task& out);
-  bool work_visible() const;
+  friend class parallel::Tracer<Worker>;
 
-  void mark_slots(Word* h, uint64_t begin, uint64_t end) {
-    Value* lo = reinterpret_cast<Value*>(h - end);
-    Value* hi = reinterpret_cast<Value*>(h - begin);
-    for (Value* slot = lo; slot < hi; ++slot) mark_slot(slot);
-  }
-
-  void mark_slot(const Value* slot) {
+  // --- mark (section 5.1): the mark-and-count policy of the shared tracer
+  // (gc/parallel/tracer.h), which keeps the tri-colour invariant.
+  [[gnu::always_inline]] void trace_slot(const Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
     Word* h = reinterpret_cast<Word*>(bits & ~Value::kTagMask);
@@ -154,29 +130,18 @@ class ParallelMarkCompact::Worker {
       }
     }
     if (static_cast<uint64_t>(h - los_begin_) < los_words_) {
-      stats.large_objects_marked++;
+      stats_.large_objects_marked++;
       return true;
     }
     return false;
   }
 
-  // "Push both children, pop one" with the last one held in hand
-  // (psemispaces.h, defer): the same order with one deque round trip less.
-  void defer(parallel::Task t) {
-    if (!held_.empty()) push(held_);
-    held_ = t;
-  }
-  void push(parallel::Task t) {
-    if (!deque_.push(t)) [[unlikely]] {
-      stats.overflow_events++;
-      stats.overflow_tasks += mc_.overflow_.take_bottom_half(deque_);
-      deque_.push(t);
-    }
-  }
-
   // --- sweep, forward (section 5.2)
   void sweep_unit(Unit& u);
   void forward_unit(unsigned index);
+  void forward_same_sizes(const Unit& u, std::vector<Word>& side);
+  void forward_growing_down(const Unit& u, std::vector<Word>& side);
+  void forward_growing_up(const Unit& u, std::vector<Word>& side);
   void install(Word* start, Word* h, Word hw, Word* new_start, std::vector<Word>& side);
 
   // --- redirect (section 5.3)
@@ -251,10 +216,6 @@ class ParallelMarkCompact::Worker {
   }
 
   ParallelMarkCompact& mc_;
-  unsigned id_;
-  parallel::TaskDeque& deque_;
-  parallel::Task held_;
-  uint64_t steal_seed_ = 0;
   Word* old_begin_ = nullptr;
   uint64_t old_words_ = 0;
   Word* los_begin_ = nullptr;
@@ -273,10 +234,8 @@ class ParallelMarkCompact::Worker {
 
 void ParallelMarkCompact::Worker::prepare() {
   unit_min.assign(mc_.units_.size(), reinterpret_cast<Word*>(UINTPTR_MAX));
-  stats = parallel::WorkerStats{};
+  begin_trace();
   objects_marked = units_swept = objects_forwarded = slots_redirected = cards_dirtied = 0;
-  held_ = parallel::Task{};
-  steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
   const Input& in = *mc_.in_;
   old_begin_ = in.old_space.begin;
   old_words_ = in.old_space.words();
@@ -288,101 +247,20 @@ void ParallelMarkCompact::Worker::prepare() {
 // --- mark ------------------------------------------------------------------
 
 void ParallelMarkCompact::Worker::mark() {
-  mark_roots();
+  claim_roots(mc_.mark_roots_);
   trace();
   observe::Recorder& ev = mc_.events_;
-  ev.count(id_, "objects marked", objects_marked);
-  ev.count(id_, "large objects marked", stats.large_objects_marked);
-  ev.count(id_, "root groups", stats.root_groups_claimed);
-  ev.count(id_, "steal attempts", stats.steal_attempts);
-  ev.count(id_, "steals", stats.steals);
-  ev.count(id_, "overflow tasks", stats.overflow_tasks);
-  ev.count(id_, "chunk tasks", stats.chunk_tasks);
-  ev.count(id_, "termination idle ns", stats.idle_ns);
-}
-
-// Section 3.1: root groups claimed one at a time.
-void ParallelMarkCompact::Worker::mark_roots() {
-  const std::vector<RootGroup>& groups = mc_.root_groups_;
-  claim_each(groups.size(), [&](size_t i) {
-    stats.root_groups_claimed++;
-    for (size_t k = 0; k < groups[i].count; ++k) mark_slot(groups[i].slots + k);
-  });
-}
-
-// Sections 3.2-3.4: local work, then the overflow set, then stealing, then
-// the termination protocol.
-void ParallelMarkCompact::Worker::trace() {
-  parallel::Task t;
-  for (;;) {
-    for (;;) {
-      if (!held_.empty()) {
-        t = held_;
-        held_ = parallel::Task{};
-      } else if (!deque_.pop(t)) {
-        break;
-      }
-      process(t);
-    }
-    if (refill_from_overflow()) continue;
-    if (steal(t)) {
-      process(t);
-      continue;
-    }
-    if (mc_.termination_.offer([this] { return work_visible(); }, stats.idle_ns)) return;
-  }
-}
-
-void ParallelMarkCompact::Worker::process(parallel::Task t) {
-  stats.tasks_processed++;
-  Word* h = t.object;
-  if (t.is_range()) {
-    scan_large(h, t.begin, t.end);
-    return;
-  }
-  uint64_t n = Header::nrefs(load_header(h));
-  if (n > kChunkSlots) [[unlikely]] {
-    scan_large(h, 0, n);
-  } else {
-    mark_slots(h, 0, n);
-  }
-}
-
-// The upper half of a long range becomes a stealable task until one chunk
-// is left (psemispaces.cpp, scan_large).
-void ParallelMarkCompact::Worker::scan_large(Word* h, uint64_t begin, uint64_t end) {
-  while (end - begin > kChunkSlots) {
-    uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
-    uint64_t mid = begin + half;
-    push(parallel::Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
-    stats.chunk_tasks++;
-    end = mid;
-  }
-  mark_slots(h, begin, end);
-}
-
-bool ParallelMarkCompact::Worker::refill_from_overflow() {
-  if (mc_.overflow_.refill(deque_, deque_.capacity() / 2) == 0) return false;
-  stats.refills++;
-  return true;
-}
-
-bool ParallelMarkCompact::Worker::steal(parallel::Task& out) {
-  return parallel::steal_from_others(mc_.deques_, id_, steal_seed_, stats, out);
-}
-
-bool ParallelMarkCompact::Worker::work_visible() const {
-  if (!mc_.overflow_.looks_empty()) return true;
-  for (const auto& d : mc_.deques_)
-    if (!d->looks_empty()) return true;
-  return false;
+  ev.count(id(), "objects marked", objects_marked);
+  ev.count(id(), "large objects marked", stats_.large_objects_marked);
+  ev.count(id(), "root groups", stats_.root_groups_claimed);
+  report_work_sharing(ev);
 }
 
 // --- sweep (pass A) ---------------------------------------------------------
 
 void ParallelMarkCompact::Worker::sweep() {
   claim_each(mc_.old_units_, [&](size_t i) { sweep_unit(mc_.units_[i]); });
-  mc_.events_.count(id_, "units swept", units_swept);
+  mc_.events_.count(id(), "units swept", units_swept);
 }
 
 // L198-200: "for each unit, the thread traverses the objects, counting the
@@ -430,7 +308,7 @@ void ParallelMarkCompact::Worker::sweep_unit(Unit& u) {
 void ParallelMarkCompact::Worker::forward() {
   unsigned first = mc_.dense_prefix_units_;
   claim_each(mc_.old_units_ - first, [&](size_t i) { forward_unit(first + static_cast<unsigned>(i)); });
-  mc_.events_.count(id_, "objects forwarded", objects_forwarded);
+  mc_.events_.count(id(), "objects forwarded", objects_forwarded);
 }
 
 // A moving object keeps its header where the forwarding address does not
@@ -449,44 +327,63 @@ void ParallelMarkCompact::Worker::install(Word* start, Word* h, Word hw, Word* n
 
 // L204: "GC threads dynamically claim units and install forwarding pointers
 // in all live objects within the unit." After pass A a unit is live objects
-// (marked) and fillers (unmarked).
+// (marked) and fillers (unmarked). Where each goes depends on whether the
+// unit holds objects hashed at their address, which grow when they move,
+// and on the direction its region slides (L188).
 void ParallelMarkCompact::Worker::forward_unit(unsigned index) {
   Unit& u = mc_.units_[index];
   if (u.stays) return;
   std::vector<Word>& side = mc_.side_headers_[index];
   if (u.hashed == 0) {
-    // Every object keeps its size: the live objects go end to end from the
-    // unit's destination, in address order whichever way the region slides.
-    Word* dest = u.dest_begin;
-    for (Word* p = u.begin; p < u.end;) {
-      Word* h = header_from_start(p);
-      Word hw = *h;
-      uint64_t words = object_words(hw);
-      if (Header::is_marked(hw)) {
-        if (dest != p) install(p, h, hw, dest, side);
-        dest += words;
-      }
-      p += words;
-    }
-    return;
+    forward_same_sizes(u, side);
+  } else if (!u.slides_up) {
+    forward_growing_down(u, side);
+  } else {
+    forward_growing_up(u, side);
   }
-  // Hashed objects grow when they move: follow the gap in compaction order.
-  if (!u.slides_up) {
-    int64_t gap = u.gap_in;
-    for (Word* p = u.begin; p < u.end;) {
-      Word* h = header_from_start(p);
-      Word hw = *h;
-      uint64_t words = object_words(hw);
-      if (!Header::is_marked(hw)) {
-        gap += static_cast<int64_t>(words);
-      } else if (gap > 0) {
-        install(p, h, hw, p - gap, side);
-        if (Header::hash_state(hw) == HashState::kHashed) gap--;
-      }
-      p += words;
+}
+
+// Every object keeps its size: the live objects go end to end from the
+// unit's destination (L202-204), in address order whichever way the region
+// slides.
+void ParallelMarkCompact::Worker::forward_same_sizes(const Unit& u, std::vector<Word>& side) {
+  Word* dest = u.dest_begin;
+  for (Word* p = u.begin; p < u.end;) {
+    Word* h = header_from_start(p);
+    Word hw = *h;
+    uint64_t words = object_words(hw);
+    if (Header::is_marked(hw)) {
+      if (dest != p) install(p, h, hw, dest, side);
+      dest += words;
     }
-    return;
+    p += words;
   }
+}
+
+// A region sliding down with hashed objects: follow the gap in address
+// order, from the gap the unit starts with; dead words widen it, a hashed
+// object that moves grows one word and narrows it.
+void ParallelMarkCompact::Worker::forward_growing_down(const Unit& u, std::vector<Word>& side) {
+  int64_t gap = u.gap_in;
+  for (Word* p = u.begin; p < u.end;) {
+    Word* h = header_from_start(p);
+    Word hw = *h;
+    uint64_t words = object_words(hw);
+    if (!Header::is_marked(hw)) {
+      gap += static_cast<int64_t>(words);
+    } else if (gap > 0) {
+      install(p, h, hw, p - gap, side);
+      if (Header::hash_state(hw) == HashState::kHashed) gap--;
+    }
+    p += words;
+  }
+}
+
+// A region sliding up with hashed objects: the gap is followed downward,
+// so the unit's objects are listed first (a walk finds them only upward),
+// and forwarding is installed afterwards in address order, which keeps the
+// side list in address order.
+void ParallelMarkCompact::Worker::forward_growing_up(const Unit& u, std::vector<Word>& side) {
   items_.clear();
   for (Word* p = u.begin; p < u.end;) {
     Word* h = header_from_start(p);
@@ -510,7 +407,6 @@ void ParallelMarkCompact::Worker::forward_unit(unsigned index) {
     it.new_h = it.start + gap - (grows ? 1 : 0);  // the new start
     if (grows) gap--;
   }
-  // Installed in address order, so that the side list is in address order.
   for (const Item& it : items_)
     if (it.new_h) install(it.start, it.h, it.hw, it.new_h, side);
 }
@@ -541,8 +437,8 @@ void ParallelMarkCompact::Worker::redirect() {
         break;
     }
   });
-  mc_.events_.count(id_, "slots redirected", slots_redirected);
-  mc_.events_.count(id_, "cards dirtied", cards_dirtied);
+  mc_.events_.count(id(), "slots redirected", slots_redirected);
+  mc_.events_.count(id(), "cards dirtied", cards_dirtied);
 }
 
 void ParallelMarkCompact::Worker::redirect_root_group(const RootGroup& g) {
@@ -609,15 +505,15 @@ void ParallelMarkCompact::Worker::compact() {
   claim_each(regions.size() + mc_.old_units_, [&](size_t i) {
     if (i >= regions.size()) {
       const Unit& u = mc_.units_[i - regions.size()];
-      if (u.stays && u.begin < u.end && in.on_occupied_run) in.on_occupied_run(id_, u.begin, u.end);
+      if (u.stays && u.begin < u.end && in.on_occupied_run) in.on_occupied_run(id(), u.begin, u.end);
       return;
     }
     compact_region(regions[i]);
     if (!regions[i].packed.empty() && in.on_occupied_run)
-      in.on_occupied_run(id_, regions[i].packed.begin, regions[i].packed.end);
+      in.on_occupied_run(id(), regions[i].packed.begin, regions[i].packed.end);
   });
-  mc_.events_.count(id_, "objects moved", stats.objects_copied);
-  mc_.events_.count(id_, "bytes moved", stats.bytes_copied);
+  mc_.events_.count(id(), "objects moved", stats_.objects_copied);
+  mc_.events_.count(id(), "bytes moved", stats_.bytes_copied);
 }
 
 // Section 5.4: "Each thread claims a region and slides live objects in its
@@ -684,8 +580,8 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
     words += grown - raw;
   }
   *new_h = hw;
-  stats.objects_copied++;
-  stats.bytes_copied += words * kWordSize;
+  stats_.objects_copied++;
+  stats_.bytes_copied += words * kWordSize;
 }
 
 // ---------------------------------------------------------------------------
@@ -706,8 +602,7 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
                                          const MarkCompactOptions& options)
     : pool_(pool), events_(events), options_(options) {
   if (options_.units_per_thread == 0) options_.units_per_thread = 1;
-  uint64_t tasks =
-      options_.deque_tasks ? std::max<uint64_t>(std::bit_ceil(options_.deque_tasks), 4) : kDefaultDequeTasks;
+  uint64_t tasks = parallel::deque_capacity(options_.deque_tasks);
   unsigned n = pool_.size();
   for (unsigned w = 0; w < n; ++w) deques_.push_back(std::make_unique<parallel::TaskDeque>(tasks));
   for (unsigned w = 0; w < n; ++w) workers_.push_back(std::make_unique<Worker>(*this, w));
@@ -756,6 +651,8 @@ void ParallelMarkCompact::run_phase(unsigned index, Phase& phase) {
 ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
   set_up(in);
   in.roots.root_groups(root_groups_);
+  mark_roots_.groups = root_groups_;
+  mark_roots_.next.store(0, std::memory_order_relaxed);
 
   termination_.reset(pool_.size());
   auto mark = [](Worker& w) { w.mark(); };
@@ -961,29 +858,48 @@ void ParallelMarkCompact::build_redirect_tasks() {
     redirect_tasks_.push_back(kRootTask | static_cast<uint32_t>(k));
 }
 
+// After compaction, on the program's thread: what the old space looks like
+// now, the large objects swept, and what the collection measured.
 void ParallelMarkCompact::finish(Result& out) {
+  DenseParts dense = measure_dense_parts(out);
+  lay_out_free_areas(out);
+  sweep_large_objects(out);
+  add_worker_stats(out);
+  record_report(dense);
+  if (events_.enabled()) report_collection(out, dense);
+}
+
+// The dense prefix and the regions' dense ends stayed in place with their
+// dead words (fillers): how much of each.
+ParallelMarkCompact::DenseParts ParallelMarkCompact::measure_dense_parts(Result& out) const {
   const WordRange& old = in_->old_space;
-  Word* prefix_end = dense_prefix_units_ == old_units_ ? old.end : units_[dense_prefix_units_].begin;
-  out.dense_prefix_end = prefix_end;
+  DenseParts d;
+  d.prefix_end = dense_prefix_units_ == old_units_ ? old.end : units_[dense_prefix_units_].begin;
+  out.dense_prefix_end = d.prefix_end;
   uint64_t prefix_live = 0;
   for (unsigned k = 0; k < dense_prefix_units_; ++k) prefix_live += units_[k].live_words;
-  out.prefix_dead_bytes = (static_cast<uint64_t>(prefix_end - old.begin) - prefix_live) * kWordSize;
-  unsigned dense_end_units = 0;
-  uint64_t dense_end_words = 0;
-  std::vector<uint64_t> region_dead_words(regions_.size(), 0);
+  out.prefix_dead_bytes = (static_cast<uint64_t>(d.prefix_end - old.begin) - prefix_live) * kWordSize;
+  d.region_dead_words.assign(regions_.size(), 0);
   for (size_t q = 0; q < regions_.size(); ++q) {
     for (unsigned k = regions_[q].first_unit; k < regions_[q].end_unit; ++k) {
       if (!units_[k].stays) continue;
-      dense_end_units++;
-      dense_end_words += units_[k].words();
-      region_dead_words[q] += units_[k].words() - units_[k].live_words;
+      d.end_units++;
+      d.end_words += units_[k].words();
+      d.region_dead_words[q] += units_[k].words() - units_[k].live_words;
     }
-    out.dense_end_dead_bytes += region_dead_words[q] * kWordSize;
+    out.dense_end_dead_bytes += d.region_dead_words[q] * kWordSize;
   }
+  return d;
+}
 
-  // The occupied runs, merged where they touch; the holes are free areas.
+// The occupied runs (the prefix, each region's compacted data), merged
+// where they touch; the holes between them are the free areas, formatted
+// as fillers: floor((n + 1) / 2) of them plus the space's tail (L188,
+// Figure 2).
+void ParallelMarkCompact::lay_out_free_areas(Result& out) const {
+  const WordRange& old = in_->old_space;
   std::vector<WordRange> runs;
-  if (prefix_end > old.begin) runs.push_back(WordRange{old.begin, prefix_end});
+  if (out.dense_prefix_end > old.begin) runs.push_back(WordRange{old.begin, out.dense_prefix_end});
   for (const Region& g : regions_) {
     if (g.compacted.empty()) continue;
     if (!runs.empty() && runs.back().end == g.compacted.begin) {
@@ -1005,16 +921,24 @@ void ParallelMarkCompact::finish(Result& out) {
     if (options_.poison_free_areas) std::fill(f.begin, f.end, Header::kPoison);
     fill_dead_space(f.begin, f.end);
   }
+}
 
-  uint64_t freed = in_->large.sweep(options_.poison_free_areas);
-  out.large_freed_bytes = freed;
+// Large objects never move: the unmarked ones are freed, the marked ones
+// unmarked for the next collection.
+void ParallelMarkCompact::sweep_large_objects(Result& out) {
+  out.large_freed_bytes = in_->large.sweep(options_.poison_free_areas);
+}
+
+void ParallelMarkCompact::add_worker_stats(Result& out) {
   for (unsigned w = 0; w < workers_.size(); ++w) {
     const Worker& wk = *workers_[w];
-    out.bytes_moved += wk.stats.bytes_copied;
-    out.objects_moved += wk.stats.objects_copied;
-    worker_totals_[w].add(wk.stats);
+    out.bytes_moved += wk.stats().bytes_copied;
+    out.objects_moved += wk.stats().objects_copied;
+    worker_totals_[w].add(wk.stats());
   }
+}
 
+void ParallelMarkCompact::record_report(const DenseParts& dense) {
   report_.units.clear();
   report_.unit_live_bytes.clear();
   for (unsigned k = 0; k < old_units_; ++k) {
@@ -1026,24 +950,25 @@ void ParallelMarkCompact::finish(Result& out) {
   for (size_t q = 0; q < regions_.size(); ++q) {
     const Region& g = regions_[q];
     report_.regions.push_back(WordRange{g.begin, g.end});
-    report_.region_live_bytes.push_back((g.compacted.words() - region_dead_words[q]) * kWordSize);
+    report_.region_live_bytes.push_back((g.compacted.words() - dense.region_dead_words[q]) * kWordSize);
   }
   report_.dense_prefix_units = dense_prefix_units_;
-  report_.dense_end_units = dense_end_units;
+  report_.dense_end_units = dense.end_units;
+}
 
-  if (events_.enabled()) {
-    events_.count(0, "old live bytes", out.old_live_bytes);
-    events_.count(0, "free areas", out.free_areas.size());
-    events_.count(0, "large bytes freed", freed);
-    events_.count(0, "dense prefix units", dense_prefix_units_);
-    events_.count(0, "dense prefix bytes", static_cast<uint64_t>(prefix_end - old.begin) * kWordSize);
-    events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
-    events_.count(0, "dense end units", dense_end_units);
-    events_.count(0, "dense end bytes", dense_end_words * kWordSize);
-    events_.count(0, "dense end dead bytes", out.dense_end_dead_bytes);
-    events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
-    report_counters();
-  }
+void ParallelMarkCompact::report_collection(const Result& out, const DenseParts& dense) {
+  const WordRange& old = in_->old_space;
+  events_.count(0, "old live bytes", out.old_live_bytes);
+  events_.count(0, "free areas", out.free_areas.size());
+  events_.count(0, "large bytes freed", out.large_freed_bytes);
+  events_.count(0, "dense prefix units", dense_prefix_units_);
+  events_.count(0, "dense prefix bytes", static_cast<uint64_t>(dense.prefix_end - old.begin) * kWordSize);
+  events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
+  events_.count(0, "dense end units", dense.end_units);
+  events_.count(0, "dense end bytes", dense.end_words * kWordSize);
+  events_.count(0, "dense end dead bytes", out.dense_end_dead_bytes);
+  events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
+  report_counters();
 }
 
 // Live bytes per unit and per region, as numbered counters.

@@ -4,10 +4,12 @@
 // collection; the engine runs the paper's four phases, each on every GC
 // thread of the plan's WorkerPool, in the paper's order:
 //
-//   mark       root groups claimed dynamically (section 3.1), then work
-//              stealing with the shared deques, overflow set and
-//              termination protocol (sections 3.2-3.4, 5.1); mark bits in
-//              the header, set without synchronisation (L194, footnote 5).
+//   mark       the shared parallel tracer (gc/parallel/tracer.h), exactly
+//              as pSemispaces traces: root groups claimed dynamically
+//              (section 3.1), then work stealing with the shared deques,
+//              overflow set and termination protocol (sections 3.2-3.4,
+//              5.1); mark bits in the header, set without synchronisation
+//              (L194, footnote 5).
 //              Young objects and large objects are marked and traced, never
 //              moved.
 //   sweep      pass A of section 5.2 (L198-200): the old space is divided
@@ -70,6 +72,7 @@
 #include "gc/parallel/overflow_set.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
+#include "gc/parallel/tracer.h"
 #include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/large_object_space.h"
@@ -199,6 +202,20 @@ class ParallelMarkCompact {
   void process_weak(RootSet& roots);
   void build_redirect_tasks();
   void finish(Result& out);
+
+  // --- finish, in order
+  struct DenseParts {
+    Word* prefix_end = nullptr;
+    unsigned end_units = 0;  // dense units at the ends regions slide towards
+    uint64_t end_words = 0;
+    std::vector<uint64_t> region_dead_words;  // per region, in its dense end
+  };
+  DenseParts measure_dense_parts(Result& out) const;
+  void lay_out_free_areas(Result& out) const;
+  void sweep_large_objects(Result& out);
+  void add_worker_stats(Result& out);
+  void record_report(const DenseParts& dense);
+  void report_collection(const Result& out, const DenseParts& dense);
   template <class Phase>
   void run_phase(unsigned index, Phase& phase);
   void report_counters();
@@ -215,8 +232,9 @@ class ParallelMarkCompact {
   std::vector<parallel::WorkerStats> worker_totals_;
 
   std::vector<RootGroup> root_groups_;
-  std::vector<Space> spaces_;  // old space first, then the young spaces
-  std::vector<Unit> units_;    // old units, then young chunks
+  parallel::RootClaim mark_roots_;  // root_groups_, claimed by the mark phase
+  std::vector<Space> spaces_;       // old space first, then the young spaces
+  std::vector<Unit> units_;         // old units, then young chunks
   unsigned old_units_ = 0;
   unsigned dense_prefix_units_ = 0;
   std::vector<Region> regions_;

@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "gc/parallel/clock.h"
+#include "gc/parallel/tracer.h"
+
 namespace gc {
 
 using marksweep::kBlockBytes;
@@ -44,14 +47,6 @@ constexpr uint64_t kSweepClaimBlocks = 8;
 // other GC threads costs (and under --gc-stress every allocation collects).
 constexpr uint64_t kSerialSweepBlocks = 64;
 
-// Work-stealing deque capacity, as pSemispaces (semispace.cpp, kDequeTasks).
-constexpr uint64_t kDequeTasks = 1u << 15;
-
-uint64_t deque_tasks(const HeapOptions& o) {
-  if (o.gc_deque_tasks == 0) return kDequeTasks;
-  return std::max<uint64_t>(std::bit_ceil(o.gc_deque_tasks), 4);
-}
-
 HeapOptions resolved_options(const HeapOptions& in) {
   HeapOptions o = in;
   if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
@@ -72,12 +67,6 @@ uint64_t mix(uint64_t x) {
   x *= 0x94D0'49BB'1331'11EBull;
   x ^= x >> 31;
   return x & ((1ull << 52) - 1);
-}
-
-uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
 }
 
 uint64_t list_length(const Word* cell) {
@@ -118,7 +107,8 @@ MarkSweep::MarkSweep(RootSet& roots, const HeapOptions& options)
   pool_ = std::make_unique<parallel::WorkerPool>(threads);
   if (!serial())
     for (unsigned w = 0; w < threads; ++w)
-      deques_.push_back(std::make_unique<parallel::TaskDeque>(deque_tasks(options_)));
+      deques_.push_back(
+          std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
   describe_events();
 }
 
@@ -267,7 +257,7 @@ void MarkSweep::sweep_phase() {
   const uint64_t count = blocks_.size();
   const bool poison = debug_poisoning();
   auto job = [&](unsigned worker) {
-    uint64_t start = now_ns();
+    uint64_t start = parallel::now_ns();
     events.phase_start(worker, "sweep");
     SweepTally& t = tallies[worker];
     for (;;) {
@@ -279,7 +269,7 @@ void MarkSweep::sweep_phase() {
     events.phase_end(worker, "sweep");
     events.count(worker, "blocks swept", t.blocks);
     events.count(worker, "cells freed", t.freed_cells);
-    worker_totals_[worker].busy_ns += now_ns() - start;
+    worker_totals_[worker].busy_ns += parallel::now_ns() - start;
   };
   if (count <= kSerialSweepBlocks) {
     job(0);

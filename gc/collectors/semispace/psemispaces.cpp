@@ -4,22 +4,15 @@
 #include "gc/collectors/semispace/psemispaces.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 #include "gc/collectors/semispace/semispace.h"
-#include "gc/parallel/steal.h"
+#include "gc/parallel/clock.h"
 
 namespace gc {
 
 namespace {
-
-uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 // The smallest LAB worth claiming when a small heap shrinks them: a few
 // objects. Below it objects are copied one CAS each.
@@ -61,21 +54,14 @@ void SemispaceCollector::scavenge_in_parallel() {
 
   root_groups_.clear();
   roots_.root_groups(root_groups_);
-  ParallelScavengePhase phase{root_groups_};
+  ParallelScavengePhase phase{{root_groups_}};
   ScavengeSpaces spaces;
   spaces.from_begin = other_->begin();
   spaces.from_end = other_->top();
   spaces.los_begin = los_.begin();
   spaces.los_end = los_.frontier();
   spaces.to = current_;
-  uint64_t lab = lab_words_for_collection();
-  for (auto& s : scavengers_) s->prepare(spaces, lab);
-  termination_.reset(threads);
-
-  auto job = [&](unsigned worker) { scavengers_[worker]->run(phase); };
-  pool_->run(job);
-
-  retire_gc_labs();
+  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab_words_for_collection(), phase);
   for (unsigned w = 0; w < threads; ++w) {
     const parallel::WorkerStats& s = scavengers_[w]->stats();
     worker_totals_[w].add(s);
@@ -84,21 +70,11 @@ void SemispaceCollector::scavenge_in_parallel() {
   }
 }
 
-// The threads' last LABs: a tail that ends at to-space's top is given back
-// (highest first, so adjacent tails all return); any other becomes filler.
-void SemispaceCollector::retire_gc_labs() {
-  std::vector<ParallelScavenger*> by_end;
-  by_end.reserve(scavengers_.size());
-  for (auto& s : scavengers_) by_end.push_back(s.get());
-  std::sort(by_end.begin(), by_end.end(),
-            [](ParallelScavenger* a, ParallelScavenger* b) { return a->lab().end > b->lab().end; });
-  for (ParallelScavenger* s : by_end) s->retire_lab_at_end();
-}
-
 // ---------------------------------------------------------------------------
 // One GC thread
 
-void ParallelScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
+template <class Derived>
+void CopyScavenger<Derived>::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
   from_begin_ = reinterpret_cast<uintptr_t>(spaces.from_begin);
   from_bytes_ = static_cast<uint64_t>(spaces.from_end - spaces.from_begin) * kWordSize;
   los_begin_ = reinterpret_cast<uintptr_t>(spaces.los_begin);
@@ -106,190 +82,64 @@ void ParallelScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words
   to_ = spaces.to;
   to_begin_ = reinterpret_cast<uintptr_t>(to_->begin());
   to_bytes_ = to_->region_bytes();
-  old_space_ = spaces.old;
-  offsets_ = spaces.offsets;
-  card_base_ = spaces.card_base;
-  tenure_age_ = spaces.tenure_age;
-  old_begin_ = old_space_ ? reinterpret_cast<uintptr_t>(old_space_->begin()) : 0;
-  old_bytes_ =
-      old_space_ ? static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize : 0;
-  bytes_promoted_ = 0;
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
-  private_.clear();
-  plab_.top = plab_.end = nullptr;
-  stats_ = parallel::WorkerStats{};
-  steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
+  alone_ = shared_.deques.size() == 1;
+  this->begin_trace();
 }
 
-void ParallelScavenger::run(ParallelScavengePhase& phase) {
-  uint64_t start = now_ns();
+template <class Derived>
+void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
+  uint64_t start = parallel::now_ns();
   observe::Recorder& events = shared_.events;
-  events.phase_start(id_, "scavenge roots");
-  scavenge_roots(phase);
-  events.phase_end(id_, "scavenge roots");
-  if (phase.extra_roots) phase.extra_roots(phase.extra_context, *this);
-  events.phase_start(id_, "trace");
-  trace();
-  events.phase_end(id_, "trace");
-  stats_.busy_ns = now_ns() - start;
+  unsigned w = this->id();
+  events.phase_start(w, "scavenge roots");
+  this->claim_roots(phase.roots);
+  events.phase_end(w, "scavenge roots");
+  derived().scavenge_extra_roots(phase);
+  events.phase_start(w, "trace");
+  this->trace();
+  events.phase_end(w, "trace");
+  this->stats_.busy_ns = parallel::now_ns() - start;
   report(events);
 }
 
 // Once per collection, on this thread (the Recorder's rule: counters are
 // accumulated locally and reported once per phase).
-void ParallelScavenger::report(observe::Recorder& events) const {
+template <class Derived>
+void CopyScavenger<Derived>::report(observe::Recorder& events) const {
   if (!events.enabled()) return;
-  const parallel::WorkerStats& s = stats_;
-  events.count(id_, "objects copied", s.objects_copied);
-  events.count(id_, "bytes copied", s.bytes_copied);
-  events.count(id_, "root groups", s.root_groups_claimed);
-  events.count(id_, "steal attempts", s.steal_attempts);
-  events.count(id_, "steals", s.steals);
-  events.count(id_, "overflow events", s.overflow_events);
-  events.count(id_, "overflow tasks", s.overflow_tasks);
-  events.count(id_, "overflow refills", s.refills);
-  events.count(id_, "CAS failures", s.cas_failures);
-  events.count(id_, "undone allocations", s.undone_allocations);
-  events.count(id_, "LABs taken", s.labs_taken);
-  events.count(id_, "direct copies", s.direct_allocations);
-  events.count(id_, "LAB waste bytes", s.lab_waste_bytes);
-  events.count(id_, "tasks", s.tasks_processed);
-  events.count(id_, "large objects marked", s.large_objects_marked);
-  events.count(id_, "chunk tasks", s.chunk_tasks);
-  events.count(id_, "termination idle ns", s.idle_ns);
-  if (old_space_) events.count(id_, "bytes promoted", bytes_promoted_);
-}
-
-// Section 3.1 (L113): "We overpartition these roots into groups, and the GC
-// threads compete dynamically to claim root groups." The VM hands over
-// groups of at most 256 slots (vm.cpp, kRootGroupSlots), many times more
-// groups than threads.
-void ParallelScavenger::scavenge_roots(ParallelScavengePhase& phase) {
-  const std::vector<RootGroup>& groups = phase.root_groups;
-  for (;;) {
-    size_t i = phase.next_root_group.fetch_add(1, std::memory_order_relaxed);
-    if (i >= groups.size()) break;
-    stats_.root_groups_claimed++;
-    for (size_t k = 0; k < groups[i].count; ++k) scavenge_slot(groups[i].slots + k);
-  }
-}
-
-[[gnu::always_inline]] inline void ParallelScavenger::process(parallel::Task t) {
-  stats_.tasks_processed++;
-  Word* h = t.object;
-  if (t.is_range()) {
-    scan_large(h, t.begin, t.end);
-    return;
-  }
-  // A large object's header may be fetch-or'ed by a thread that lost the
-  // race to mark it: read it atomically.
-  uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
-  if (reinterpret_cast<uintptr_t>(h) - old_begin_ < old_bytes_) [[unlikely]] {
-    scan_promoted_slots(h, n);
-  } else if (n > kChunkSlots) [[unlikely]] {
-    scan_large(h, 0, n);
-  } else {
-    scan_slots(h, 0, n);
-  }
-}
-
-// Sections 3.2-3.4: local work first (the private stack, then PopBottom), then the overflow set
-// ("Threads without work look to the overflow set for work before resorting
-// to stealing", L137), then stealing (PopTop), then the termination
-// protocol, which returns false when work has appeared somewhere.
-void ParallelScavenger::trace() {
-  parallel::Task t;
-  for (;;) {
-    for (;;) {
-      if (!private_.empty()) {
-        if (private_.size() > 1 && others_idle()) [[unlikely]]
-          publish(private_.size() / 2);
-        t = private_.pop();
-      } else if (!deque_.pop(t)) {
-        break;
-      }
-      process(t);
-    }
-    if (refill_from_overflow()) continue;
-    if (steal(t)) {
-      process(t);
-      continue;
-    }
-    if (shared_.termination.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
-  }
-}
-
-// A large array's slots [begin, end): the upper half of the range becomes a
-// task (stealable, and split again by whoever takes it) until what is left
-// is one chunk, which this thread scans. The halves pushed first are the
-// biggest and sit nearest the top, where thieves take from.
-void ParallelScavenger::scan_large(Word* h, uint64_t begin, uint64_t end) {
-  while (end - begin > kChunkSlots) {
-    uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
-    uint64_t mid = begin + half;
-    push(parallel::Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
-    stats_.chunk_tasks++;
-    end = mid;
-  }
-  scan_slots(h, begin, end);
-}
-
-// Section 3.4 (L144): "filling no more than the top half of the queue when
-// retrieving work from the overflow set". The deque is empty here.
-bool ParallelScavenger::refill_from_overflow() {
-  uint64_t n = shared_.overflow.refill(deque_, deque_.capacity() / 2);
-  if (n == 0) return false;
-  stats_.refills++;
-  return true;
-}
-
-// Section 3.4 (L139): "If adding an element would cause the queue to
-// overflow, we pop all elements in the bottom half of the queue and add
-// them to the overflow set."
-void ParallelScavenger::overflow_and_push(parallel::Task t) {
-  stats_.overflow_events++;
-  stats_.overflow_tasks += shared_.overflow.take_bottom_half(deque_);
-  bool pushed = deque_.push(t);
-  (void)pushed;  // the deque is at most half full now
-}
-
-// The oldest private tasks go to the deque, where thieves take from the
-// top: in depth-first order those are the biggest pending subgraphs.
-void ParallelScavenger::publish(unsigned n) {
-  private_.release_oldest(n, [this](parallel::Task t) { push(t); });
-}
-
-// Section 3.3: peek at other threads' deques from a random start and try
-// the first with work. The caller is active (it has not offered, or the
-// termination protocol made it active again before returning).
-bool ParallelScavenger::steal(parallel::Task& out) {
-  return parallel::steal_from_others(shared_.deques, id_, steal_seed_, stats_, out);
-}
-
-// What an idle thread peeks at before it marks itself active (L127).
-bool ParallelScavenger::work_visible() const {
-  if (!shared_.overflow.looks_empty()) return true;
-  for (const auto& d : shared_.deques)
-    if (!d->looks_empty()) return true;
-  return false;
+  const parallel::WorkerStats& s = this->stats_;
+  unsigned w = this->id();
+  events.count(w, "objects copied", s.objects_copied);
+  events.count(w, "bytes copied", s.bytes_copied);
+  events.count(w, "root groups", s.root_groups_claimed);
+  this->report_work_sharing(events);
+  events.count(w, "CAS failures", s.cas_failures);
+  events.count(w, "undone allocations", s.undone_allocations);
+  events.count(w, "LABs taken", s.labs_taken);
+  events.count(w, "direct copies", s.direct_allocations);
+  events.count(w, "LAB waste bytes", s.lab_waste_bytes);
+  events.count(w, "large objects marked", s.large_objects_marked);
+  static_cast<const Derived&>(*this).report_extra(events);
 }
 
 // A LAB has no room for `words`: big objects are copied directly into
 // to-space; for smaller ones the LAB's tail is retired and a new LAB claimed
 // with one atomic bump of to-space's top (L156).
-Word* ParallelScavenger::allocate_slow(uint64_t words) {
+template <class Derived>
+Word* CopyScavenger<Derived>::allocate_slow(uint64_t words) {
   uint64_t got = 0;
   if (words * kLabWasteFraction > lab_words_) {
     Word* p = to_->claim_shared(words, words, &got);
     if (!p) semispace_to_space_overflow();
-    stats_.direct_allocations++;
+    this->stats_.direct_allocations++;
     return p;
   }
   retire_lab_tail();
   Word* p = to_->claim_shared(words, lab_words_, &got);
   if (!p) semispace_to_space_overflow();
-  stats_.labs_taken++;
+  this->stats_.labs_taken++;
   lab_.top = p;
   lab_.end = p + got;
   return lab_.bump(words);
@@ -298,39 +148,65 @@ Word* ParallelScavenger::allocate_slow(uint64_t words) {
 // The loser of a forwarding race retracts its speculative copy. It was the
 // LAB's most recent allocation, unless it was a direct one: then to-space's
 // top is moved back if no thread has claimed since, else it is filler.
-void ParallelScavenger::undo_allocation(Word* p, uint64_t words) {
-  stats_.undone_allocations++;
+template <class Derived>
+void CopyScavenger<Derived>::undo_allocation(Word* p, uint64_t words) {
+  this->stats_.undone_allocations++;
   if (lab_.undo(p, words)) return;
   if (to_->unclaim_shared(p, words)) return;
   fill_dead_space(p, p + words);
-  stats_.lab_waste_bytes += words * kWordSize;
+  this->stats_.lab_waste_bytes += words * kWordSize;
 }
 
-void ParallelScavenger::install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw) {
+template <class Derived>
+void CopyScavenger<Derived>::install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw) {
   std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
   moved[new_raw] = address_hash(shared_.reservation, old);
   *moved = Header::with_hash_state(Header::with_raw_words(h, new_raw), HashState::kHashedAndMoved);
 }
 
-void ParallelScavenger::retire_lab_tail() {
+template <class Derived>
+void CopyScavenger<Derived>::retire_lab_tail() {
   if (lab_.top < lab_.end && !to_->unclaim_shared(lab_.top, static_cast<uint64_t>(lab_.end - lab_.top))) {
     fill_dead_space(lab_.top, lab_.end);
-    stats_.lab_waste_bytes += static_cast<uint64_t>(lab_.end - lab_.top) * kWordSize;
+    this->stats_.lab_waste_bytes += static_cast<uint64_t>(lab_.end - lab_.top) * kWordSize;
   }
   lab_.top = lab_.end = nullptr;
 }
 
 // Its waste is this collection's too: reported from the mutator's thread,
 // which is worker 0 (the phase is over, so no worker writes its buffer).
-void ParallelScavenger::retire_lab_at_end() {
-  uint64_t before = stats_.lab_waste_bytes;
+template <class Derived>
+void CopyScavenger<Derived>::retire_lab_at_end() {
+  uint64_t before = this->stats_.lab_waste_bytes;
   retire_lab_tail();
-  shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
+  shared_.events.count(0, "LAB waste bytes", this->stats_.lab_waste_bytes - before);
 }
+
+template class CopyScavenger<ParallelScavenger>;
+template class CopyScavenger<PromotingScavenger>;
+
+// ---------------------------------------------------------------------------
+// Promotion (markcompact's young collections)
 
 [[noreturn]] void promotion_overflow() {
   std::fprintf(stderr, "gc: internal error: the old generation overflowed during a young collection\n");
   std::abort();
+}
+
+void PromotingScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
+  CopyScavenger::prepare(spaces, lab_words);
+  old_space_ = spaces.old;
+  offsets_ = spaces.offsets;
+  card_base_ = spaces.card_base;
+  tenure_age_ = spaces.tenure_age;
+  old_begin_ = reinterpret_cast<uintptr_t>(old_space_->begin());
+  old_bytes_ = static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize;
+  bytes_promoted_ = 0;
+  plab_.top = plab_.end = nullptr;
+}
+
+void PromotingScavenger::report_extra(observe::Recorder& events) const {
+  events.count(id(), "bytes promoted", bytes_promoted_);
 }
 
 // Promotion LABs (L164): claimed from the old generation's free areas with
@@ -339,7 +215,7 @@ void ParallelScavenger::retire_lab_at_end() {
 // it). The sizing policy (markcompact.cpp) checks before the collection
 // that the old generation can hold every young object, so a claim that
 // fails is an internal error.
-Word* ParallelScavenger::promote_allocate_slow(uint64_t words) {
+Word* PromotingScavenger::promote_allocate_slow(uint64_t words) {
   uint64_t got = 0;
   if (words * kLabWasteFraction > lab_words_) {
     Word* p = old_space_->claim_shared(words, words, &got);
@@ -356,7 +232,7 @@ Word* ParallelScavenger::promote_allocate_slow(uint64_t words) {
   return plab_.bump(words);
 }
 
-void ParallelScavenger::undo_promotion(Word* p, uint64_t words) {
+void PromotingScavenger::undo_promotion(Word* p, uint64_t words) {
   stats_.undone_allocations++;
   if (plab_.undo(p, words)) return;
   if (old_space_->unclaim_shared(p, words)) return;
@@ -364,7 +240,7 @@ void ParallelScavenger::undo_promotion(Word* p, uint64_t words) {
   stats_.lab_waste_bytes += words * kWordSize;
 }
 
-void ParallelScavenger::retire_promotion_lab_tail() {
+void PromotingScavenger::retire_promotion_lab_tail() {
   if (plab_.top < plab_.end &&
       !old_space_->unclaim_shared(plab_.top, static_cast<uint64_t>(plab_.end - plab_.top))) {
     offsets_->fill(plab_.top, plab_.end);
@@ -373,7 +249,7 @@ void ParallelScavenger::retire_promotion_lab_tail() {
   plab_.top = plab_.end = nullptr;
 }
 
-void ParallelScavenger::retire_promotion_lab_at_end() {
+void PromotingScavenger::retire_promotion_lab_at_end() {
   uint64_t before = stats_.lab_waste_bytes;
   retire_promotion_lab_tail();
   shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);

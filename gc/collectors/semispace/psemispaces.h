@@ -1,34 +1,30 @@
 // pSemispaces (Flood, Detlefs, Shavit and Zhang 2001, section 4): one GC
 // thread's part of a parallel copying collection. The collector's phase
 // (SemispaceCollector::scavenge_in_parallel, psemispaces.cpp) runs
-// ParallelScavenger::run on every GC thread at once; this class reads as
-// the paper's steps, in order:
+// ParallelScavenger::run on every GC thread at once. The loop (root groups,
+// local work, overflow, stealing, termination, chunked large arrays) is the
+// shared parallel tracer's (gc/parallel/tracer.h); this class is its copy
+// policy, what the scavenge does to a slot and to an object:
 //
-//   scavenge_roots   claim root groups until none is left (section 3.1)
-//   trace            pop the local deque; when empty, refill from the
-//                    overflow set, else steal, else offer termination
-//                    (sections 3.2-3.4)
-//     process        scan one object, or one chunk of a large array
-//     scavenge_slot  a from-space target is forwarded (copied if it was
-//                    not yet), a large-object target is marked
-//     copy           speculative LAB allocation, CAS of the forwarding
-//                    pointer, and on losing, the winner's pointer and the
-//                    undo of the allocation (section 4, L158-160)
+//   trace_slot     a from-space target is forwarded (copied if it was not
+//                  yet), a large-object target is marked
+//     copy         speculative LAB allocation, CAS of the forwarding
+//                  pointer, and on losing, the winner's pointer and the
+//                  undo of the allocation (section 4, L158-160)
 //
-// The per-object path (process, scan_slots, scavenge_slot, forward, copy,
-// defer) is inlined into trace's loop, with no call, no lock and no
-// allocation; counters are plain fields of
-// the thread's own WorkerStats.
+// The per-object path (trace_slot, forward, copy, defer) is inlined into
+// the tracer's loop, with no call, no lock and no allocation; counters are
+// plain fields of the thread's own WorkerStats. Copying keeps the
+// tri-colour invariant (tracer.h): a forwarded object is grey until the
+// task deferred for its copy is scanned.
 //
-// The same scavenger collects the young generation of markcompact (section
-// 4, L162-164): there an object that has survived enough young collections
-// is copied into the old generation through a promotion LAB instead of into
-// to-space, a promoted object that still refers to a young one has its
-// card dirtied, and the dirty cards of the old generation are extra roots
-// (ParallelScavengePhase::extra_roots). Semispace sets none of that up and
-// takes none of those branches.
+// The same copy policy (CopyScavenger) collects the young generation of
+// markcompact (section 4, L162-164), composed there with promotion as a
+// hook (PromotingScavenger); semispace's ParallelScavenger has no
+// promotion to decide.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -38,10 +34,11 @@
 #include "gc/heap/identity_hash.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/overflow_set.h"
-#include "gc/parallel/private_tasks.h"
 #include "gc/parallel/task.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
+#include "gc/parallel/tracer.h"
+#include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/offset_table.h"
@@ -75,7 +72,7 @@ struct ScavengeSpaces {
   uint32_t tenure_age = Header::kMaxAge + 1;
 };
 
-class ParallelScavenger;
+class PromotingScavenger;
 
 // An internal error: a promotion found no room in the old generation.
 // Unreachable by construction (the plan checks room before collecting).
@@ -84,34 +81,37 @@ class ParallelScavenger;
 
 // What every GC thread shares in one collection.
 struct ParallelScavengePhase {
-  const std::vector<RootGroup>& root_groups;
-  std::atomic<size_t> next_root_group{0};  // the claim counter of static overpartitioning
+  parallel::RootClaim roots;
   // More roots, claimed by the threads after the root groups (markcompact:
   // the card table's strides); nullptr: none.
-  void (*extra_roots)(void* context, ParallelScavenger& s) = nullptr;
+  void (*extra_roots)(void* context, PromotingScavenger& s) = nullptr;
   void* extra_context = nullptr;
 };
 
-class ParallelScavenger {
+// The copy policy of the shared tracer, for a scavenger `Derived` that
+// says where a survivor goes (its hooks, resolved at compile time):
+//
+//   Word* allocate_copy(Word h, uint64_t words, Word& new_header)
+//   void undo_copy(Word* p, uint64_t words)     the CAS was lost
+//   void copied(Word* p, uint64_t words)        the CAS was won
+//
+// ParallelScavenger (semispace) copies everything into to-space;
+// PromotingScavenger (markcompact's young collections) composes the same
+// scavenge with promotion into the old generation.
+template <class Derived>
+class CopyScavenger : public parallel::Tracer<Derived> {
  public:
-  // Large arrays are scanned as tasks of at most this many slots (footnote
-  // 2, L119, suggests chunking and the paper did not implement it). 2048
-  // slots are 16 KB, kLargeObjectBytes: the smallest large object is one
-  // chunk, so only large-object-space arrays are split, and a chunk is
-  // long enough that pushing it costs little next to scanning it.
-  static constexpr uint32_t kChunkSlots = 2048;
   // An object that does not fit the rest of the LAB is copied outside it
   // (one CAS on to-space's top for itself) when it is larger than 1/8 of a
   // LAB; smaller ones retire the LAB's tail as filler and take a new LAB.
   // So a retired tail wastes less than 1/8 of its LAB (HotSpot's
   // ParallelGCBufferWastePct is 10%, the same idea).
   static constexpr uint64_t kLabWasteFraction = 8;
-  // Objects with at most this many reference slots have their targets
-  // prefetched before they are scanned (scan_slots).
-  static constexpr uint64_t kPrefetchSlots = 8;
 
-  ParallelScavenger(const ScavengeShared& shared, unsigned id)
-      : shared_(shared), id_(id), deque_(*shared.deques[id]) {}
+  CopyScavenger(const ScavengeShared& shared, unsigned id)
+      : parallel::Tracer<Derived>(parallel::TraceShared{shared.deques, shared.overflow, shared.termination},
+                                  id),
+        shared_(shared) {}
 
   // Before each collection, on the mutator thread.
   void prepare(const ScavengeSpaces& spaces, uint64_t lab_words);
@@ -119,14 +119,8 @@ class ParallelScavenger {
   void run(ParallelScavengePhase& phase);
   // After the phase: the LAB's unused tail, given back or filled.
   void retire_lab_at_end();
-  // ... and the promotion LAB's.
-  void retire_promotion_lab_at_end();
 
-  const parallel::WorkerStats& stats() const { return stats_; }
-  unsigned id() const { return id_; }
   const Lab& lab() const { return lab_; }
-  const Lab& promotion_lab() const { return plab_; }
-  uint64_t bytes_promoted() const { return bytes_promoted_; }
 
   // True if v refers to an object in to-space (a young object after the
   // collection).
@@ -136,7 +130,7 @@ class ParallelScavenger {
 
   // Roots and slots alike: copy (or find the copy of) a from-space target
   // and redirect the slot; mark a large-object target in place.
-  [[gnu::always_inline]] void scavenge_slot(Value* slot) {
+  [[gnu::always_inline]] void trace_slot(Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
     uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
@@ -147,39 +141,27 @@ class ParallelScavenger {
     }
   }
 
-  // A slot of an old object (a dirty card's, or a promoted object's):
-  // scavenged, and true if it still refers to a young object.
-  bool scavenge_old_slot(Value* slot) {
-    scavenge_slot(slot);
-    return refers_to_young(*slot);
+ protected:
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  // The default hooks: no extra roots, no extra counters.
+  void scavenge_extra_roots(ParallelScavengePhase&) {}
+  void report_extra(observe::Recorder&) const {}
+
+  Word* allocate(uint64_t words) {
+    if (lab_.fits(words)) [[likely]]
+      return lab_.bump(words);
+    return allocate_slow(words);
   }
+  [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
+
+  const ScavengeShared& shared_;
+  uint64_t lab_words_ = 0;
 
  private:
-  // --- the paper's steps
-  void scavenge_roots(ParallelScavengePhase& phase);
-  void trace();
-  void process(parallel::Task t);
-  bool refill_from_overflow();
-  bool steal(parallel::Task& out);
-  bool work_visible() const;
-  void report(observe::Recorder& events) const;
+  friend class parallel::Tracer<Derived>;
 
-  [[gnu::always_inline]] void scan_slots(Word* h, uint64_t begin, uint64_t end) {
-    Value* lo = reinterpret_cast<Value*>(h - end);
-    Value* hi = reinterpret_cast<Value*>(h - begin);
-    // A small object's targets are fetched before the first is forwarded:
-    // their from-space headers' cache misses overlap instead of following
-    // one another (depth-first order finds the first child in cache only
-    // when it was allocated next to its parent).
-    if (end - begin <= kPrefetchSlots) {
-      for (Value* slot = lo; slot < hi; ++slot) {
-        uint64_t bits = slot->bits;
-        if ((bits & Value::kTagMask) == Value::kRefTag)
-          __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
-      }
-    }
-    for (Value* slot = lo; slot < hi; ++slot) scavenge_slot(slot);
-  }
+  void report(observe::Recorder& events) const;
 
   static void copy_words(Word* dst, const Word* src, uint64_t n) {
     if (n <= 8) [[likely]] {
@@ -187,19 +169,6 @@ class ParallelScavenger {
     } else {
       std::memcpy(dst, src, n * kWordSize);
     }
-  }
-
-  // A promoted object's slots: a slot that keeps a young target dirties its
-  // card, so the next young collection finds it (the card invariant).
-  void scan_promoted_slots(Word* h, uint64_t n) {
-    Value* lo = reinterpret_cast<Value*>(h - n);
-    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
-      if (scavenge_old_slot(slot)) dirty_card(slot);
-  }
-
-  void dirty_card(const Value* slot) {
-    std::atomic_ref<uint8_t> card(card_base_[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
-    if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
   }
 
   // The from-space header is read and replaced by several threads at once:
@@ -219,7 +188,8 @@ class ParallelScavenger {
   // value to update its reference, and then locally retracts its
   // speculative allocation." An object hashed at its address (kHashed)
   // grows a hash word when it moves, so the speculative allocation is the
-  // grown size and the undo retracts that size.
+  // grown size and the undo retracts that size. Where the copy goes is the
+  // scavenger's hook (allocate_copy), and so is what a copy leaves behind.
   [[gnu::always_inline]] Word* copy(Word* old, Word h) {
     uint64_t nrefs = Header::nrefs(h);
     uint64_t below = words_below(nrefs);
@@ -227,29 +197,15 @@ class ParallelScavenger {
     bool hashed = Header::hash_state(h) == HashState::kHashed;
     uint64_t new_raw = hashed ? rounded_raw(raw + 1) : raw;
     uint64_t words = below + 1 + new_raw;
-    // Tenuring (markcompact): an object old enough is promoted; every other
-    // copy is one collection older. Semispace never promotes and leaves the
-    // age alone.
     Word new_header = h;
-    bool promote = false;
-    if (old_space_) [[unlikely]] {
-      uint32_t age = Header::age(h);
-      promote = age >= tenure_age_;
-      if (!promote && age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
-    }
-    Word* dst = promote ? promote_allocate(words) : allocate(words);
+    Word* dst = derived().allocate_copy(h, words, new_header);
     Word* moved = dst + below;
     Word seen = h;
-    if (!std::atomic_ref<Word>(*old).compare_exchange_strong(seen, reinterpret_cast<Word>(moved),
-                                                             std::memory_order_relaxed)) [[unlikely]] {
+    if (!install_forwarding(old, seen, moved)) [[unlikely]] {
       // Only forwarding changes a from-space header during a collection,
       // so the value that beat us is the winner's forwarding pointer.
-      stats_.cas_failures++;
-      if (promote) {
-        undo_promotion(dst, words);
-      } else {
-        undo_allocation(dst, words);
-      }
+      this->stats_.cas_failures++;
+      derived().undo_copy(dst, words);
       return reinterpret_cast<Word*>(seen);
     }
     // The words below the header and the raw words, each as a plain word
@@ -263,16 +219,26 @@ class ParallelScavenger {
     } else {
       *moved = new_header;
     }
-    stats_.objects_copied++;
-    stats_.bytes_copied += words * kWordSize;
-    if (promote) {
-      offsets_->record(dst, words);
-      bytes_promoted_ += words * kWordSize;
-    }
+    this->stats_.objects_copied++;
+    this->stats_.bytes_copied += words * kWordSize;
+    derived().copied(dst, words);
     // Objects with no reference slots (strings, number arrays) have nothing
     // to scan: they never become tasks.
-    if (nrefs) defer(parallel::Task::whole(moved));
+    if (nrefs) this->defer(parallel::Task::whole(moved));
     return moved;
+  }
+
+  // The CAS that decides a forwarding race. A thread alone has no race to
+  // decide: it stores the pointer, and saves the locked instruction, which
+  // would wait for every store of the copies before it to leave the store
+  // buffer.
+  [[gnu::always_inline]] bool install_forwarding(Word* old, Word& seen, Word* moved) {
+    std::atomic_ref<Word> header(*old);
+    if (alone_) {
+      header.store(reinterpret_cast<Word>(moved), std::memory_order_relaxed);
+      return true;
+    }
+    return header.compare_exchange_strong(seen, reinterpret_cast<Word>(moved), std::memory_order_relaxed);
   }
 
   // Large objects never move: the mark bit in the header is set with an
@@ -282,56 +248,14 @@ class ParallelScavenger {
     if (Header::is_marked(header.load(std::memory_order_relaxed))) return;
     Word before = header.fetch_or(Header::kMarkBit, std::memory_order_relaxed);
     if (Header::is_marked(before)) return;
-    stats_.large_objects_marked++;
-    if (Header::nrefs(before)) defer(parallel::Task::whole(h));
+    this->stats_.large_objects_marked++;
+    if (Header::nrefs(before)) this->defer(parallel::Task::whole(h));
   }
 
-  // A task found while scanning goes to the private stack in front of the
-  // deque (private_tasks.h); the oldest half moves to the deque when the
-  // stack is full.
-  void defer(parallel::Task t) {
-    if (private_.full()) [[unlikely]]
-      publish(parallel::PrivateTasks::kCapacity / 2);
-    private_.push(t);
-  }
-
-  // Some thread has offered termination: it can only find work that sits
-  // in a deque. One relaxed load of a line written only when a thread goes
-  // idle or comes back.
-  bool others_idle() const { return shared_.termination.active() < shared_.deques.size(); }
-
-  void push(parallel::Task t) {
-    if (!deque_.push(t)) [[unlikely]]
-      overflow_and_push(t);
-  }
-
-  Word* allocate(uint64_t words) {
-    if (lab_.fits(words)) [[likely]]
-      return lab_.bump(words);
-    return allocate_slow(words);
-  }
-
-  [[gnu::noinline]] void publish(unsigned n);
-
-  Word* promote_allocate(uint64_t words) {
-    if (plab_.fits(words)) [[likely]]
-      return plab_.bump(words);
-    return promote_allocate_slow(words);
-  }
-
-  [[gnu::noinline]] void overflow_and_push(parallel::Task t);
   [[gnu::noinline]] Word* allocate_slow(uint64_t words);
-  [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
-  [[gnu::noinline]] Word* promote_allocate_slow(uint64_t words);
-  [[gnu::noinline]] void undo_promotion(Word* p, uint64_t words);
   [[gnu::noinline]] void install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw);
-  void scan_large(Word* h, uint64_t begin, uint64_t end);
   void retire_lab_tail();
-  void retire_promotion_lab_tail();
 
-  const ScavengeShared& shared_;
-  unsigned id_;
-  parallel::TaskDeque& deque_;
   // This collection's geometry (prepare).
   uintptr_t from_begin_ = 0;
   uint64_t from_bytes_ = 0;
@@ -339,21 +263,150 @@ class ParallelScavenger {
   uint64_t los_bytes_ = 0;
   uintptr_t to_begin_ = 0;
   uint64_t to_bytes_ = 0;
+  CopySpace* to_ = nullptr;
+  Lab lab_;
+  bool alone_ = false;  // one GC thread: no forwarding races
+};
+
+// pSemispaces for semispace: every survivor is copied into to-space, and
+// the copy has no promotion to decide.
+class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
+ public:
+  using CopyScavenger::CopyScavenger;
+
+ private:
+  friend class CopyScavenger<ParallelScavenger>;
+
+  [[gnu::always_inline]] Word* allocate_copy(Word, uint64_t words, Word&) { return allocate(words); }
+  void undo_copy(Word* p, uint64_t words) { undo_allocation(p, words); }
+  void copied(Word*, uint64_t) {}
+};
+
+// pSemispaces for markcompact's young generation, composed with promotion
+// (section 4, L162-164): an object that has survived tenure_age young
+// collections is copied into the old generation through a promotion LAB
+// instead of into to-space, every other copy is one collection older; a
+// promoted object that still refers to a young one has its card dirtied
+// (the card invariant), and the dirty cards of the old generation are extra
+// roots (ParallelScavengePhase::extra_roots).
+class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
+ public:
+  using CopyScavenger::CopyScavenger;
+
+  // Before each collection, on the mutator thread.
+  void prepare(const ScavengeSpaces& spaces, uint64_t lab_words);
+  // After the phase: the promotion LAB's unused tail, given back or filled.
+  void retire_promotion_lab_at_end();
+
+  const Lab& promotion_lab() const { return plab_; }
+  uint64_t bytes_promoted() const { return bytes_promoted_; }
+
+  // A slot of an old object (a dirty card's, or a promoted object's):
+  // scavenged, and true if it still refers to a young object.
+  bool scavenge_old_slot(Value* slot) {
+    trace_slot(slot);
+    return refers_to_young(*slot);
+  }
+
+ private:
+  friend class CopyScavenger<PromotingScavenger>;
+  friend class parallel::Tracer<PromotingScavenger>;
+
+  // Tenuring: an object old enough is promoted; every other copy is one
+  // collection older.
+  [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
+    uint32_t age = Header::age(h);
+    if (age >= tenure_age_) return promote_allocate(words);
+    if (age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
+    return allocate(words);
+  }
+  void undo_copy(Word* p, uint64_t words) {
+    if (in_old(p)) {
+      undo_promotion(p, words);
+    } else {
+      undo_allocation(p, words);
+    }
+  }
+  void copied(Word* p, uint64_t words) {
+    if (!in_old(p)) return;
+    offsets_->record(p, words);
+    bytes_promoted_ += words * kWordSize;
+  }
+
+  // The tracer's hook for a grey object: a promoted one also dirties the
+  // cards of its slots that keep young targets.
+  [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) {
+    if (in_old(h)) [[unlikely]] {
+      scan_promoted_slots(h, n);
+    } else {
+      scan_slots(h, 0, n);
+    }
+  }
+
+  void scavenge_extra_roots(ParallelScavengePhase& phase) {
+    if (phase.extra_roots) phase.extra_roots(phase.extra_context, *this);
+  }
+  void report_extra(observe::Recorder& events) const;
+
+  bool in_old(const Word* p) const { return reinterpret_cast<uintptr_t>(p) - old_begin_ < old_bytes_; }
+
+  // A promoted object's slots: a slot that keeps a young target dirties its
+  // card, so the next young collection finds it (the card invariant).
+  void scan_promoted_slots(Word* h, uint64_t n) {
+    Value* lo = reinterpret_cast<Value*>(h - n);
+    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
+      if (scavenge_old_slot(slot)) dirty_card(slot);
+  }
+
+  void dirty_card(const Value* slot) {
+    std::atomic_ref<uint8_t> card(card_base_[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
+    if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
+  }
+
+  Word* promote_allocate(uint64_t words) {
+    if (plab_.fits(words)) [[likely]]
+      return plab_.bump(words);
+    return promote_allocate_slow(words);
+  }
+
+  [[gnu::noinline]] Word* promote_allocate_slow(uint64_t words);
+  [[gnu::noinline]] void undo_promotion(Word* p, uint64_t words);
+  void retire_promotion_lab_tail();
+
   uintptr_t old_begin_ = 0;
   uint64_t old_bytes_ = 0;
-  CopySpace* to_ = nullptr;
   OldSpace* old_space_ = nullptr;
   OffsetTable* offsets_ = nullptr;
   uint8_t* card_base_ = nullptr;
   uint32_t tenure_age_ = Header::kMaxAge + 1;
-  uint64_t lab_words_ = 0;
-  Lab lab_;
-  parallel::PrivateTasks private_;
-
   Lab plab_;  // promotion LAB in the old generation
   uint64_t bytes_promoted_ = 0;
-  uint64_t steal_seed_;
-  parallel::WorkerStats stats_;  // this collection's
 };
+
+// The parallel scavenge both plans run (semispace's collection and
+// markcompact's young collection): every GC thread runs its scavenger over
+// the phase, then, on the program's thread, the threads' last LABs are
+// retired, highest first, so that tails adjacent at a space's top all
+// return to it and the others become filler.
+template <class Scavenger>
+void run_parallel_scavenge(parallel::WorkerPool& pool, parallel::Termination& termination,
+                           const std::vector<std::unique_ptr<Scavenger>>& scavengers,
+                           const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
+  for (auto& s : scavengers) s->prepare(spaces, lab_words);
+  termination.reset(pool.size());
+  auto job = [&](unsigned worker) { scavengers[worker]->run(phase); };
+  pool.run(job);
+  std::vector<Scavenger*> order;
+  order.reserve(scavengers.size());
+  for (auto& s : scavengers) order.push_back(s.get());
+  std::sort(order.begin(), order.end(),
+            [](Scavenger* a, Scavenger* b) { return a->lab().end > b->lab().end; });
+  for (Scavenger* s : order) s->retire_lab_at_end();
+  if constexpr (requires(Scavenger * s) { s->promotion_lab(); }) {
+    std::sort(order.begin(), order.end(),
+              [](Scavenger* a, Scavenger* b) { return a->promotion_lab().end > b->promotion_lab().end; });
+    for (Scavenger* s : order) s->retire_promotion_lab_at_end();
+  }
+}
 
 }  // namespace gc

@@ -33,18 +33,6 @@ constexpr uint64_t kMinHeapBytes = 64ull << 10;
 // collection cost more to-space than they save.
 constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
 
-// Work-stealing deque capacity in tasks (left open by the paper, which
-// only says the deques are fixed-size, L131). 2^15 tasks of 16 bytes is
-// 512 KB per GC thread, allocated once; a breadth of 32768 pending objects
-// per thread overflows only on very wide structures, and the overflow set
-// handles those (its counters show how often).
-constexpr uint64_t kDequeTasks = 1u << 15;
-
-uint64_t deque_tasks(const HeapOptions& o) {
-  if (o.gc_deque_tasks == 0) return kDequeTasks;
-  return std::max<uint64_t>(std::bit_ceil(o.gc_deque_tasks), 4);
-}
-
 // Live data above this fraction of a semispace after a collection doubles
 // it: a copying collector's cost is proportional to live data and its
 // frequency inversely proportional to free space, so keeping at least half
@@ -254,7 +242,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       lab_words_(semispace_options(options_).gc_lab_bytes
                      ? std::max<uint64_t>(semispace_options(options_).gc_lab_bytes / kWordSize, 1)
                      : kGcLabWords),
-      overflow_(deque_tasks(options_)) {
+      overflow_(parallel::deque_capacity(options_.gc_deque_tasks)) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);
   other_->reset(semispace_bytes_);
@@ -263,7 +251,8 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
   if (options_.gc_threads > 0) {
     pool_ = std::make_unique<parallel::WorkerPool>(options_.gc_threads);
     for (unsigned w = 0; w < options_.gc_threads; ++w)
-      deques_.push_back(std::make_unique<parallel::TaskDeque>(deque_tasks(options_)));
+      deques_.push_back(
+          std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
     worker_totals_.resize(options_.gc_threads);
   }
   mutator_.install(*current_);

@@ -111,7 +111,6 @@ class SemispaceCollector final : public Collector,
   void scavenge_serially();     // --gc-threads=0: Cheney
   void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
   uint64_t lab_words_for_collection() const;
-  void retire_gc_labs();
   void scavenge_roots(Scavenger& s);
   void scavenge_root_group(Scavenger& s, const RootGroup& group);
   void trace_transitive_closure(Scavenger& s);  // scan_to_space + trace_large_objects to a fixed point

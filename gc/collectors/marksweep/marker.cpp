@@ -1,0 +1,125 @@
+// marksweep's CPU mark phase: the collector's side (one phase on every GC
+// thread) and the per-thread steps of marker.h that are not on the
+// per-object path.
+#include "gc/collectors/marksweep/marker.h"
+
+#include <algorithm>
+
+#include "gc/parallel/clock.h"
+
+namespace gc {
+
+// ---------------------------------------------------------------------------
+// The collector's side
+
+void MarkSweep::mark_phase() { mark_from_roots(); }
+
+const std::vector<RootGroup>& MarkSweep::gather_roots() {
+  root_groups_.clear();
+  roots_.root_groups(root_groups_);
+  return root_groups_;
+}
+
+void MarkSweep::mark_from_roots() {
+  const std::vector<RootGroup>& roots = gather_roots();
+  events.count(0, "root groups", roots.size());
+  run_marker(roots, {});
+}
+
+void MarkSweep::mark_from_gray(std::span<Word* const> grey) { run_marker({}, grey); }
+
+void MarkSweep::run_marker(std::span<const RootGroup> roots, std::span<Word* const> grey) {
+  MarkPhaseWork work{{roots}, grey};
+  if (serial()) {
+    Marker<false> marker(*this, 0);
+    marker.run(work);
+    worker_totals_[0].add(marker.stats());
+    return;
+  }
+  unsigned threads = options_.gc_threads;
+  std::vector<Marker<true>> markers;
+  markers.reserve(threads);
+  for (unsigned w = 0; w < threads; ++w) markers.emplace_back(*this, w);
+  termination_.reset(threads);
+  auto job = [&](unsigned worker) { markers[worker].run(work); };
+  pool_->run(job);
+  for (unsigned w = 0; w < threads; ++w) worker_totals_[w].add(markers[w].stats());
+}
+
+// ---------------------------------------------------------------------------
+// The serial marker
+
+void Marker<false>::run(MarkPhaseWork& work) {
+  uint64_t start = parallel::now_ns();
+  c_.events.phase_start(id_, "mark");
+  mark_roots(work);
+  claim_grey(work, [this](parallel::Task t) { c_.serial_stack_.push_back(t); });
+  trace();
+  c_.events.phase_end(id_, "mark");
+  stats_.busy_ns = parallel::now_ns() - start;
+  report();
+}
+
+void Marker<false>::mark_roots(MarkPhaseWork& work) {
+  for (const RootGroup& g : work.roots.groups) {
+    stats_.root_groups_claimed++;
+    for (size_t k = 0; k < g.count; ++k) mark_slot(g.slots + k);
+  }
+}
+
+// Depth first from the stack until it is empty; large arrays are scanned
+// whole, since no other thread could take a chunk.
+void Marker<false>::trace() {
+  std::vector<parallel::Task>& stack = c_.serial_stack_;
+  while (!stack.empty()) {
+    Word* h = stack.back().object;
+    stack.pop_back();
+    stats_.tasks_processed++;
+    uint64_t n = Header::nrefs(*h);
+    Value* lo = reinterpret_cast<Value*>(h - n);
+    if (n <= parallel::kPrefetchSlots) {
+      for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot) {
+        uint64_t bits = slot->bits;
+        if ((bits & Value::kTagMask) == Value::kRefTag)
+          __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
+      }
+    }
+    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot) mark_slot(slot);
+  }
+}
+
+// Once per phase (the Recorder's rule).
+void Marker<false>::report() const {
+  observe::Recorder& events = c_.events;
+  if (!events.enabled()) return;
+  events.count(id_, "objects marked", objects_marked_);
+  events.count(id_, "root groups claimed", stats_.root_groups_claimed);
+  events.count(id_, "tasks", stats_.tasks_processed);
+}
+
+// ---------------------------------------------------------------------------
+// One thread of the parallel marker
+
+void Marker<true>::run(MarkPhaseWork& work) {
+  begin_trace();
+  objects_marked_ = 0;
+  uint64_t start = parallel::now_ns();
+  c_.events.phase_start(id(), "mark");
+  claim_roots(work.roots);
+  claim_grey(work, [this](parallel::Task t) { push(t); });
+  trace();
+  c_.events.phase_end(id(), "mark");
+  stats_.busy_ns = parallel::now_ns() - start;
+  report();
+}
+
+// Once per phase, on this thread (the Recorder's rule).
+void Marker<true>::report() const {
+  observe::Recorder& events = c_.events;
+  if (!events.enabled()) return;
+  events.count(id(), "objects marked", objects_marked_);
+  events.count(id(), "root groups claimed", stats_.root_groups_claimed);
+  report_work_sharing(events);
+}
+
+}  // namespace gc

@@ -1,0 +1,281 @@
+// The parallel tracer (Flood, Detlefs, Shavit and Zhang 2001, sections
+// 3.1-3.4): one GC thread's part of a traversal of the object graph, shared
+// by every parallel collector. Its steps, in order:
+//
+//   claim_roots  claim root groups until none is left (section 3.1:
+//                static overpartitioning)
+//   trace        take local work (the private stack, then the deque); when
+//                there is none, refill from the overflow set, else steal,
+//                else offer termination (sections 3.2-3.4)
+//     process    scan one object, or one chunk of a large array
+//
+// A collector supplies only what it does to a slot and to an object, as the
+// policy class that derives from Tracer<Policy> (so the per-object path is
+// inlined into the loop, with no call through a pointer):
+//
+//   void trace_slot(Value* slot)           required: grey the slot's target
+//                                          (copy-and-forward, or mark) and
+//                                          defer() it if it has slots
+//   void scan_object(Word* h, uint64_t n)  optional: scan a grey object of n
+//                                          slots (the default scans them all
+//                                          with scan_slots)
+//
+// The tri-colour invariant. White objects are unreached (not marked, not
+// forwarded); grey ones are reached and their slots not yet all scanned;
+// black ones are reached and scanned. A policy greys an object before it
+// defers it, and every grey object is in exactly one place the loop takes
+// work from (this thread's private stack or hand, a deque, the overflow
+// set). So no black object refers to a white one, and when termination is
+// declared (no thread holds work and every list is empty) there is no grey
+// object: every reachable object is black. Collectors refer to this as "the
+// tri-colour invariant (tracer.h)".
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/layout.h"
+#include "gc/observe/recorder.h"
+#include "gc/parallel/overflow_set.h"
+#include "gc/parallel/private_tasks.h"
+#include "gc/parallel/steal.h"
+#include "gc/parallel/task.h"
+#include "gc/parallel/task_deque.h"
+#include "gc/parallel/termination.h"
+#include "gc/parallel/worker_stats.h"
+
+namespace gc::parallel {
+
+// Large arrays are traced as tasks of at most this many slots (footnote 2,
+// L119, suggests chunking; the paper did not implement it). 2048 slots are
+// 16 KB, kLargeObjectBytes: the smallest large object is one chunk, so only
+// large-object-space arrays are split, and a chunk is long enough that
+// pushing it costs little next to scanning it.
+constexpr uint32_t kChunkSlots = 2048;
+
+// Objects with at most this many slots have their targets prefetched before
+// they are traced: the targets' header misses overlap instead of following
+// one another (depth-first order finds the first child in cache only when
+// it was allocated next to its parent).
+constexpr uint64_t kPrefetchSlots = 8;
+
+// Each thread's deque holds 2^15 tasks (512 KB) unless --gc-deque says
+// otherwise: "fixed-size work-stealing queues at startup" (section 3.4,
+// L131-137), large enough that the overflow set is rare on the benchmarks
+// (docs/collectors/semispace.md).
+constexpr uint64_t kDefaultDequeTasks = uint64_t{1} << 15;
+
+// The deque capacity for a requested number of tasks (0: the default): a
+// power of two, at least 4 so that half a deque is at least two tasks.
+inline uint64_t deque_capacity(uint64_t requested) {
+  if (requested == 0) return kDefaultDequeTasks;
+  return std::max<uint64_t>(std::bit_ceil(requested), 4);
+}
+
+// The collector's work-sharing machinery, kept for every collection.
+struct TraceShared {
+  const std::vector<std::unique_ptr<TaskDeque>>& deques;
+  OverflowSet& overflow;
+  Termination& termination;
+};
+
+// One phase's root groups and their claim counter (section 3.1, L113: "We
+// overpartition these roots into groups, and the GC threads compete
+// dynamically to claim root groups"). The VM hands over groups of at most
+// 256 slots (vm.cpp, kRootGroupSlots), many times more groups than threads.
+struct RootClaim {
+  std::span<const RootGroup> groups;
+  std::atomic<size_t> next{0};
+};
+
+template <class Policy>
+class Tracer {
+ public:
+  Tracer(const TraceShared& shared, unsigned id) : work_(shared), id_(id), deque_(*shared.deques[id]) {}
+
+  unsigned id() const { return id_; }
+  const WorkerStats& stats() const { return stats_; }
+
+  // A grey object found while tracing goes to the private stack in front of
+  // the deque (private_tasks.h); the oldest half moves to the deque when
+  // the stack is full.
+  [[gnu::always_inline]] void defer(Task t) {
+    if (private_.full()) [[unlikely]]
+      publish(PrivateTasks::kCapacity / 2);
+    private_.push(t);
+  }
+
+  // Straight to the deque, where other threads can take it.
+  void push(Task t) {
+    if (!deque_.push(t)) [[unlikely]]
+      overflow_and_push(t);
+  }
+
+ protected:
+  // Before each phase on this thread: no work, fresh counters, and a steal
+  // seed (nonzero) that differs from the other threads'.
+  void begin_trace() {
+    stats_ = WorkerStats{};
+    private_.clear();
+    steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
+  }
+
+  void claim_roots(RootClaim& claim) {
+    for (;;) {
+      size_t i = claim.next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= claim.groups.size()) return;
+      stats_.root_groups_claimed++;
+      const RootGroup& g = claim.groups[i];
+      for (size_t k = 0; k < g.count; ++k) policy().trace_slot(g.slots + k);
+    }
+  }
+
+  void trace();
+
+  // Slots [begin, end) of the object whose header is h, prefetched first
+  // when they are few.
+  [[gnu::always_inline]] void scan_slots(Word* h, uint64_t begin, uint64_t end) {
+    Value* lo = reinterpret_cast<Value*>(h - end);
+    Value* hi = reinterpret_cast<Value*>(h - begin);
+    if (end - begin <= kPrefetchSlots) {
+      for (Value* slot = lo; slot < hi; ++slot) {
+        uint64_t bits = slot->bits;
+        if ((bits & Value::kTagMask) == Value::kRefTag)
+          __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
+      }
+    }
+    for (Value* slot = lo; slot < hi; ++slot) policy().trace_slot(slot);
+  }
+
+  // The policy's default for a whole object.
+  [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) { scan_slots(h, 0, n); }
+
+  // Some thread has offered termination: it can only find work that sits
+  // in a deque. One relaxed load of a line written only when a thread goes
+  // idle or comes back.
+  bool others_idle() const { return work_.termination.active() < work_.deques.size(); }
+
+  // The work-sharing counters every parallel phase reports, once per phase
+  // on this thread (the Recorder's rule).
+  void report_work_sharing(observe::Recorder& events) const {
+    events.count(id_, "tasks", stats_.tasks_processed);
+    events.count(id_, "steal attempts", stats_.steal_attempts);
+    events.count(id_, "steals", stats_.steals);
+    events.count(id_, "overflow events", stats_.overflow_events);
+    events.count(id_, "overflow tasks", stats_.overflow_tasks);
+    events.count(id_, "overflow refills", stats_.refills);
+    events.count(id_, "chunk tasks", stats_.chunk_tasks);
+    events.count(id_, "termination idle ns", stats_.idle_ns);
+  }
+
+  WorkerStats stats_;  // this phase's
+
+ private:
+  Policy& policy() { return static_cast<Policy&>(*this); }
+
+  [[gnu::always_inline]] void process(Task t) {
+    stats_.tasks_processed++;
+    Word* h = t.object;
+    if (t.is_range()) {
+      scan_large(h, t.begin, t.end);
+      return;
+    }
+    // A header may be marked by another thread meanwhile: read it atomically.
+    uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
+    if (n > kChunkSlots) [[unlikely]] {
+      scan_large(h, 0, n);
+    } else {
+      policy().scan_object(h, n);
+    }
+  }
+
+  // A large array's slots [begin, end): the upper half of the range becomes
+  // a task (stealable, and split again by whoever takes it) until what is
+  // left is one chunk, which this thread scans. The halves pushed first are
+  // the biggest and sit nearest the top, where thieves take from.
+  void scan_large(Word* h, uint64_t begin, uint64_t end) {
+    while (end - begin > kChunkSlots) {
+      uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
+      uint64_t mid = begin + half;
+      push(Task::slots(h, static_cast<uint32_t>(mid), static_cast<uint32_t>(end)));
+      stats_.chunk_tasks++;
+      end = mid;
+    }
+    scan_slots(h, begin, end);
+  }
+
+  // Section 3.4 (L144): "filling no more than the top half of the queue
+  // when retrieving work from the overflow set". The deque is empty here.
+  bool refill_from_overflow() {
+    if (work_.overflow.refill(deque_, deque_.capacity() / 2) == 0) return false;
+    stats_.refills++;
+    return true;
+  }
+
+  // Section 3.4 (L140): "If adding an element would cause the queue to
+  // overflow, we pop all elements in the bottom half of the queue and add
+  // them to the overflow set."
+  [[gnu::noinline]] void overflow_and_push(Task t) {
+    stats_.overflow_events++;
+    stats_.overflow_tasks += work_.overflow.take_bottom_half(deque_);
+    bool pushed = deque_.push(t);
+    (void)pushed;  // the deque is at most half full now
+  }
+
+  // The oldest private tasks go to the deque, where thieves take from the
+  // top: in depth-first order those are the biggest pending subgraphs.
+  [[gnu::noinline]] void publish(unsigned n) {
+    private_.release_oldest(n, [this](Task t) { push(t); });
+  }
+
+  // What an idle thread peeks at before it marks itself active (L127).
+  bool work_visible() const {
+    if (!work_.overflow.looks_empty()) return true;
+    for (const auto& d : work_.deques)
+      if (!d->looks_empty()) return true;
+    return false;
+  }
+
+  TraceShared work_;
+  unsigned id_;
+  TaskDeque& deque_;
+  PrivateTasks private_;
+  uint64_t steal_seed_ = 0;
+};
+
+// Sections 3.2-3.4: local work first (the private stack, then PopBottom),
+// then the overflow set ("Threads without work look to the overflow set for
+// work before resorting to stealing", L133), then stealing ("When a thread
+// runs out of work it uses PopTop to steal a task from some other thread's
+// work queue", L105), then the termination protocol (section 3.3, L127),
+// which returns false when work has appeared somewhere.
+template <class Policy>
+void Tracer<Policy>::trace() {
+  Task t;
+  for (;;) {
+    for (;;) {
+      if (!private_.empty()) {
+        if (private_.size() > 1 && others_idle()) [[unlikely]]
+          publish(private_.size() / 2);
+        t = private_.pop();
+      } else if (!deque_.pop(t)) {
+        break;
+      }
+      process(t);
+    }
+    if (refill_from_overflow()) continue;
+    if (steal_from_others(work_.deques, id_, steal_seed_, stats_, t)) {
+      process(t);
+      continue;
+    }
+    if (work_.termination.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
+  }
+}
+
+}  // namespace gc::parallel
