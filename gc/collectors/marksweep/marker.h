@@ -1,10 +1,10 @@
 // The CPU marker: one GC thread's part of marksweep's mark phase
-// (MarkSweep::run_marker, mark.cpp). Its steps, in order:
+// (CpuMarker::run, mark.cpp). Its steps, in order:
 //
 //   mark_roots   claim root groups until none is left (Flood et al. 2001,
 //                section 3.1: static overpartitioning)
 //   take_grey    claim slices of the grey objects handed over by another
-//                marker (MarkSweep::mark_from_gray)
+//                marker (CpuMarker::mark_from_gray)
 //   trace        pop local work; when there is none, refill from the
 //                overflow set, else steal, else offer termination (sections
 //                3.2-3.4)
@@ -28,7 +28,7 @@
 #include <span>
 #include <vector>
 
-#include "gc/collectors/marksweep/marksweep.h"
+#include "gc/collectors/marksweep/cpu_marker.h"
 #include "gc/parallel/task.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/worker_stats.h"
@@ -57,7 +57,7 @@ class Marker {
   // counter is not contended, few enough to spread a small frontier.
   static constexpr size_t kGreySlice = 64;
 
-  Marker(MarkSweep& c, unsigned id) : c_(c), id_(id) {}
+  Marker(CpuMarker& c, unsigned id) : c_(c), id_(id) {}
 
   // The whole phase on this thread.
   void run(MarkPhaseWork& work) {
@@ -177,7 +177,7 @@ class Marker {
   parallel::TaskDeque& deque_() const { return *c_.deques_[id_]; }
   [[gnu::noinline]] void overflow_and_push(parallel::Task t);
 
-  MarkSweep& c_;
+  CpuMarker& c_;
   unsigned id_;
   parallel::Task held_;
   uint64_t steal_seed_ = 0;
