@@ -132,67 +132,6 @@ void MarkSweepSpace::retire_allocation_lists() {
   }
 }
 
-// What one sweeping thread found, per size class.
-struct SweepTally {
-  uint64_t live_cells[kSizeClasses] = {};
-  uint64_t free_cells[kSizeClasses] = {};
-  uint64_t live_words = 0;
-  uint64_t freed_cells = 0;
-  uint64_t blocks = 0;
-  uint64_t emptied = 0;
-};
-
-namespace {
-
-// One block, cell by cell (Maas et al. 2018, L262-264): a cell whose first
-// word has tag 00 is free; otherwise the first word is the count word or
-// the header, which holds the mark bit. Marked cells are unmarked; the
-// others join the block's free list, built in address order so that the
-// mutator fills the block from its start.
-void sweep_block(MarkSweepSpace::Block& b, bool poison, SweepTally& t) {
-  Word* head = nullptr;
-  Word** tail = &head;
-  uint32_t free = 0;
-  uint64_t live_words = 0;
-  const uint32_t cw = b.cell_words;
-  for (Word *cell = b.begin, *end = b.cells_end(); cell < end; cell += cw) {
-    Word first = *cell;
-    if ((first & Header::kTagMask) != 0) {
-      Word* h = (first & Header::kTagMask) == Header::kCountTag ? cell + 1 + (first >> 2) : cell;
-      Word hw = *h;
-      if (Header::is_marked(hw)) {
-        *h = hw & ~Header::kMarkBit;
-        live_words += object_words(hw);
-        continue;
-      }
-      if (poison) std::fill(cell + 1, cell + cw, Header::kPoison);
-      t.freed_cells++;
-    }
-    *tail = cell;
-    tail = reinterpret_cast<Word**>(cell);
-    ++free;
-  }
-  *tail = nullptr;
-  t.blocks++;
-  t.live_cells[b.size_class] += b.cells - free;
-  t.live_words += live_words;
-  b.live_words = live_words;
-  b.free_cells = free;
-  if (free == b.cells) {
-    t.emptied++;
-    b.size_class = MarkSweepSpace::Block::kNoSizeClass;
-    b.cell_words = 0;
-    b.cells = 0;
-    b.free_cells = 0;
-    b.free_list = nullptr;
-    return;
-  }
-  t.free_cells[b.size_class] += free;
-  b.free_list = head;
-}
-
-}  // namespace
-
 void MarkSweepSpace::sweep(parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns) {
   std::vector<SweepTally> tallies = sweep_blocks(pool, busy_ns);
   sweep_large_objects();
@@ -201,8 +140,8 @@ void MarkSweepSpace::sweep(parallel::WorkerPool& pool, std::vector<parallel::Wor
 
 // Blocks are claimed a few at a time by every GC thread (the reclamation
 // unit's block sweepers, Maas et al. 2018, L166-168).
-std::vector<SweepTally> MarkSweepSpace::sweep_blocks(parallel::WorkerPool& pool,
-                                                     std::vector<parallel::WorkerStats>& busy_ns) {
+std::vector<MarkSweepSpace::SweepTally> MarkSweepSpace::sweep_blocks(
+    parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns) {
   std::vector<SweepTally> tallies(pool.size());
   std::atomic<uint64_t> next{0};
   auto job = [&](unsigned worker) {
@@ -211,7 +150,7 @@ std::vector<SweepTally> MarkSweepSpace::sweep_blocks(parallel::WorkerPool& pool,
     SweepTally& t = tallies[worker];
     for (uint64_t i, end; claim_blocks(next, i, end);)
       for (; i < end; ++i)
-        if (!blocks_[i].empty()) sweep_block(blocks_[i], poison_, t);
+        if (!blocks_[i].empty()) sweep_block(i, t);
     events_.phase_end(worker, "sweep");
     events_.count(worker, "blocks swept", t.blocks);
     events_.count(worker, "cells freed", t.freed_cells);
@@ -231,6 +170,54 @@ bool MarkSweepSpace::claim_blocks(std::atomic<uint64_t>& next, uint64_t& begin, 
   if (begin >= blocks_.size()) return false;
   end = std::min<uint64_t>(blocks_.size(), begin + kSweepClaimBlocks);
   return true;
+}
+
+// One block, cell by cell (Maas et al. 2018, L262-264): a cell whose first
+// word has tag 00 is free; otherwise the first word is the count word or
+// the header, which holds the mark bit. Marked cells are unmarked; the
+// others join the block's free list, built in address order so that the
+// mutator fills the block from its start.
+void MarkSweepSpace::sweep_block(size_t index, SweepTally& t) {
+  Block& b = blocks_[index];
+  Word* head = nullptr;
+  Word** tail = &head;
+  uint32_t free = 0;
+  uint64_t live_words = 0;
+  const uint32_t cw = b.cell_words;
+  for (Word *cell = b.begin, *end = b.cells_end(); cell < end; cell += cw) {
+    Word first = *cell;
+    if ((first & Header::kTagMask) != 0) {
+      Word* h = (first & Header::kTagMask) == Header::kCountTag ? cell + 1 + (first >> 2) : cell;
+      Word hw = *h;
+      if (Header::is_marked(hw)) {
+        *h = hw & ~Header::kMarkBit;
+        live_words += object_words(hw);
+        continue;
+      }
+      if (poison_) std::fill(cell + 1, cell + cw, Header::kPoison);
+      t.freed_cells++;
+    }
+    *tail = cell;
+    tail = reinterpret_cast<Word**>(cell);
+    ++free;
+  }
+  *tail = nullptr;
+  t.blocks++;
+  t.live_cells[b.size_class] += b.cells - free;
+  t.live_words += live_words;
+  b.live_words = live_words;
+  b.free_cells = free;
+  if (free == b.cells) {
+    t.emptied++;
+    b.size_class = Block::kNoSizeClass;
+    b.cell_words = 0;
+    b.cells = 0;
+    b.free_cells = 0;
+    b.free_list = nullptr;
+    return;
+  }
+  t.free_cells[b.size_class] += free;
+  b.free_list = head;
 }
 
 void MarkSweepSpace::sweep_large_objects() {

@@ -18,12 +18,13 @@
 // fresh one, as long as the heap stays within the limit it is given.
 //
 // The sweep, in order (sweep):
-//   sweep_blocks        blocks claimed a few at a time by every GC thread
-//                       and swept cell by cell (sweep_block): a marked cell
-//                       is unmarked, an allocated unmarked cell is freed
-//                       (poisoned in verify and stress modes) and linked into
-//                       its block's free list; a block left with no live
-//                       cell becomes empty and serves any size class next
+//   sweep_blocks        blocks claimed a few at a time (claim_blocks) by
+//                       every GC thread and swept cell by cell (sweep_block):
+//                       a marked cell is unmarked, an allocated unmarked
+//                       cell is freed (poisoned in verify and stress modes)
+//                       and linked into its block's free list; a block left
+//                       with no live cell becomes empty and serves any size
+//                       class next
 //   sweep_large_objects the large-object space's sweep
 //   account_sweep       live and free cells per class, the lists rebuilt
 //
@@ -50,8 +51,6 @@
 #include "gc/verify/verifier.h"
 
 namespace gc {
-
-struct SweepTally;
 
 class MarkSweepSpace {
  public:
@@ -112,6 +111,25 @@ class MarkSweepSpace {
   // object whose allocation collected.
   void resize(uint64_t pending_large_bytes);
 
+  // --- the sweep's steps, for a plan whose block sweepers are its own (an
+  // accelerator's reclamation unit): sweep_block for every non-empty block,
+  // then sweep_large_objects and account_sweep.
+
+  // What one sweeper found, per size class.
+  struct SweepTally {
+    uint64_t live_cells[marksweep::kSizeClasses] = {};
+    uint64_t free_cells[marksweep::kSizeClasses] = {};
+    uint64_t live_words = 0;
+    uint64_t freed_cells = 0;
+    uint64_t blocks = 0;
+    uint64_t emptied = 0;
+  };
+  std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool,
+                                       std::vector<parallel::WorkerStats>& busy_ns);
+  void sweep_block(size_t index, SweepTally& t);
+  void sweep_large_objects();
+  void account_sweep(const std::vector<SweepTally>& tallies);
+
   // --- queries
   uint64_t max_heap_bytes() const { return max_heap_bytes_; }
   uint64_t trigger_bytes() const { return trigger_bytes_; }
@@ -166,12 +184,7 @@ class MarkSweepSpace {
 
  private:
   void describe_events();
-  // --- the sweep's steps
-  std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool,
-                                       std::vector<parallel::WorkerStats>& busy_ns);
   bool claim_blocks(std::atomic<uint64_t>& next, uint64_t& begin, uint64_t& end) const;
-  void sweep_large_objects();
-  void account_sweep(const std::vector<SweepTally>& tallies);
   void rebuild_class_lists();
   // --- the allocator's slow path onto blocks
   bool install_next_block(unsigned size_class, uint64_t limit_bytes);

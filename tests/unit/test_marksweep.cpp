@@ -390,3 +390,40 @@ TEST_CASE("marksweep: identity hashes do not change across collections") {
   CHECK(h.c->identity_hash(slot(obj, 0).as_ref()) != hash);
   CHECK(!h.check());
 }
+
+TEST_CASE(
+    "marksweep space: a plan's own block sweepers, through the sweep's steps, free what sweep() frees") {
+  HeapOptions o = MarkSweepSpace::resolved_options(options());
+  GcStats stats;
+  observe::Recorder events;
+  MarkSweepSpace space(o, stats, events);
+  unsigned cls = kSizeClassOfWords[3];
+  std::vector<Word*> objs;
+  for (int i = 0; i < 5000; ++i) {
+    Word* cell = space.take_cell(cls, space.max_heap_bytes());
+    REQUIRE(cell);
+    objs.push_back(format_object(cell, kNode, 0, 2));
+  }
+  Word* large = space.allocate_large(kNode, 0, 3000, object_words(0, 3000), space.max_heap_bytes());
+  REQUIRE(large);
+  for (size_t i = 0; i < objs.size(); i += 3) MarkSweepSpace::set_mark(objs[i]);
+  space.account_allocation_lists();
+  space.retire_allocation_lists();
+  // One sweeper, blocks in reverse order: the order is the plan's.
+  std::vector<MarkSweepSpace::SweepTally> tallies(1);
+  for (size_t b = space.blocks().size(); b-- > 0;)
+    if (!space.blocks()[b].empty()) space.sweep_block(b, tallies[0]);
+  space.sweep_large_objects();
+  space.account_sweep(tallies);
+  CHECK(tallies[0].freed_cells == objs.size() - (objs.size() + 2) / 3);
+  CHECK(space.large_objects().object_count() == 0);
+  for (size_t i = 0; i < objs.size(); ++i) {
+    if (i % 3 == 0) {
+      CHECK(!MarkSweepSpace::is_marked(objs[i]));
+    } else {
+      CHECK(is_free_cell(objs[i]));
+    }
+  }
+  CHECK(space.used_bytes() == (objs.size() + 2) / 3 * 3 * kWordSize);
+  CHECK(stats.last_live_bytes == (objs.size() + 2) / 3 * 3 * kWordSize);
+}
