@@ -53,6 +53,7 @@ class CpuMarker {
   bool serial_;
   parallel::WorkerPool& pool_;
   std::vector<parallel::WorkerStats>& totals_;
+  // The plan's Collector::events, under the name the Markers read it by.
   observe::Recorder& events;
   // The markers' shared machinery, allocated once.
   std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;

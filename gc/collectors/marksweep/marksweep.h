@@ -9,9 +9,10 @@
 // mark-sweep heap's (gc/spaces/marksweep_heap.h: mark, weak references,
 // sweep, resize); marksweep's mark step is the CPU marker (cpu_marker.h).
 //
-// For collectors built on this heap (`gpu`, `accel`): compose the space, as
-// this plan does. Derive from MarkSweepHeap, supply mark() with your own
-// marker, and read the heap through space(): blocks() and their cells,
+// For collectors built on this heap (`gpu`, `accel`): compose the space as
+// this plan does, not this plan. Derive from MarkSweepHeap (the space, the
+// GC threads, the collection sequence), supply mark() with your own marker,
+// and read the heap through space(): blocks() and their cells,
 // large_objects(), for_each_object() and the mark-bit helpers. A CpuMarker
 // of your own finishes from the grey objects your marker leaves
 // (mark_from_gray) when an accelerator's frontier grows narrow.
