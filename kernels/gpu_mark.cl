@@ -1,6 +1,6 @@
 // The mark kernel of the gpu collector (Maas et al. 2012, section 5,
 // Algorithms 1 and 2). One launch is one iteration of the frontier queue:
-// work-group p (one per compute unit, the paper's section 5.5) takes its
+// work-group p (one per compute unit, the paper's section 5.3) takes its
 // partition's in-queue in steps of get_local_size(0) objects, one object per
 // work-item, and appends the references of the objects it marks to its
 // partition's out-queue. The host swaps the queues between launches.
@@ -8,7 +8,7 @@
 // Nothing here relies on memory consistency between work-groups inside a
 // launch, and no work-item waits for another work-group: each partition
 // owns its queue segments and its state words, and two partitions that
-// reach the same object both mark it (marking is idempotent, L884-891), so
+// reach the same object both mark it (marking is idempotent, L1100-1104), so
 // the only shared writes are identical header stores.
 //
 // Build options (the host compiles one program per combination):

@@ -1,6 +1,6 @@
 // Unit tests for marksweep: the free-list fast path, block reuse across size
 // classes, the sweep, the parallel and serial markers and their entry points
-// for derived markers, and the verifier on a block heap, with a fake root
+// for other plans on the space, and the verifier on a block heap, with a fake root
 // set standing in for the VM.
 #include <doctest/doctest.h>
 
@@ -41,35 +41,48 @@ HeapOptions options(unsigned threads = 1, uint64_t heap = 64ull << 20) {
   return o;
 }
 
-// A marker that forgets one object: it runs the CPU marker, then clears the
-// mark of `victim` (a reachable object) so that the sweep frees it.
-class ForgetfulMarkSweep final : public MarkSweep {
+// Plans on the mark-sweep space, composed as gpu and accel compose it: the
+// space through MarkSweepHeap, a CPU marker of their own.
+class TestPlan : public MarkSweepHeap {
  public:
-  using MarkSweep::MarkSweep;
-  Word* victim = nullptr;
+  TestPlan(RootSet& roots, const HeapOptions& options)
+      : MarkSweepHeap(roots, options), cpu_(options_, pool(), worker_totals(), events) {}
+  const char* name() const override { return "test plan"; }
 
  protected:
-  void mark_phase() override {
-    mark_from_roots();
-    if (victim) clear_mark(victim);
+  CpuMarker cpu_;
+};
+
+// A marker that forgets one object: it runs the CPU marker, then clears the
+// mark of `victim` (a reachable object) so that the sweep frees it.
+class ForgetfulPlan final : public TestPlan {
+ public:
+  using TestPlan::TestPlan;
+  Word* victim = nullptr;
+
+ private:
+  void mark() override {
+    cpu_.mark_from_roots(gather_roots());
+    if (victim) MarkSweepSpace::clear_mark(victim);
   }
 };
 
 // A marker in two steps, as an accelerator with a CPU fallback does: it
 // marks the roots' targets itself and hands them to the CPU marker as grey.
-class TwoStepMarkSweep final : public MarkSweep {
+class TwoStepPlan final : public TestPlan {
  public:
-  using MarkSweep::MarkSweep;
+  using TestPlan::TestPlan;
   size_t grey_handed_over = 0;
 
- protected:
-  void mark_phase() override {
+ private:
+  void mark() override {
     std::vector<Word*> grey;
     for (const RootGroup& g : gather_roots())
       for (size_t i = 0; i < g.count; ++i)
-        if (g.slots[i].is_ref() && set_mark(g.slots[i].as_ref())) grey.push_back(g.slots[i].as_ref());
+        if (g.slots[i].is_ref() && MarkSweepSpace::set_mark(g.slots[i].as_ref()))
+          grey.push_back(g.slots[i].as_ref());
     grey_handed_over += grey.size();
-    mark_from_gray(grey);
+    cpu_.mark_from_gray(grey);
   }
 };
 
@@ -136,7 +149,7 @@ TEST_CASE("marksweep: registered; the fast path pops the size class's free list"
   CHECK(h.c->free_lists[cls] == next);
   // Consecutive cells of one block, in address order.
   CHECK(head == first + 4);
-  const MarkSweep::Block* b = h.c->block_containing(first);
+  const MarkSweepSpace::Block* b = h.c->space().block_containing(first);
   REQUIRE(b != nullptr);
   CHECK(b->cell_words == 4);
   CHECK(b->size_class == cls);
@@ -195,23 +208,23 @@ TEST_CASE("marksweep: an emptied block is reused by another size class") {
   // One block's worth of 2-word objects (0 refs, 1 raw word), all garbage.
   uint64_t per_block = kBlockBytes / (2 * kWordSize);
   Word* first = h.alloc(0, 1);
-  const MarkSweep::Block* b = h.c->block_containing(first);
+  const MarkSweepSpace::Block* b = h.c->space().block_containing(first);
   REQUIRE(b != nullptr);
   Word* block_begin = b->begin;
   for (uint64_t i = 1; i < per_block; ++i) REQUIRE(h.alloc(0, 1));
   CHECK(h.c->free_lists[kSizeClassOfWords[2]] == nullptr);
   h.collect();
-  CHECK(h.c->empty_block_count() >= 1);
-  CHECK(h.c->block_containing(block_begin)->empty());
+  CHECK(h.c->space().empty_block_count() >= 1);
+  CHECK(h.c->space().block_containing(block_begin)->empty());
   // Objects of 40 words come from an empty block: the one just emptied is
   // the only one.
   Word* big = h.alloc(38, 0);
   REQUIRE(big);
-  const MarkSweep::Block* again = h.c->block_containing(big);
+  const MarkSweepSpace::Block* again = h.c->space().block_containing(big);
   CHECK(again->begin == block_begin);
   CHECK(again->cell_words == 40);
   CHECK(again->size_class == kSizeClassOfWords[40]);
-  CHECK(h.c->empty_block_count() == 0);
+  CHECK(h.c->space().empty_block_count() == 0);
 }
 
 TEST_CASE("marksweep: the sweep frees exactly the unreachable cells, poisons them, and clears marks") {
@@ -254,7 +267,7 @@ TEST_CASE("marksweep: the sweep frees exactly the unreachable cells, poisons the
         CHECK(!Header::is_marked(*obj));
       } else {
         // The header word was either the first word (now a link) or is poison.
-        const MarkSweep::Block* b = h.c->block_containing(obj);
+        const MarkSweepSpace::Block* b = h.c->space().block_containing(obj);
         ++freed;
         if (b->empty()) continue;  // nothing in its block survived
         Word* cell = b->begin + (static_cast<uint64_t>(obj - b->begin) / b->cell_words) * b->cell_words;
@@ -305,7 +318,7 @@ TEST_CASE("marksweep: serial and parallel marking, deep and wide graphs, large a
 
 TEST_CASE("marksweep: mark_from_gray continues from objects another marker marked") {
   for (unsigned threads : {1u, 2u}) {
-    Heap<TwoStepMarkSweep> h(options(threads));
+    Heap<TwoStepPlan> h(options(threads));
     build_list(h, 0, 5000);
     build_list(h, 1, 100);
     build_list(h, 2, 100);
@@ -319,7 +332,7 @@ TEST_CASE("marksweep: mark_from_gray continues from objects another marker marke
 }
 
 TEST_CASE("marksweep: a mark skipped on purpose frees a live object and the verifier says so") {
-  Heap<ForgetfulMarkSweep> h;
+  Heap<ForgetfulPlan> h;
   build_list(h, 0, 10);
   Word* second = slot(h.root(0).as_ref(), 0).as_ref();
   h.c->victim = second;
@@ -330,7 +343,7 @@ TEST_CASE("marksweep: a mark skipped on purpose frees a live object and the veri
   CHECK(f->object == reinterpret_cast<uintptr_t>(h.root(0).as_ref()));
   CHECK(f->slot == 0);
   // Without the skipped mark the same heap verifies.
-  Heap<ForgetfulMarkSweep> good;
+  Heap<ForgetfulPlan> good;
   build_list(good, 0, 10);
   good.collect();
   CHECK(!good.check());
@@ -376,4 +389,41 @@ TEST_CASE("marksweep: identity hashes do not change across collections") {
   CHECK(h.c->identity_hash(obj) == hash);
   CHECK(h.c->identity_hash(slot(obj, 0).as_ref()) != hash);
   CHECK(!h.check());
+}
+
+TEST_CASE(
+    "marksweep space: a plan's own block sweepers, through the sweep's steps, free what sweep() frees") {
+  HeapOptions o = MarkSweepSpace::resolved_options(options());
+  GcStats stats;
+  observe::Recorder events;
+  MarkSweepSpace space(o, stats, events);
+  unsigned cls = kSizeClassOfWords[3];
+  std::vector<Word*> objs;
+  for (int i = 0; i < 5000; ++i) {
+    Word* cell = space.take_cell(cls, space.max_heap_bytes());
+    REQUIRE(cell);
+    objs.push_back(format_object(cell, kNode, 0, 2));
+  }
+  Word* large = space.allocate_large(kNode, 0, 3000, object_words(0, 3000), space.max_heap_bytes());
+  REQUIRE(large);
+  for (size_t i = 0; i < objs.size(); i += 3) MarkSweepSpace::set_mark(objs[i]);
+  space.account_allocation_lists();
+  space.retire_allocation_lists();
+  // One sweeper, blocks in reverse order: the order is the plan's.
+  std::vector<MarkSweepSpace::SweepTally> tallies(1);
+  for (size_t b = space.blocks().size(); b-- > 0;)
+    if (!space.blocks()[b].empty()) space.sweep_block(b, tallies[0]);
+  space.sweep_large_objects();
+  space.account_sweep(tallies);
+  CHECK(tallies[0].freed_cells == objs.size() - (objs.size() + 2) / 3);
+  CHECK(space.large_objects().object_count() == 0);
+  for (size_t i = 0; i < objs.size(); ++i) {
+    if (i % 3 == 0) {
+      CHECK(!MarkSweepSpace::is_marked(objs[i]));
+    } else {
+      CHECK(is_free_cell(objs[i]));
+    }
+  }
+  CHECK(space.used_bytes() == (objs.size() + 2) / 3 * 3 * kWordSize);
+  CHECK(stats.last_live_bytes == (objs.size() + 2) / 3 * 3 * kWordSize);
 }

@@ -20,7 +20,9 @@ const char* const kPhaseOutDegrees = "gpu out-degree statistics";
 }  // namespace
 
 GpuCollector::GpuCollector(RootSet& roots, const HeapOptions& options, std::unique_ptr<gpu::ClDevice> device)
-    : MarkSweep(roots, options), device_(std::move(device)) {
+    : MarkSweepHeap(roots, options),
+      device_(std::move(device)),
+      cpu_(options_, pool(), worker_totals(), events) {
   // The kernel is compiled here, once per process and variant, not in the
   // first collection's pause.
   if (device_)
@@ -61,14 +63,14 @@ void GpuCollector::describe_gpu_events() {
 }
 
 void GpuCollector::regions(gpu::Region* dense, gpu::Region* sparse) const {
-  const auto& bs = blocks();
+  const auto& bs = space().blocks();
   *dense = {};
   if (!bs.empty()) *dense = {bs.front().begin, bs.back().end()};
-  *sparse = {large_objects().begin(), large_objects().frontier()};
+  *sparse = {space().large_objects().begin(), space().large_objects().frontier()};
 }
 
 void GpuCollector::for_each_object(const std::function<void(Word*)>& f) const {
-  MarkSweep::for_each_object([&](Word* h) { f(h); });
+  space().for_each_object([&](Word* h) { f(h); });
 }
 
 // The tail the GPU left (references to objects it did not reach): those not
@@ -76,14 +78,14 @@ void GpuCollector::for_each_object(const std::function<void(Word*)>& f) const {
 void GpuCollector::finish_on_cpu(const std::vector<Word*>& gray) {
   std::vector<Word*> grey;
   for (Word* h : gray)
-    if (set_mark(h)) grey.push_back(h);
+    if (MarkSweepSpace::set_mark(h)) grey.push_back(h);
   events.count(0, "gpu tail objects", grey.size());
-  if (!grey.empty()) mark_from_gray(grey);
+  if (!grey.empty()) cpu_.mark_from_gray(grey);
 }
 
-void GpuCollector::mark_phase() {
+void GpuCollector::mark() {
   if (!marker_) {
-    mark_from_roots();
+    cpu_.mark_from_roots(gather_roots());
     return;
   }
   roots_scratch_.clear();

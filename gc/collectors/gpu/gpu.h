@@ -1,26 +1,29 @@
-// gpu: Maas et al. 2012's collector, the marksweep heap with its mark phase
-// offloaded to an OpenCL device (docs/collectors/gpu.md).
+// gpu: Maas et al. 2012's collector: the mark-sweep space with its mark
+// phase offloaded to an OpenCL device (docs/collectors/gpu.md). The plan
+// composes the space (through MarkSweepHeap, as marksweep does), its own
+// marker (GpuMarker) and the CPU marker, which finishes the narrow tail.
 //
-// A collection, in order (the paper's Figure 4):
-//   1. build the reference graph (--gpu-heap=graph; direct offloads the
+// A collection, in order (the paper's Figure 4, L436-475):
+//   1. update the reference graph (--gpu-heap=graph; direct offloads the
 //      blocks and large objects as they are)
-//   2. transfer: hand the graph or the heap and the roots to the device
+//   2. copy to the device: the graph or the heap, and the roots
 //   3. mark: the kernel (kernels/gpu_mark.cl), one launch per iteration of
 //      the frontier queue, until the queue is empty or narrower than 20
 //      after 5 iterations, when the CPU marker finishes from what is left
 //   4. copy back, and apply the marks to the headers (graph)
-//   then marksweep's parallel sweep on the CPU, as in the paper (L466-472).
+//   then the space's parallel sweep on the CPU, as in the paper (L485-501).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "gc/collectors/gpu/gpu_marker.h"
-#include "gc/collectors/marksweep/marksweep.h"
+#include "gc/collectors/marksweep/cpu_marker.h"
+#include "gc/spaces/marksweep_heap.h"
 
 namespace gc {
 
-class GpuCollector final : public MarkSweep, private gpu::MarkableHeap {
+class GpuCollector final : public MarkSweepHeap, private gpu::MarkableHeap {
  public:
   // device nullptr: no OpenCL device, marking on the CPU (--gpu-fallback=cpu).
   GpuCollector(RootSet& roots, const HeapOptions& options, std::unique_ptr<gpu::ClDevice> device);
@@ -28,10 +31,8 @@ class GpuCollector final : public MarkSweep, private gpu::MarkableHeap {
   // nullptr when marking on the CPU for want of a device.
   const gpu::GpuMarker* marker() const { return marker_.get(); }
 
- protected:
-  void mark_phase() override;
-
  private:
+  void mark() override;
   void regions(gpu::Region* dense, gpu::Region* sparse) const override;
   void for_each_object(const std::function<void(Word*)>& f) const override;
   void finish_on_cpu(const std::vector<Word*>& gray);
@@ -40,6 +41,7 @@ class GpuCollector final : public MarkSweep, private gpu::MarkableHeap {
 
   std::unique_ptr<gpu::ClDevice> device_;
   std::unique_ptr<gpu::GpuMarker> marker_;
+  CpuMarker cpu_;
   std::vector<Word*> roots_scratch_;
 };
 

@@ -44,7 +44,7 @@ constexpr uint64_t kInitialCapacity = 1 << 14;
 
 // A graph node: [count << 1 | mark, ref 0 .. ref count-1, back reference as
 // two uints], padded to 16 bytes so that a node starts on a 128-bit boundary
-// (L1121-1124). The back reference comes last, so the first 128-bit load
+// (L1121-1127). The back reference comes last, so the first 128-bit load
 // holds the header and three references, as in the paper.
 constexpr uint64_t node_granules(uint64_t count) { return (1 + count + 2 + 3) / 4; }
 
@@ -118,7 +118,7 @@ void GpuMarker::ensure_capacity(uint64_t entries, const std::vector<uint64_t>& s
 }
 
 // Splits the roots among the partitions (one per compute unit, no
-// balancing: L1087-1092) and writes them as the first in-queue. Root i goes
+// balancing: L1088-1094) and writes them as the first in-queue. Root i goes
 // to partition i mod groups: the VM's roots come in runs of one kind
 // (globals, then stacks, ...), which halves of the list would keep apart.
 void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state) {
@@ -143,9 +143,8 @@ void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<ui
   }
 }
 
-// The iterations: one launch each, the queues swapped between them. Stops
-// when the queue is empty, or (tail fallback) narrower than tail_width
-// after tail_min_iterations, leaving that last queue in `tail`.
+// The kernel's heap arguments: the graph or the two regions, with their
+// base addresses, and the per-partition state.
 void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s) {
   cl_ulong base = reinterpret_cast<uint64_t>(d.begin), large_base = reinterpret_cast<uint64_t>(s.begin),
            large_words = s.words();
@@ -157,6 +156,9 @@ void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, cons
   check(clSetKernelArg(kernel_, 8, sizeof(cl_mem), &state_), "clSetKernelArg");
 }
 
+// The iterations: one launch each, the queues swapped between them. Stops
+// when the queue is empty, or (tail fallback, L1138-1150) narrower than
+// tail_width after tail_min_iterations, leaving that last queue in `tail`.
 void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
   std::vector<uint64_t> state(groups_ * kStateWords);
   check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
@@ -298,79 +300,111 @@ void sync_to_host(cl_command_queue q, cl_mem m, size_t bytes) {
 
 }  // namespace
 
+// The paper's Figure 4 (L436-475), one step each, in its order (section 4.1,
+// L485-494): the CPU is idle while the device marks.
 void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, observe::Recorder& events,
                      MarkReport& report) {
-  Region dense, sparse;
-  heap.regions(&dense, &sparse);
   report = MarkReport{};
-  cl_int err = CL_SUCCESS;
-  std::vector<uint64_t> entries;
-  entries.reserve(roots.size());
-  std::vector<uint64_t> state;
+  heap.regions(&dense_, &sparse_);
+  update_reference_graph(heap, roots, events, report);
+  if (!fits_on_device(report)) {
+    report.gray = roots;
+    return;
+  }
+  copy_to_device(events);
+  std::vector<uint64_t> tail = mark_on_device(events, report);
+  copy_back(events, report);
+  write_marks_back(tail, events, report);
+}
 
+// Step 1, "Update reference graph" (L446-447): the graph is filled in now,
+// section 4.3's "most basic approach" (L586-592), and the roots become its
+// node indices. Direct offloads the heap as it is: the roots stay
+// references.
+void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vector<Word*>& roots,
+                                       observe::Recorder& events, MarkReport& report) {
+  root_entries_.clear();
+  root_entries_.reserve(roots.size());
   if (options_.graph) {
     {
       observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
-      build_graph(heap, dense);
-      for (Word* r : roots) entries.push_back(node_of(r, dense));
+      build_graph(heap, dense_);
+      for (Word* r : roots) root_entries_.push_back(node_of(r, dense_));
     }
     report.objects = objects_.size();
     report.offloaded_bytes = graph_.size() * sizeof(uint32_t);
   } else {
-    for (Word* r : roots) entries.push_back(Value::ref(r).bits);
-    report.offloaded_bytes = (dense.words() + sparse.words()) * kWordSize;
+    for (Word* r : roots) root_entries_.push_back(Value::ref(r).bits);
+    report.offloaded_bytes = (dense_.words() + sparse_.words()) * kWordSize;
   }
+}
+
+// Whether each buffer the device must hold fits in one of its allocations.
+// When not (or when there is nothing to offload), the CPU marks it all.
+bool GpuMarker::fits_on_device(MarkReport& report) const {
   uint64_t largest =
-      options_.graph ? report.offloaded_bytes : std::max(dense.words(), sparse.words()) * kWordSize;
-  if (largest > session_.device().max_alloc_bytes || report.offloaded_bytes == 0) {
-    report.too_large = report.offloaded_bytes != 0;
-    report.gray = roots;
-    return;
-  }
+      options_.graph ? report.offloaded_bytes : std::max(dense_.words(), sparse_.words()) * kWordSize;
+  if (largest <= session_.device().max_alloc_bytes && report.offloaded_bytes != 0) return true;
+  report.too_large = report.offloaded_bytes != 0;
+  return false;
+}
 
-  cl_mem dense_buffer = nullptr, sparse_buffer = nullptr;
-  Word placeholder[2] = {0, 0};
-  {
-    observe::PhaseScope phase(events, 0, kPhaseTransfer);
-    if (options_.graph) {
-      dense_buffer = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                    report.offloaded_bytes, graph_.data(), &err);
-      check(err, "clCreateBuffer(graph)");
-      sparse_buffer = dense_buffer;
-    } else {
-      // The heap itself: zero-copy where the device shares host memory,
-      // otherwise the driver copies the regions over (and back, below).
-      dense_buffer = host_buffer(session_.context(), dense, placeholder);
-      sparse_buffer = host_buffer(session_.context(), sparse, placeholder);
-    }
-    set_heap_args(dense_buffer, sparse_buffer, dense, sparse);
-    write_roots(entries, state);
-    check(clEnqueueWriteBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
-                               state.data(), 0, nullptr, nullptr),
-          "clEnqueueWriteBuffer(state)");
+// Step 2, "Copy to GPU" (L451): the graph, or the heap's two regions, and
+// the roots as the first in-queue.
+void GpuMarker::copy_to_device(observe::Recorder& events) {
+  observe::PhaseScope phase(events, 0, kPhaseTransfer);
+  cl_int err = CL_SUCCESS;
+  if (options_.graph) {
+    dense_buffer_ = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                   graph_.size() * sizeof(uint32_t), graph_.data(), &err);
+    check(err, "clCreateBuffer(graph)");
+    sparse_buffer_ = dense_buffer_;
+  } else {
+    // The heap itself: zero-copy where the device shares host memory,
+    // otherwise the driver copies the regions over (and back, below).
+    dense_buffer_ = host_buffer(session_.context(), dense_, placeholder_);
+    sparse_buffer_ = host_buffer(session_.context(), sparse_, placeholder_);
   }
+  set_heap_args(dense_buffer_, sparse_buffer_, dense_, sparse_);
+  std::vector<uint64_t> state;
+  write_roots(root_entries_, state);
+  check(clEnqueueWriteBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
+                             state.data(), 0, nullptr, nullptr),
+        "clEnqueueWriteBuffer(state)");
+}
 
+// Step 3, "GPU Mark Algorithm" (L455-456; Algorithm 1, L739-904): the
+// iterations, until the queue is empty or left to the CPU as the tail.
+std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkReport& report) {
+  observe::PhaseScope phase(events, 0, kPhaseKernel);
   std::vector<uint64_t> tail;
-  {
-    observe::PhaseScope phase(events, 0, kPhaseKernel);
-    iterate(report, tail);
-  }
+  iterate(report, tail);
+  return tail;
+}
 
-  {
-    observe::PhaseScope phase(events, 0, kPhaseCopyBack);
-    if (options_.graph) {
-      check(clEnqueueReadBuffer(session_.queue(), dense_buffer, CL_TRUE, 0, report.offloaded_bytes,
-                                graph_.data(), 0, nullptr, nullptr),
-            "clEnqueueReadBuffer(graph)");
-    } else {
-      sync_to_host(session_.queue(), dense_buffer, dense.words() ? dense.words() * kWordSize : kWordSize);
-      sync_to_host(session_.queue(), sparse_buffer, sparse.words() ? sparse.words() * kWordSize : kWordSize);
-      check(clFinish(session_.queue()), "clFinish");
-      clReleaseMemObject(sparse_buffer);
-    }
-    clReleaseMemObject(dense_buffer);
+// Step 4, "Copy back" (L463; its cost, section 4.5, L722-732): the graph's
+// marks, or the device's stores to the heap, back in host memory.
+void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
+  observe::PhaseScope phase(events, 0, kPhaseCopyBack);
+  if (options_.graph) {
+    check(clEnqueueReadBuffer(session_.queue(), dense_buffer_, CL_TRUE, 0, report.offloaded_bytes,
+                              graph_.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(graph)");
+  } else {
+    sync_to_host(session_.queue(), dense_buffer_, dense_.words() ? dense_.words() * kWordSize : kWordSize);
+    sync_to_host(session_.queue(), sparse_buffer_, sparse_.words() ? sparse_.words() * kWordSize : kWordSize);
+    check(clFinish(session_.queue()), "clFinish");
+    clReleaseMemObject(sparse_buffer_);
   }
+  clReleaseMemObject(dense_buffer_);
+  dense_buffer_ = sparse_buffer_ = nullptr;
+}
 
+// "Write markings back to heap" (Figure 4, L441-442; L493): the graph's
+// marks go into the headers (direct: the kernel set them there), and the
+// tail becomes the headers the CPU marks.
+void GpuMarker::write_marks_back(const std::vector<uint64_t>& tail, observe::Recorder& events,
+                                 MarkReport& report) {
   if (options_.graph) {
     observe::PhaseScope phase(events, 0, kPhaseApplyMarks);
     // One linear walk of the graph: each marked node's back reference gets

@@ -1,9 +1,10 @@
-// The host side of the GPU mark phase (Maas et al. 2012, Figure 4 steps 1-4):
-// build the reference graph (or take the heap as it is), hand it and the
-// roots to the device, run the mark kernel (kernels/gpu_mark.cl) one launch
-// per iteration of the frontier queue, bring the marks back and write them
-// into the object headers. What it leaves gray (the narrow-tail fallback,
-// L1138-1150) the caller marks on the CPU.
+// The host side of the GPU mark phase (Maas et al. 2012, Figure 4 steps 1-4,
+// L436-475), as GpuMarker::mark's steps: update the reference graph (or take
+// the heap as it is), copy it and the roots to the device, run the mark
+// kernel (kernels/gpu_mark.cl) one launch per iteration of the frontier
+// queue, copy the marks back and write them into the object headers. What it
+// leaves gray (the narrow-tail fallback, L1138-1150) the caller marks on the
+// CPU.
 #pragma once
 
 #include <array>
@@ -82,6 +83,15 @@ class GpuMarker {
   const std::string& build_options() const { return build_options_; }
 
  private:
+  // --- mark's steps, in the order of the paper's Figure 4
+  void update_reference_graph(const MarkableHeap& heap, const std::vector<Word*>& roots,
+                              observe::Recorder& events, MarkReport& report);
+  bool fits_on_device(MarkReport& report) const;
+  void copy_to_device(observe::Recorder& events);
+  std::vector<uint64_t> mark_on_device(observe::Recorder& events, MarkReport& report);
+  void copy_back(observe::Recorder& events, const MarkReport& report);
+  void write_marks_back(const std::vector<uint64_t>& tail, observe::Recorder& events, MarkReport& report);
+
   // The frontier queue: two buffers (in and out) of groups_ segments of
   // capacity_ entries each, kept from one collection to the next.
   void ensure_capacity(uint64_t entries, const std::vector<uint64_t>& state);
@@ -109,6 +119,15 @@ class GpuMarker {
   std::vector<uint32_t> node_of_;
   std::unordered_map<const Word*, uint32_t> sparse_node_of_;
   std::vector<Word*> objects_;
+  // One mark's offload: the heap's regions, the roots as queue entries, and
+  // the device buffers of the graph or the regions (a region with nothing
+  // in it is passed as the placeholder).
+  Region dense_;
+  Region sparse_;
+  std::vector<uint64_t> root_entries_;
+  cl_mem dense_buffer_ = nullptr;
+  cl_mem sparse_buffer_ = nullptr;
+  Word placeholder_[2] = {0, 0};
 };
 
 }  // namespace gc::gpu

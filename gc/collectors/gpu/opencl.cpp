@@ -143,7 +143,7 @@ ClSession::ClSession(const ClDevice& device) : device_(device) {
   context_ = clCreateContext(props, 1, &device_.id, nullptr, nullptr, &err);
   check(err, "clCreateContext");
   // Profiling gives the device's own kernel times, launch overhead excluded
-  // (the paper's Table 1 excludes it too, L732-735).
+  // (the paper excludes it too, L716-719, L1279).
   queue_ = clCreateCommandQueue(context_, device_.id, CL_QUEUE_PROFILING_ENABLE, &err);
   check(err, "clCreateCommandQueue");
 }

@@ -1,4 +1,4 @@
-// marksweep's CPU mark phase: the collector's side (one phase on every GC
+// The CPU marker of the mark-sweep space: its side (one phase on every GC
 // thread) and the per-thread steps of marker.h that are not on the
 // per-object path.
 #include "gc/collectors/marksweep/marker.h"
@@ -10,40 +10,46 @@
 namespace gc {
 
 // ---------------------------------------------------------------------------
-// The collector's side
+// The CPU marker's side
 
-void MarkSweep::mark_phase() { mark_from_roots(); }
-
-const std::vector<RootGroup>& MarkSweep::gather_roots() {
-  root_groups_.clear();
-  roots_.root_groups(root_groups_);
-  return root_groups_;
+CpuMarker::CpuMarker(const HeapOptions& options, parallel::WorkerPool& pool,
+                     std::vector<parallel::WorkerStats>& totals, observe::Recorder& events)
+    : serial_(options.gc_threads <= 1), pool_(pool), totals_(totals), events(events), overflow_(0) {
+  if (!serial_)
+    for (unsigned w = 0; w < pool.size(); ++w)
+      deques_.push_back(
+          std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options.gc_deque_tasks)));
+  for (const char* c : {"objects marked", "tasks", "overflow tasks", "chunk tasks"})
+    events.describe_counter(c, "objects");
+  events.describe_counter("termination idle ns", "ns");
+  events.describe_counter("root groups", "groups");
 }
 
-void MarkSweep::mark_from_roots() {
-  const std::vector<RootGroup>& roots = gather_roots();
+CpuMarker::~CpuMarker() = default;
+
+void CpuMarker::mark_from_roots(std::span<const RootGroup> roots) {
   events.count(0, "root groups", roots.size());
-  run_marker(roots, {});
+  run(roots, {});
 }
 
-void MarkSweep::mark_from_gray(std::span<Word* const> grey) { run_marker({}, grey); }
+void CpuMarker::mark_from_gray(std::span<Word* const> grey) { run({}, grey); }
 
-void MarkSweep::run_marker(std::span<const RootGroup> roots, std::span<Word* const> grey) {
+void CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const> grey) {
   MarkPhaseWork work{{roots}, grey};
-  if (serial()) {
+  if (serial_) {
     Marker<false> marker(*this, 0);
     marker.run(work);
-    worker_totals_[0].add(marker.stats());
+    totals_[0].add(marker.stats());
     return;
   }
-  unsigned threads = options_.gc_threads;
+  unsigned threads = pool_.size();
   std::vector<Marker<true>> markers;
   markers.reserve(threads);
   for (unsigned w = 0; w < threads; ++w) markers.emplace_back(*this, w);
   termination_.reset(threads);
   auto job = [&](unsigned worker) { markers[worker].run(work); };
-  pool_->run(job);
-  for (unsigned w = 0; w < threads; ++w) worker_totals_[w].add(markers[w].stats());
+  pool_.run(job);
+  for (unsigned w = 0; w < threads; ++w) totals_[w].add(markers[w].stats());
 }
 
 // ---------------------------------------------------------------------------

@@ -1,10 +1,10 @@
-// The CPU marker: one GC thread's part of marksweep's mark phase
-// (MarkSweep::run_marker, marker.cpp). Its steps, in order:
+// One GC thread's part of the CPU marker's mark (CpuMarker::run,
+// cpu_marker.h and marker.cpp). Its steps, in order:
 //
 //   claim_roots  claim root groups until none is left (Flood et al. 2001,
 //                section 3.1: static overpartitioning)
 //   take_grey    claim slices of the grey objects handed over by another
-//                marker (MarkSweep::mark_from_gray)
+//                marker (CpuMarker::mark_from_gray)
 //   trace        the shared parallel tracer's loop (gc/parallel/tracer.h),
 //                exactly as pSemispaces traces; this marker is its mark
 //                policy:
@@ -32,7 +32,7 @@
 #include <span>
 #include <vector>
 
-#include "gc/collectors/marksweep/marksweep.h"
+#include "gc/collectors/marksweep/cpu_marker.h"
 #include "gc/parallel/task.h"
 #include "gc/parallel/tracer.h"
 #include "gc/parallel/worker_stats.h"
@@ -70,7 +70,7 @@ class Marker;
 template <>
 class Marker<false> {
  public:
-  Marker(MarkSweep& c, unsigned id) : c_(c), id_(id) {}
+  Marker(CpuMarker& c, unsigned id) : c_(c), id_(id) {}
 
   // The whole phase on this thread.
   void run(MarkPhaseWork& work);
@@ -96,7 +96,7 @@ class Marker<false> {
     if (Header::nrefs(before)) c_.serial_stack_.push_back(parallel::Task::whole(h));
   }
 
-  MarkSweep& c_;
+  CpuMarker& c_;
   unsigned id_;
   uint64_t objects_marked_ = 0;
   parallel::WorkerStats stats_;
@@ -105,7 +105,7 @@ class Marker<false> {
 template <>
 class Marker<true> : public parallel::Tracer<Marker<true>> {
  public:
-  Marker(MarkSweep& c, unsigned id)
+  Marker(CpuMarker& c, unsigned id)
       : Tracer(parallel::TraceShared{c.deques_, c.overflow_, c.termination_}, id), c_(c) {}
 
   // The whole phase on this thread.
@@ -132,7 +132,7 @@ class Marker<true> : public parallel::Tracer<Marker<true>> {
 
   void report() const;
 
-  MarkSweep& c_;
+  CpuMarker& c_;
   uint64_t objects_marked_ = 0;
 };
 

@@ -1,4 +1,4 @@
-// The segregated free-list heap's geometry: size classes and blocks.
+// The mark-sweep space's geometry (marksweep_space.h): size classes and blocks.
 //
 // Every object below kLargeObjectBytes lives in a cell of one of
 // kSizeClasses sizes; a block holds cells of one size only, so a cell's

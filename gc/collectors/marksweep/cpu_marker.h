@@ -1,0 +1,66 @@
+// The CPU marker of the mark-sweep space: marksweep's mark phase, and the
+// fallback of the plans that mark elsewhere (`gpu`'s narrow tail, `accel`).
+// In parallel it is a policy of the shared tracer (gc/parallel/tracer.h:
+// root groups claimed dynamically, work stealing, termination and overflow,
+// Flood et al. 2001 sections 3.1-3.4) that marks headers with idempotent
+// plain stores; with --gc-threads=0 or 1, a serial mark stack. Each GC
+// thread's part is a Marker (marker.h).
+//
+// A plan composes one and calls one of its two entry points, for all the
+// work or the rest of it; the sweep that follows frees every unmarked cell.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/parallel/overflow_set.h"
+#include "gc/parallel/task.h"
+#include "gc/parallel/task_deque.h"
+#include "gc/parallel/termination.h"
+#include "gc/parallel/worker_pool.h"
+#include "gc/parallel/worker_stats.h"
+
+namespace gc {
+
+template <bool kParallel>
+class Marker;
+
+class CpuMarker {
+ public:
+  // Marks on pool's threads (options.gc_threads of them; 0 or 1: serial),
+  // adds each thread's statistics to totals and reports to events.
+  CpuMarker(const HeapOptions& options, parallel::WorkerPool& pool,
+            std::vector<parallel::WorkerStats>& totals, observe::Recorder& events);
+  ~CpuMarker();
+
+  // From the roots: marks their targets and everything reachable.
+  void mark_from_roots(std::span<const RootGroup> roots);
+  // From grey objects: every header in `grey` is already marked and its
+  // slots not yet scanned; marks everything reachable from them that is not
+  // yet marked. Objects marked and scanned before stay as they are (a
+  // scanned object's targets must be marked or grey already: the
+  // tri-colour invariant).
+  void mark_from_gray(std::span<Word* const> grey);
+
+ private:
+  template <bool kParallel>
+  friend class Marker;
+
+  // The mark on every GC thread, from roots and grey objects.
+  void run(std::span<const RootGroup> roots, std::span<Word* const> grey);
+
+  bool serial_;
+  parallel::WorkerPool& pool_;
+  std::vector<parallel::WorkerStats>& totals_;
+  // The plan's Collector::events, under the name the Markers read it by.
+  observe::Recorder& events;
+  // The markers' shared machinery, allocated once.
+  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
+  parallel::OverflowSet overflow_;
+  parallel::Termination termination_;
+  std::vector<parallel::Task> serial_stack_;
+};
+
+}  // namespace gc

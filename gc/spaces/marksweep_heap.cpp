@@ -1,0 +1,121 @@
+#include "gc/spaces/marksweep_heap.h"
+
+#include <algorithm>
+
+namespace gc {
+
+namespace {
+
+// Answers after marking: a marked object survives where it is.
+class MarkedSurvives final : public WeakResolver {
+ public:
+  Word* resolve(Word* header) override { return MarkSweepSpace::is_marked(header) ? header : nullptr; }
+};
+
+}  // namespace
+
+MarkSweepHeap::MarkSweepHeap(RootSet& roots, const HeapOptions& options)
+    : Collector(roots, MarkSweepSpace::resolved_options(options)),
+      space_(options_, stats_, events),
+      pool_(std::make_unique<parallel::WorkerPool>(std::max(1u, options_.gc_threads))),
+      worker_totals_(std::max(1u, options_.gc_threads)) {
+  card_base = space_.card_base();
+  // Every allocation reaches allocate_slow in stress mode; otherwise the
+  // inline path pops the lists (top == limit == nullptr: no bump buffer).
+  if (options_.stress_interval == 0) {
+    size_class_of = marksweep::kSizeClassOfWords.data();
+    free_lists = space_.free_lists();
+  }
+}
+
+MarkSweepHeap::~MarkSweepHeap() = default;
+
+// ---------------------------------------------------------------------------
+// One collection
+
+void MarkSweepHeap::collect(GcCause cause) { collect_for(cause, 0); }
+
+void MarkSweepHeap::collect_for(GcCause cause, uint64_t pending_large_bytes) {
+  // Accounted, the lists hold no unaccounted cells: dropping them leaves
+  // heap_used as the recorder reads it at the collection's start.
+  space_.account_allocation_lists();
+  space_.retire_allocation_lists();
+  run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
+    mark();
+    events.phase_start(0, "weak references");
+    process_weak();
+    events.phase_end(0, "weak references");
+    space_.sweep(*pool_, worker_totals_);
+    events.phase_start(0, "resize");
+    space_.resize(pending_large_bytes);
+    events.phase_end(0, "resize");
+    return true;
+  });
+}
+
+const std::vector<RootGroup>& MarkSweepHeap::gather_roots() {
+  root_groups_.clear();
+  roots_.root_groups(root_groups_);
+  return root_groups_;
+}
+
+void MarkSweepHeap::process_weak() {
+  MarkedSurvives resolver;
+  roots_.process_weak(resolver);
+}
+
+// ---------------------------------------------------------------------------
+// Slow paths
+
+Word* MarkSweepHeap::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  count_stress_allocation();
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
+      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+    return out_of_memory();
+  uint64_t words = object_words(nrefs, raw_words);
+  if (words > marksweep::kMaxCellObjectWords)
+    return allocate_large(class_id, nrefs, raw_words, words, GcCause::kLargeAllocation);
+  return allocate_cell(class_id, nrefs, raw_words, words);
+}
+
+Word* MarkSweepHeap::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  count_stress_allocation();
+  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
+      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
+    return out_of_memory();
+  return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words),
+                        GcCause::kLargeAllocation);
+}
+
+void MarkSweepHeap::count_stress_allocation() {
+  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0)
+    collect_for(GcCause::kStress, 0);
+}
+
+// Up to the trigger first; after a collection, up to --heap.
+Word* MarkSweepHeap::allocate_cell(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {
+  unsigned size_class = marksweep::kSizeClassOfWords[words];
+  Word* cell = space_.take_cell(size_class, space_.trigger_bytes());
+  if (!cell) {
+    collect_for(GcCause::kAllocationFailure, 0);
+    cell = space_.take_cell(size_class, space_.max_heap_bytes());
+    if (!cell) return out_of_memory();
+  }
+  return format_object(cell, class_id, nrefs, raw_words);
+}
+
+Word* MarkSweepHeap::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
+                                    GcCause cause) {
+  if (Word* h = space_.allocate_large(class_id, nrefs, raw_words, words, space_.trigger_bytes())) return h;
+  collect_for(cause, LargeObjectSpace::pages_for(words) * kPageBytes);
+  if (Word* h = space_.allocate_large(class_id, nrefs, raw_words, words, space_.max_heap_bytes())) return h;
+  return out_of_memory();
+}
+
+uint64_t MarkSweepHeap::identity_hash(Word* header) {
+  Word h = *header;
+  if (Header::hash_state(h) == HashState::kUnhashed) *header = Header::with_hash_state(h, HashState::kHashed);
+  return space_.hash_of_address(header);
+}
+
+}  // namespace gc

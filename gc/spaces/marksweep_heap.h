@@ -1,0 +1,87 @@
+// The Collector side every plan on the mark-sweep space shares (`marksweep`,
+// `gpu`, `accel`): it owns the space and the GC threads, answers the
+// mutator's slow paths and queries through the space, says when to collect,
+// and runs the collection sequence with the plan's marker as one step. A
+// plan derives from it, composes its marker, and supplies mark().
+//
+// A collection, in order (collect_for reads as this list):
+//   mark            the plan's: on return every object reachable from the
+//                   roots is marked (header mark bit, set_mark and friends)
+//   process_weak    fibers' native state: unmarked means dead
+//   sweep           the space's parallel block sweep, then its large objects
+//   resize          the space's sizing policy
+//
+// When to collect: a cell or large object that does not fit under the
+// space's trigger collects, and is then allowed up to --heap; when even that
+// does not fit, the allocation returns nullptr (out of memory). Stress mode
+// hides the free lists from the fast path so that every allocation reaches
+// allocate_slow.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/parallel/worker_pool.h"
+#include "gc/parallel/worker_stats.h"
+#include "gc/spaces/marksweep_space.h"
+#include "gc/verify/verifier.h"
+
+namespace gc {
+
+class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
+ public:
+  ~MarkSweepHeap() override;
+
+  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
+  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
+  void collect(GcCause cause) override;
+
+  uint64_t heap_used() const override { return space_.used_bytes(); }
+  uint64_t heap_size() const override { return space_.size_bytes(); }
+  bool in_heap(const void* addr) const override { return space_.contains(addr); }
+  // Objects never move: the hash is the address's.
+  uint64_t identity_hash(Word* header) override;
+  void flush_stats() override { space_.account_allocation_lists(); }
+
+  void describe_heap(verify::HeapShape& out) const override { space_.describe_heap(out); }
+  void describe_spaces(std::vector<observe::SpaceUsage>& out) const override { space_.describe_spaces(out); }
+
+  // For tests and observability.
+  const MarkSweepSpace& space() const { return space_; }
+  unsigned gc_threads() const { return options_.gc_threads; }
+  bool serial() const { return options_.gc_threads <= 1; }
+  // Summed over all collections, per GC thread.
+  const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
+
+ protected:
+  MarkSweepHeap(RootSet& roots, const HeapOptions& options);
+
+  // The plan's mark step (see the list above).
+  virtual void mark() = 0;
+
+  // The root groups for this collection (gathered again on each call).
+  const std::vector<RootGroup>& gather_roots();
+  // The GC threads, and each one's statistics summed over all collections,
+  // for the plan's marker.
+  parallel::WorkerPool& pool() { return *pool_; }
+  std::vector<parallel::WorkerStats>& worker_totals() { return worker_totals_; }
+
+ private:
+  // --- one collection, in order
+  void collect_for(GcCause cause, uint64_t pending_large_bytes);
+  void process_weak();
+
+  // --- slow paths
+  Word* allocate_cell(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words);
+  Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words, GcCause cause);
+  void count_stress_allocation();
+
+  MarkSweepSpace space_;
+  uint64_t stress_count_ = 0;
+  std::vector<RootGroup> root_groups_;
+  std::unique_ptr<parallel::WorkerPool> pool_;
+  std::vector<parallel::WorkerStats> worker_totals_;
+};
+
+}  // namespace gc

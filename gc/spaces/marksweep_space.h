@@ -1,0 +1,237 @@
+// The mark-sweep space (MMTk's MarkSweepSpace policy): the non-moving heap of
+// Maas et al. 2018 (section V-A, L211-219) that `marksweep`, `gpu` and
+// `accel` share. Blocks of equal-size cells per size class (size_classes.h),
+// free cells linked into per-class free lists, large objects in the
+// large-object space it owns. It allocates, sweeps and sizes itself; which
+// marker sets the mark bits is the plan's business (marksweep_heap.h).
+//
+// Cells decode from memory alone (Maas et al. 2018, L262-264): the first
+// word of a cell is the object's count word (tag 10) or its header (tag 01,
+// the allocated bit of the paper's "tag bit that we set to 1 for all live
+// cells"), or, for a free cell, the next pointer of its free list (tag 00:
+// cells are word aligned). The header's mark bit is layout.h's.
+//
+// Allocation: the inline fast path (collector.h, gc::allocate) pops the
+// head of free_lists()[size_class_of[words]]. Each list is one block's free
+// cells; when it is empty, take_cell installs the next block of the class
+// that the last sweep left with free cells, else an empty block, else a
+// fresh one, as long as the heap stays within the limit it is given.
+//
+// The sweep, in order (sweep):
+//   sweep_blocks        blocks claimed a few at a time (claim_blocks) by
+//                       every GC thread and swept cell by cell (sweep_block):
+//                       a marked cell is unmarked, an allocated unmarked
+//                       cell is freed (poisoned in verify and stress modes)
+//                       and linked into its block's free list; a block left
+//                       with no live cell becomes empty and serves any size
+//                       class next
+//   sweep_large_objects the large-object space's sweep
+//   account_sweep       live and free cells per class, the lists rebuilt
+//
+// Sizing policy. --heap bounds B + L, where B is the bytes of blocks in use
+// (empty ones included, until their pages are returned) and L the bytes of
+// large-object pages. A collection starts when B + L would pass the trigger;
+// after it the trigger is what the non-empty blocks and large objects
+// occupy plus as much again as is live (at least kInitialHeapBytes, at most
+// --heap), and empty blocks beyond it return their pages to the OS. After a
+// collection an allocation may take B + L past the trigger up to --heap.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/heap/reservation.h"
+#include "gc/parallel/worker_pool.h"
+#include "gc/parallel/worker_stats.h"
+#include "gc/spaces/large_object_space.h"
+#include "gc/spaces/size_classes.h"
+#include "gc/verify/verifier.h"
+
+namespace gc {
+
+class MarkSweepSpace {
+ public:
+  // One block of the block region: kBlockBytes at begin, cut into cells of
+  // cell_words words when it has a size class.
+  struct Block {
+    static constexpr uint8_t kNoSizeClass = 0xFF;
+
+    Word* begin = nullptr;
+    // The block's free cells not yet handed to the mutator, linked through
+    // their first word in address order (nullptr: none).
+    Word* free_list = nullptr;
+    uint32_t cell_words = 0;  // 0 while empty
+    uint32_t cells = 0;
+    // Free cells not yet handed to the mutator: the sweep's or the
+    // formatting's count, 0 once the block's list is installed.
+    uint32_t free_cells = 0;
+    uint64_t live_words = 0;  // words of the objects in live cells, at the last sweep
+    uint8_t size_class = kNoSizeClass;
+    bool committed = false;  // its pages are part of the heap (not given back)
+
+    bool empty() const { return size_class == kNoSizeClass; }
+    // The end of the last whole cell; a tail shorter than a cell follows.
+    Word* cells_end() const { return begin + static_cast<uint64_t>(cells) * cell_words; }
+    Word* end() const { return begin + marksweep::kBlockWords; }
+  };
+
+  // The options as the space honours them: --heap defaulted and rounded.
+  static HeapOptions resolved_options(const HeapOptions& in);
+
+  // options resolved; the space counts its allocation and peak size in
+  // stats and reports its counters and panels through events.
+  MarkSweepSpace(const HeapOptions& options, GcStats& stats, observe::Recorder& events);
+
+  // --- the mutator's side
+  // The lists the inline fast path pops (Collector::free_lists).
+  Word** free_lists() { return heads_; }
+  uint8_t* card_base() const { return cards_.biased_base(); }
+  // A free cell of the class, or nullptr when the heap would pass
+  // limit_bytes.
+  Word* take_cell(unsigned size_class, uint64_t limit_bytes);
+  // A large object, formatted, or nullptr when the heap would pass
+  // limit_bytes or the region has no run of pages for it.
+  Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
+                       uint64_t limit_bytes);
+  // The fast path pops without counting: what each list lost since it was
+  // last accounted is counted as allocated (whole cells).
+  void account_allocation_lists();
+
+  // --- one collection, in order
+  // The lists the mutator was popping are dropped: their cells are still
+  // free (a next pointer in the first word) and the sweep links them again.
+  void retire_allocation_lists();
+  // Frees every unmarked cell and large object and clears the marks of the
+  // others, on the pool's threads; each thread's time goes to busy_ns.
+  void sweep(parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns);
+  // The sizing policy; pending_large_bytes is room kept for the large
+  // object whose allocation collected.
+  void resize(uint64_t pending_large_bytes);
+
+  // --- the sweep's steps, for a plan whose block sweepers are its own (an
+  // accelerator's reclamation unit): sweep_block for every non-empty block,
+  // then sweep_large_objects and account_sweep.
+
+  // What one sweeper found, per size class.
+  struct SweepTally {
+    uint64_t live_cells[marksweep::kSizeClasses] = {};
+    uint64_t free_cells[marksweep::kSizeClasses] = {};
+    uint64_t live_words = 0;
+    uint64_t freed_cells = 0;
+    uint64_t blocks = 0;
+    uint64_t emptied = 0;
+  };
+  std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool,
+                                       std::vector<parallel::WorkerStats>& busy_ns);
+  void sweep_block(size_t index, SweepTally& t);
+  void sweep_large_objects();
+  void account_sweep(const std::vector<SweepTally>& tallies);
+
+  // --- queries
+  uint64_t max_heap_bytes() const { return max_heap_bytes_; }
+  uint64_t trigger_bytes() const { return trigger_bytes_; }
+  // Bytes in allocated cells (whole cells: their internal fragmentation
+  // counts) plus large-object pages.
+  uint64_t used_bytes() const;
+  // B + L of the sizing policy.
+  uint64_t size_bytes() const { return committed_block_bytes() + los_.committed_bytes(); }
+  uint64_t committed_block_bytes() const { return committed_blocks_ * marksweep::kBlockBytes; }
+  // Empty blocks (any class may take them), committed or not.
+  size_t empty_block_count() const { return empty_blocks_.size(); }
+  bool contains(const void* addr) const { return reservation_.contains(addr); }
+  // The block holding addr, or nullptr outside the block region.
+  const Block* block_containing(const void* addr) const;
+  const std::vector<Block>& blocks() const { return blocks_; }
+  const LargeObjectSpace& large_objects() const { return los_; }
+  const Reservation& reservation() const { return reservation_; }
+  // Objects never move: a hash of the address serves as identity hash.
+  uint64_t hash_of_address(const Word* header) const;
+  // Calls f(header) for every allocated object: cells walked block by block
+  // (free cells skipped), then the large objects. Between collections, or
+  // between mark and sweep (the marks are then as far as marking has got).
+  template <class F>
+  void for_each_object(F&& f) const;
+  // The heap map and the verifier's description.
+  void describe_spaces(std::vector<observe::SpaceUsage>& out) const;
+  void describe_heap(verify::HeapShape& out) const;
+  // Raises the statistics' peak heap size to size_bytes().
+  void note_peak_size();
+
+  // --- mark bits (layout.h's Header::kMarkBit in the header word)
+  static bool is_marked(const Word* header) {
+    return Header::is_marked(std::atomic_ref<const Word>(*header).load(std::memory_order_relaxed));
+  }
+  // Single-threaded marking (or applying another marker's marks): plain.
+  // True if the object was not marked before.
+  static bool set_mark(Word* header) {
+    Word h = *header;
+    if (Header::is_marked(h)) return false;
+    *header = h | Header::kMarkBit;
+    return true;
+  }
+  // Single-threaded: e.g. to mark again with another marker and compare.
+  static void clear_mark(Word* header) { *header &= ~Header::kMarkBit; }
+  // Marking shared with other threads: one fetch-or decides which thread
+  // marked the object (and so owns its scan). True for that thread.
+  static bool set_mark_atomic(Word* header) {
+    std::atomic_ref<Word> h(*header);
+    if (Header::is_marked(h.load(std::memory_order_relaxed))) return false;
+    return !Header::is_marked(h.fetch_or(Header::kMarkBit, std::memory_order_relaxed));
+  }
+
+ private:
+  void describe_events();
+  bool claim_blocks(std::atomic<uint64_t>& next, uint64_t& begin, uint64_t& end) const;
+  void rebuild_class_lists();
+  // --- the allocator's slow path onto blocks
+  bool install_next_block(unsigned size_class, uint64_t limit_bytes);
+  int64_t acquire_empty_block(uint64_t limit_bytes);
+  void format_block(Block& b, unsigned size_class);
+  void account_allocation_list(unsigned size_class);
+  uint64_t unaccounted_cell_bytes() const;
+
+  GcStats& stats_;
+  observe::Recorder& events_;
+  uint64_t max_heap_bytes_;
+  // Verify and stress modes: freed cells are poisoned.
+  bool poison_;
+  Reservation reservation_;
+  CardTable cards_;
+  Word* blocks_begin_;
+  uint64_t max_blocks_;  // the block region's capacity
+  LargeObjectSpace los_;
+
+  std::vector<Block> blocks_;           // carved so far, by address
+  uint64_t committed_blocks_ = 0;       // blocks whose pages count as heap
+  std::vector<uint32_t> empty_blocks_;  // empty blocks, committed ones last (taken first)
+  // Per size class: blocks the last sweep left with free cells (not yet
+  // installed), the list the fast path pops, and what was accounted of it.
+  std::vector<uint32_t> available_[marksweep::kSizeClasses];
+  // heads_[kNoCellClass] stays nullptr (size_classes.h).
+  Word* heads_[marksweep::kSizeClasses + 1] = {};
+  uint32_t installed_cells_[marksweep::kSizeClasses] = {};
+  // Bytes of allocated cells at the last accounting (retired lists, sweep).
+  uint64_t cell_bytes_in_use_ = 0;
+  uint64_t trigger_bytes_;
+  // Counter names of the per-class statistics ("cells 24 B: live", ...),
+  // kept for the Recorder, which holds the pointers until the collection ends.
+  std::vector<std::string> class_counter_names_;
+};
+
+template <class F>
+void MarkSweepSpace::for_each_object(F&& f) const {
+  for (const Block& b : blocks_) {
+    if (b.empty()) continue;
+    for (Word* cell = b.begin; cell < b.cells_end(); cell += b.cell_words) {
+      Word first = *cell;
+      if ((first & Header::kTagMask) == 0) continue;  // a free cell's next pointer
+      f(header_from_start(cell));
+    }
+  }
+  for (const LargeObjectSpace::Object& o : los_.objects()) f(o.header);
+}
+
+}  // namespace gc
