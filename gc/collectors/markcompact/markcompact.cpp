@@ -4,7 +4,6 @@
 #include <bit>
 #include <cstring>
 
-#include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/heap/identity_hash.h"
 
 namespace gc {
@@ -93,18 +92,14 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       los_(old_.region_end(), reservation_.end()),
       young_(&young_a_),
       young_other_(&young_b_),
+      knobs_(markcompact_collector_options(options_)),
       young_bytes_(young_semispace_for(options_)),
       old_target_bytes_(kInitialOldBytes),
-      tenure_age_(markcompact_collector_options(options_).tenure_age >= 0
-                      ? static_cast<uint32_t>(markcompact_collector_options(options_).tenure_age)
-                      : kDefaultTenureAge),
-      lab_words_(markcompact_collector_options(options_).gc_lab_bytes
-                     ? std::max<uint64_t>(markcompact_collector_options(options_).gc_lab_bytes / kWordSize, 1)
-                     : kGcLabWords),
+      tenure_age_(knobs_.tenure_age >= 0 ? static_cast<uint32_t>(knobs_.tenure_age) : kDefaultTenureAge),
+      lab_words_(knobs_.gc_lab_bytes ? std::max<uint64_t>(knobs_.gc_lab_bytes / kWordSize, 1) : kGcLabWords),
       mutator_(*this, *this, options_.stress_interval),
       overflow_(parallel::deque_capacity(options_.gc_deque_tasks)),
-      cards_scan_(markcompact_collector_options(options_).card_tasks,
-                  markcompact_collector_options(options_).card_blocks),
+      cards_scan_(knobs_.card_tasks, knobs_.card_blocks),
       serial_(events, options_.verify || options_.stress_interval > 0) {
   card_base = cards_.biased_base();
   young_->reset(young_bytes_);

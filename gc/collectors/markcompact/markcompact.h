@@ -48,6 +48,7 @@
 #include "gc/alloc/bump_allocator.h"
 #include "gc/collector.h"
 #include "gc/collectors/markcompact/card_scan.h"
+#include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/collectors/markcompact/serial_markcompact.h"
 #include "gc/collectors/semispace/psemispaces.h"
@@ -140,11 +141,12 @@ class MarkCompactCollector final : public Collector,
   CopySpace* young_;        // the mutator allocates here; to-space of the last young collection
   CopySpace* young_other_;  // from-space during a young collection, empty otherwise
 
-  uint64_t young_bytes_;       // Y: each young semispace's capacity
-  uint64_t old_target_bytes_;  // the old generation's capacity before a full collection is due
-  uint32_t tenure_age_;        // --tenure
-  uint64_t lab_words_;         // --gc-lab
-  BumpAllocator mutator_;      // the mutator's buffer in the young semispace
+  MarkCompactCollectorOptions knobs_;  // this collector's command-line options
+  uint64_t young_bytes_;               // Y: each young semispace's capacity
+  uint64_t old_target_bytes_;          // the old generation's capacity before a full collection is due
+  uint32_t tenure_age_;                // --tenure
+  uint64_t lab_words_;                 // --gc-lab
+  BumpAllocator mutator_;              // the mutator's buffer in the young semispace
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;
