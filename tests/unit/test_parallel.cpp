@@ -348,10 +348,10 @@ class CountingMarker : public Tracer<CountingMarker> {
   void trace_slot(Value* slot) {
     if (!slot->is_ref()) return;
     Word* h = slot->as_ref();
-    if (Header::is_marked(std::atomic_ref<Word>(*h).fetch_or(Header::kMarkBit, std::memory_order_relaxed)))
-      return;
+    Word before = std::atomic_ref<Word>(*h).fetch_or(Header::kMarkBit, std::memory_order_relaxed);
+    if (Header::is_marked(before)) return;
     marked++;
-    if (Header::nrefs(*h)) defer(Task::whole(h));
+    if (Header::nrefs(before)) defer(Task::whole(h));
   }
   uint64_t marked = 0;
 };
