@@ -174,13 +174,6 @@ class MarkSweepSpace {
   }
   // Single-threaded: e.g. to mark again with another marker and compare.
   static void clear_mark(Word* header) { *header &= ~Header::kMarkBit; }
-  // Marking shared with other threads: one fetch-or decides which thread
-  // marked the object (and so owns its scan). True for that thread.
-  static bool set_mark_atomic(Word* header) {
-    std::atomic_ref<Word> h(*header);
-    if (Header::is_marked(h.load(std::memory_order_relaxed))) return false;
-    return !Header::is_marked(h.fetch_or(Header::kMarkBit, std::memory_order_relaxed));
-  }
 
  private:
   void describe_events();
