@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 
+#include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
 
 namespace gc {
@@ -30,8 +31,6 @@ constexpr uint32_t kDefaultTenureAge = 2;
 // full collection, and at least room to promote a whole young semispace.
 constexpr uint64_t kInitialOldBytes = 4ull << 20;
 
-// As in semispace.cpp (--gc-lab).
-constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
 constexpr uint64_t kMinLabWords = 64;
 constexpr uint64_t kMinHeapBytes = 256ull << 10;
 
@@ -96,7 +95,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       young_bytes_(young_semispace_for(options_)),
       old_target_bytes_(kInitialOldBytes),
       tenure_age_(knobs_.tenure_age >= 0 ? static_cast<uint32_t>(knobs_.tenure_age) : kDefaultTenureAge),
-      lab_words_(knobs_.gc_lab_bytes ? std::max<uint64_t>(knobs_.gc_lab_bytes / kWordSize, 1) : kGcLabWords),
+      lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
       mutator_(*this, *this, options_.stress_interval),
       overflow_(parallel::deque_capacity(options_.gc_deque_tasks)),
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),

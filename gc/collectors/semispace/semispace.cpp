@@ -23,16 +23,6 @@ constexpr uint64_t kInitialSemispaceBytes = 4ull << 20;
 // that tests of out-of-memory behaviour can use tiny heaps.
 constexpr uint64_t kMinHeapBytes = 64ull << 10;
 
-// To-space LAB size, the default of --gc-lab (Flood et al. 2001, section 4,
-// L156: "large enough to reduce contention on the copy pointer, yet small
-// enough to avoid excessive fragmentation"; the paper gives no value).
-// Serially LABs are extended in place and waste nothing; in parallel each
-// GC thread claims its own with one atomic bump. Measured in
-// docs/collectors/semispace.md: below 8 KB the shared bump starts to show
-// in GC time with 2 threads, above 64 KB the tails left at the end of a
-// collection cost more to-space than they save.
-constexpr uint64_t kGcLabWords = (32u << 10) / kWordSize;
-
 // Live data above this fraction of a semispace after a collection doubles
 // it: a copying collector's cost is proportional to live data and its
 // frequency inversely proportional to free space, so keeping at least half
@@ -182,7 +172,7 @@ class Scavenger {
   }
 
   [[gnu::noinline]] void refill_lab(uint64_t words) {
-    if (!to_.claim_lab(lab_, words, kGcLabWords)) semispace_to_space_overflow();
+    if (!to_.claim_lab(lab_, words, kDefaultGcLabWords)) semispace_to_space_overflow();
   }
 
   SemispaceCollector& c_;
@@ -239,9 +229,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       other_(&space_b_),
       semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
       mutator_(*this, *this, options_.stress_interval),
-      lab_words_(semispace_options(options_).gc_lab_bytes
-                     ? std::max<uint64_t>(semispace_options(options_).gc_lab_bytes / kWordSize, 1)
-                     : kGcLabWords),
+      lab_words_(gc_lab_words(semispace_options(options_).gc_lab_bytes)),
       overflow_(parallel::deque_capacity(options_.gc_deque_tasks)) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);
