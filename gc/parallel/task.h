@@ -12,13 +12,15 @@ namespace gc::parallel {
 
 struct Task {
   Word* object = nullptr;  // header address
-  // Slots [begin, end) of the object; begin == end == 0 means all of them.
+  // Slots [begin, end) of the object. A whole object is [0, nrefs): its
+  // task says how many slots to scan, so scanning it does not read its
+  // header again. A range's begin is never 0 (tracer.h, scan_large).
   uint32_t begin = 0;
   uint32_t end = 0;
 
-  static Task whole(Word* object) { return Task{object, 0, 0}; }
+  // nrefs fits: Header::nrefs is at most 0xFFFF << 15 (layout.h).
+  static Task whole(Word* object, uint64_t nrefs) { return Task{object, 0, static_cast<uint32_t>(nrefs)}; }
   static Task slots(Word* object, uint32_t begin, uint32_t end) { return Task{object, begin, end}; }
-  bool is_range() const { return end != 0; }
   bool empty() const { return object == nullptr; }
 };
 

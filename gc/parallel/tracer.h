@@ -97,7 +97,8 @@ struct RootClaim {
 template <class Policy>
 class Tracer {
  public:
-  Tracer(const TraceShared& shared, unsigned id) : work_(shared), id_(id), deque_(*shared.deques[id]) {}
+  Tracer(const TraceShared& shared, unsigned id)
+      : work_(shared), id_(id), threads_(static_cast<unsigned>(shared.deques.size())), deque_(*shared.deques[id]) {}
 
   unsigned id() const { return id_; }
   const WorkerStats& stats() const { return stats_; }
@@ -138,16 +139,27 @@ class Tracer {
 
   void trace();
 
-  // Slots [begin, end) of the object whose header is h, prefetched first
-  // when they are few.
+  // Whether scan_slots prefetches the targets of a small object's slots
+  // before tracing them; a policy may say otherwise by declaring its own.
+  // Marking reads each target's header and does little else, so the
+  // targets' misses overlap. A copy policy's copy of one target waits for
+  // that target's header anyway, and the next object it scans is the one
+  // it just copied: on the forest (bench/forest_gc.src) the prefetch pass
+  // cost pSemispaces more than it saved.
+  static constexpr bool kPrefetchTargets = true;
+
+  // Slots [begin, end) of the object whose header is h, their targets
+  // prefetched first when they are few (kPrefetchTargets).
   [[gnu::always_inline]] void scan_slots(Word* h, uint64_t begin, uint64_t end) {
     Value* lo = reinterpret_cast<Value*>(h - end);
     Value* hi = reinterpret_cast<Value*>(h - begin);
-    if (end - begin <= kPrefetchSlots) {
-      for (Value* slot = lo; slot < hi; ++slot) {
-        uint64_t bits = slot->bits;
-        if ((bits & Value::kTagMask) == Value::kRefTag)
-          __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
+    if constexpr (Policy::kPrefetchTargets) {
+      if (end - begin <= kPrefetchSlots) {
+        for (Value* slot = lo; slot < hi; ++slot) {
+          uint64_t bits = slot->bits;
+          if ((bits & Value::kTagMask) == Value::kRefTag)
+            __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
+        }
       }
     }
     for (Value* slot = lo; slot < hi; ++slot) policy().trace_slot(slot);
@@ -159,7 +171,7 @@ class Tracer {
   // Some thread has offered termination: it can only find work that sits
   // in a deque. One relaxed load of a line written only when a thread goes
   // idle or comes back.
-  bool others_idle() const { return work_.termination.active() < work_.deques.size(); }
+  bool others_idle() const { return threads_ > 1 && work_.termination.active() < threads_; }
 
   // The work-sharing counters every parallel phase reports, once per phase
   // on this thread (the Recorder's rule).
@@ -181,17 +193,12 @@ class Tracer {
 
   [[gnu::always_inline]] void process(Task t) {
     stats_.tasks_processed++;
-    Word* h = t.object;
-    if (t.is_range()) {
-      scan_large(h, t.begin, t.end);
-      return;
-    }
-    // A header may be marked by another thread meanwhile: read it atomically.
-    uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
-    if (n > kChunkSlots) [[unlikely]] {
-      scan_large(h, 0, n);
+    if (t.end - t.begin > kChunkSlots) [[unlikely]] {
+      scan_large(t.object, t.begin, t.end);
+    } else if (t.begin == 0) {
+      policy().scan_object(t.object, t.end);
     } else {
-      policy().scan_object(h, n);
+      scan_slots(t.object, t.begin, t.end);
     }
   }
 
@@ -244,6 +251,7 @@ class Tracer {
 
   TraceShared work_;
   unsigned id_;
+  unsigned threads_;
   TaskDeque& deque_;
   PrivateTasks private_;
   uint64_t steal_seed_ = 0;
@@ -260,14 +268,17 @@ void Tracer<Policy>::trace() {
   Task t;
   for (;;) {
     for (;;) {
+      // The private stack's task goes straight to process(); only the
+      // deque's and the thieves' pass through memory.
       if (!private_.empty()) {
-        if (private_.size() > 1 && others_idle()) [[unlikely]]
+        if (others_idle() && private_.size() > 1) [[unlikely]]
           publish(private_.size() / 2);
-        t = private_.pop();
-      } else if (!deque_.pop(t)) {
+        process(private_.pop());
+      } else if (deque_.pop(t)) {
+        process(t);
+      } else {
         break;
       }
-      process(t);
     }
     if (refill_from_overflow()) continue;
     if (steal_from_others(work_.deques, id_, steal_seed_, stats_, t)) {

@@ -9,9 +9,12 @@
 namespace gc::parallel {
 
 struct WorkerStats {
+  // Not side by side: incremented together on the copy path, adjacent
+  // counters are combined by the compiler into a vector load, add and
+  // store, longer than the two scalar adds.
   uint64_t objects_copied = 0;
-  uint64_t bytes_copied = 0;
   uint64_t root_groups_claimed = 0;
+  uint64_t bytes_copied = 0;
   uint64_t steal_attempts = 0;      // CAS attempts on another thread's top
   uint64_t steals = 0;              // ... that won a task
   uint64_t overflow_events = 0;     // full deque: bottom half to the overflow set

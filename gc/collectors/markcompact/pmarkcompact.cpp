@@ -115,7 +115,7 @@ class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
     // same word) and both scan the object, which changes nothing.
     store_header(h, hw | Header::kMarkBit);
     objects_marked++;
-    if (Header::nrefs(hw)) defer(parallel::Task::whole(h));
+    if (uint64_t n = Header::nrefs(hw)) defer(parallel::Task::whole(h, n));
   }
 
   // Records a walkable space's live object start for its unit boundary;

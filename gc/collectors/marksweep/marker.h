@@ -59,8 +59,8 @@ void claim_grey(MarkPhaseWork& work, Take&& take) {
     if (i >= work.grey.size()) return;
     size_t end = std::min(work.grey.size(), i + kGreySlice);
     for (; i < end; ++i)
-      if (Header::nrefs(std::atomic_ref<Word>(*work.grey[i]).load(std::memory_order_relaxed)))
-        take(parallel::Task::whole(work.grey[i]));
+      if (uint64_t n = Header::nrefs(std::atomic_ref<Word>(*work.grey[i]).load(std::memory_order_relaxed)))
+        take(parallel::Task::whole(work.grey[i], n));
   }
 }
 
@@ -93,7 +93,7 @@ class Marker<false> {
     objects_marked_++;
     // Objects with no reference slots (strings, number arrays) are black
     // as soon as they are marked.
-    if (Header::nrefs(before)) c_.serial_stack_.push_back(parallel::Task::whole(h));
+    if (uint64_t n = Header::nrefs(before)) c_.serial_stack_.push_back(parallel::Task::whole(h, n));
   }
 
   CpuMarker& c_;
@@ -127,7 +127,7 @@ class Marker<true> : public parallel::Tracer<Marker<true>> {
     if (Header::is_marked(before)) return;
     header.store(before | Header::kMarkBit, std::memory_order_relaxed);
     objects_marked_++;
-    if (Header::nrefs(before)) defer(parallel::Task::whole(h));
+    if (uint64_t n = Header::nrefs(before)) defer(parallel::Task::whole(h, n));
   }
 
   void report() const;
