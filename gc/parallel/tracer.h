@@ -98,7 +98,10 @@ template <class Policy>
 class Tracer {
  public:
   Tracer(const TraceShared& shared, unsigned id)
-      : work_(shared), id_(id), threads_(static_cast<unsigned>(shared.deques.size())), deque_(*shared.deques[id]) {}
+      : work_(shared),
+        id_(id),
+        threads_(static_cast<unsigned>(shared.deques.size())),
+        deque_(*shared.deques[id]) {}
 
   unsigned id() const { return id_; }
   const WorkerStats& stats() const { return stats_; }
