@@ -165,7 +165,13 @@ class Tracer {
         }
       }
     }
-    for (Value* slot = lo; slot < hi; ++slot) policy().trace_slot(slot);
+    // From the first field (next to the header) to the last, so that the
+    // last field's target is deferred last and scanned next. In objects
+    // built bottom-up (children passed to their parent's constructor) that
+    // is the child allocated last, just below its parent: depth first then
+    // walks the heap downwards in address order, which the hardware
+    // prefetcher follows (forest: 1 thread 10% faster than the other order).
+    for (Value* slot = hi; slot > lo;) policy().trace_slot(--slot);
   }
 
   // The policy's default for a whole object.
