@@ -1,0 +1,40 @@
+// What every box of the simulated GC unit shares (Maas, Asanović and
+// Kubiatowicz 2018, "A Hardware Accelerator for Tracing Garbage
+// Collection"; docs/collectors/accel.md): simulated time, and the memory
+// requests the units send.
+#pragma once
+
+#include <cstdint>
+
+namespace gc::accel {
+
+// Simulated time in cycles of the paper's 1 GHz clock (Table I, L270): one
+// cycle is one nanosecond, so DRAM timings in ns are cycles as they are.
+using Cycle = uint64_t;
+inline constexpr Cycle kNever = UINT64_MAX;
+
+// Who sent a memory request. The paper counts requests by source
+// (Figure 18, L320-326): the marker, the tracer, the mark queue's spill
+// path, the block sweepers and the page-table walker; the in-order CPU
+// baseline's cache misses are a sixth.
+enum class Source : uint8_t { kMarker, kTracer, kSpill, kSweeper, kWalker, kCpu };
+inline constexpr unsigned kSourceCount = 6;
+
+const char* source_name(Source s);
+
+// One request on the memory port: at most one 64-byte line, aligned to
+// its power-of-two size (the interconnect's rule, L252).
+struct MemRequest {
+  uint64_t addr = 0;
+  uint32_t bytes = 8;
+  bool write = false;
+  Source source = Source::kMarker;
+  uint64_t tag = 0;  // the sender's, handed back with the response
+};
+
+struct MemResponse {
+  MemRequest request;
+  Cycle at = 0;  // the cycle the data (or the write's acknowledgement) arrives
+};
+
+}  // namespace gc::accel
