@@ -49,13 +49,14 @@ Cycle MarkQueue::next_event(Cycle now, const MemoryModel& memory) const {
 
 // One step of the spill machine: direct moves, then at most one memory
 // request, a write before a read.
-void MarkQueue::advance(Cycle now, MemoryModel& memory) {
+bool MarkQueue::advance(Cycle now, MemoryModel& memory) {
+  bool moved = can_move_directly();
   while (can_move_directly()) {
     in_.push_back(out_.front());
     out_.pop_front();
     stats_.direct_moves++;
   }
-  if (!memory.can_accept()) return;
+  if (!memory.can_accept()) return moved;
   if (can_write_line()) {
     Line line;
     for (unsigned i = 0; i < entries_per_line(); ++i) {
@@ -77,7 +78,10 @@ void MarkQueue::advance(Cycle now, MemoryModel& memory) {
     read_in_flight_ = true;
     memory.submit(MemRequest{line_address(index), kLineBytes, false, Source::kSpill, index | kReadTag}, now);
     stats_.spill_reads++;
+  } else {
+    return moved;
   }
+  return true;
 }
 
 void MarkQueue::on_response(const MemResponse& response) {

@@ -46,7 +46,9 @@ class MarkQueue {
   explicit MarkQueue(const MarkQueueConfig& config);
 
   // The producer's side: room in Q or in outQ.
-  bool can_push() const { return q_.size() < q_capacity_ || out_.size() < config_.side_entries; }
+  bool can_push() const { return room() > 0; }
+  // How many pushes would be taken now.
+  uint64_t room() const { return (q_capacity_ - q_.size()) + (config_.side_entries - out_.size()); }
   void push(uint64_t ref);
   // The tracer holds back its requests while outQ is this full.
   bool throttle() const { return out_.size() >= config_.side_entries / 2; }
@@ -60,7 +62,8 @@ class MarkQueue {
 
   // The spill machine, for the simulation loop.
   Cycle next_event(Cycle now, const MemoryModel& memory) const;
-  void advance(Cycle now, MemoryModel& memory);
+  // True if it moved entries or sent a request.
+  bool advance(Cycle now, MemoryModel& memory);
   void on_response(const MemResponse& response);
 
   struct Stats {

@@ -1,0 +1,41 @@
+// The traversal unit's reader (L240-242): "At the beginning of a GC, a
+// reader copies all references from the hwgc-space into the mark queue."
+// The runtime has written the roots there (the plan gathers the root
+// set's references into one array, whose address is the hwgc-space); the
+// reader streams it a line of 8 references at a time through the unit's
+// port, and pushes each line's references when it arrives. It reads a
+// line only when the mark queue has room for it and every line before it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "gc/collectors/accel/mark_queue.h"
+#include "gc/collectors/accel/port.h"
+#include "gc/layout.h"
+
+namespace gc::accel {
+
+class Reader {
+ public:
+  // The roots, header addresses; the span's memory is the hwgc-space.
+  explicit Reader(std::span<Word* const> roots) : roots_(roots) {}
+
+  // One cycle: at most one line requested. True if it did something.
+  bool step(Cycle now, MemoryPort& port, const MarkQueue& queue);
+  void on_response(const MemResponse& response, MarkQueue& queue);
+
+  bool done() const { return next_ == roots_.size() && lines_in_flight_ == 0; }
+  uint64_t lines_read() const { return lines_read_; }
+
+ private:
+  static constexpr uint64_t kRootsPerLine = 8;
+
+  std::span<Word* const> roots_;
+  size_t next_ = 0;  // the first root not yet requested
+  unsigned lines_in_flight_ = 0;
+  uint64_t refs_in_flight_ = 0;
+  uint64_t lines_read_ = 0;
+};
+
+}  // namespace gc::accel
