@@ -1,0 +1,172 @@
+#include "gc/collectors/accel/reclamation_unit.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace gc::accel {
+
+namespace {
+
+constexpr uint64_t kEntriesPerLine = 8;
+constexpr uint64_t kListTag = uint64_t{1} << 63;  // else the sweeper's index
+
+[[noreturn]] void stalled(Cycle at) {
+  std::fprintf(stderr, "vm: internal error: accel's reclamation unit stalled with work left at cycle %llu\n",
+               static_cast<unsigned long long>(at));
+  std::abort();
+}
+
+}  // namespace
+
+ReclamationUnit::ReclamationUnit(const ReclamationConfig& config, MemoryModel& memory)
+    : config_(config), memory_(memory), port_(memory), sweepers_(config.sweepers) {}
+
+Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start,
+                           const std::function<void(size_t)>& swept) {
+  Cycle now = start;
+  for (;;) {
+    if (step(now, blocks, swept)) {
+      now++;
+      continue;
+    }
+    Cycle next = memory_.next_event();
+    if (next == kNever) break;
+    now = std::max(next, now + 1);
+  }
+  bool idle = std::all_of(sweepers_.begin(), sweepers_.end(),
+                          [](const Sweeper& s) { return s.state == State::kIdle; });
+  if (!idle || listed_ != blocks.size() || !ready_blocks_.empty()) stalled(now);
+  stats_.cycles = now - start;
+  return now;
+}
+
+bool ReclamationUnit::step(Cycle now, std::span<const SweepBlock> blocks,
+                           const std::function<void(size_t)>& swept) {
+  responses_.clear();
+  memory_.advance(now, responses_);
+  for (const MemResponse& r : responses_) on_response(r, blocks);
+  bool progress = !responses_.empty();
+  progress |= read_block_list(now, blocks);
+  for (unsigned k = 0; k < sweepers_.size(); ++k) {
+    unsigned id = (next_sweeper_ + k) % sweepers_.size();
+    if (step_sweeper(sweepers_[id], id, now, blocks, swept)) {
+      progress = true;
+      next_sweeper_ = (id + 1) % sweepers_.size();
+    }
+  }
+  return progress;
+}
+
+// The block list, a line of 8 entries at a time, kept a line ahead of the
+// sweepers.
+bool ReclamationUnit::read_block_list(Cycle now, std::span<const SweepBlock> blocks) {
+  if (listed_ == blocks.size() || list_reads_in_flight_ > 0 || ready_blocks_.size() >= kEntriesPerLine ||
+      !port_.ready(now))
+    return false;
+  uint64_t line = listed_ / kEntriesPerLine;
+  port_.submit(MemRequest{kBlockListBase + line * 64, 64, false, Source::kSweeper, kListTag | listed_}, now);
+  list_reads_in_flight_++;
+  stats_.list_reads++;
+  listed_ = std::min<size_t>(blocks.size(), (line + 1) * kEntriesPerLine);
+  return true;
+}
+
+bool ReclamationUnit::step_sweeper(Sweeper& s, unsigned id, Cycle now, std::span<const SweepBlock> blocks,
+                                   const std::function<void(size_t)>& swept) {
+  switch (s.state) {
+    case State::kIdle:
+      if (ready_blocks_.empty()) return false;
+      s.block = ready_blocks_.front();
+      ready_blocks_.pop_front();
+      s.cell = 0;
+      stats_.blocks++;
+      s.state = blocks[s.block].cells ? State::kReadCell : State::kWriteBlock;
+      return true;
+    case State::kReadCell:
+    case State::kReadHeader:
+    case State::kLink:
+    case State::kWriteBlock:
+      break;
+    case State::kWaitCell:
+    case State::kWaitHeader:
+      return false;
+  }
+  if (!port_.ready(now)) return false;
+  const SweepBlock& b = blocks[s.block];
+  Word* cell = b.begin + static_cast<uint64_t>(s.cell) * b.cell_words;
+  switch (s.state) {
+    case State::kReadCell:
+      port_.submit(MemRequest{reinterpret_cast<uint64_t>(cell), kWordSize, false, Source::kSweeper, id}, now);
+      stats_.cell_reads++;
+      s.state = State::kWaitCell;
+      break;
+    case State::kReadHeader:
+      port_.submit(MemRequest{reinterpret_cast<uint64_t>(cell + 1 + (*cell >> 2)), kWordSize, false,
+                              Source::kSweeper, id},
+                   now);
+      stats_.header_reads++;
+      s.state = State::kWaitHeader;
+      break;
+    case State::kLink:
+      port_.submit(MemRequest{reinterpret_cast<uint64_t>(cell), kWordSize, true, Source::kSweeper, id}, now);
+      stats_.link_writes++;
+      stats_.freed_or_free_cells++;
+      next_cell(s, blocks);
+      break;
+    case State::kWriteBlock:
+      port_.submit(MemRequest{kBlockListBase + s.block * kWordSize, kWordSize, true, Source::kSweeper, id},
+                   now);
+      stats_.block_writes++;
+      swept(s.block);
+      s.state = State::kIdle;
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+void ReclamationUnit::on_response(const MemResponse& r, std::span<const SweepBlock> blocks) {
+  uint64_t tag = r.request.tag;
+  if (tag & kListTag) {
+    uint64_t first = tag & ~kListTag;
+    for (uint64_t i = first;
+         i < std::min<uint64_t>(blocks.size(), first / kEntriesPerLine * kEntriesPerLine + 8); ++i)
+      ready_blocks_.push_back(i);
+    list_reads_in_flight_--;
+    return;
+  }
+  if (r.request.write) return;  // a posted write's acknowledgement
+  Sweeper& s = sweepers_[tag];
+  const SweepBlock& b = blocks[s.block];
+  Word* cell = b.begin + static_cast<uint64_t>(s.cell) * b.cell_words;
+  Word first = *cell;
+  if (s.state == State::kWaitCell) {
+    stats_.cells++;
+    uint64_t tag_bits = first & Header::kTagMask;
+    if (tag_bits == 0) {
+      s.state = State::kLink;  // free: linked again
+    } else if (tag_bits == Header::kCountTag) {
+      s.state = State::kReadHeader;
+    } else if (Header::is_marked(first)) {
+      next_cell(s, blocks);
+    } else {
+      s.state = State::kLink;
+    }
+    return;
+  }
+  // kWaitHeader
+  if (Header::is_marked(*(cell + 1 + (first >> 2)))) {
+    next_cell(s, blocks);
+  } else {
+    s.state = State::kLink;
+  }
+}
+
+void ReclamationUnit::next_cell(Sweeper& s, std::span<const SweepBlock> blocks) {
+  s.cell++;
+  s.state = s.cell < blocks[s.block].cells ? State::kReadCell : State::kWriteBlock;
+}
+
+}  // namespace gc::accel
