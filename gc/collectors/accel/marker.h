@@ -68,10 +68,14 @@ class Marker {
   bool send_one_request(Cycle now, MemoryPort& port);
   bool hand_one_to_tracer(TracerQueue& traced);
   bool take_one_reference(Cycle now, Translation& tr, MarkQueue& queue);
-  void release(Slot& s);
+  void set(Slot& s, State state);
+  unsigned in(State state) const { return in_state_[static_cast<unsigned>(state)]; }
 
   std::vector<Slot> slots_;
   unsigned busy_ = 0;
+  // Slots in each state, so that a step looks for a state only when some
+  // slot is in it.
+  unsigned in_state_[6] = {};
   bool cache_enabled_;
   TagArray mark_cache_;
   MarkerStats stats_;

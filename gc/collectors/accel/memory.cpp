@@ -28,6 +28,7 @@ uint64_t MemoryStats::total_requests() const {
 }
 
 void MemoryModel::count(const MemRequest& r) {
+  submitted_++;
   auto s = static_cast<unsigned>(r.source);
   stats_.requests[s]++;
   stats_.bytes[s] += r.bytes;
@@ -37,12 +38,22 @@ void MemoryModel::count(const MemRequest& r) {
 // ---------------------------------------------------------------------------
 // DRAM
 
-DramModel::DramModel(const DramConfig& config) : config_(config), banks_(config.banks) {}
+DramModel::DramModel(const DramConfig& config)
+    : config_(config), banks_(config.banks), decisions_(config.banks, kNever) {}
 
 void DramModel::submit(const MemRequest& r, Cycle now) {
   count(r);
   in_flight_++;
-  banks_[bank_of(r.addr)].queue.push_back(Pending{r, now, next_sequence_++});
+  unsigned b = bank_of(r.addr);
+  banks_[b].queue.push_back(Pending{r, now, next_sequence_++});
+  if (banks_[b].queue.size() == 1 || config_.scheduler == DramScheduler::kFifo)
+    decisions_[b] = decision_time(banks_[b]);
+}
+
+// After a decision: the decided bank's time changes, and under FIFO every
+// bank's (the next request in order may sit in any).
+void DramModel::update_decisions() {
+  for (unsigned i = 0; i < banks_.size(); ++i) decisions_[i] = decision_time(banks_[i]);
 }
 
 // A bank decides when it is ready and holds a request that has arrived;
@@ -59,7 +70,7 @@ Cycle DramModel::decision_time(const Bank& b) const {
 Cycle DramModel::next_decision(unsigned& bank) const {
   Cycle best = kNever;
   for (unsigned i = 0; i < banks_.size(); ++i) {
-    Cycle t = decision_time(banks_[i]);
+    Cycle t = decisions_[i];
     if (t < best) {
       best = t;
       bank = i;
@@ -90,11 +101,14 @@ void DramModel::decide(Bank& bank, Cycle at) {
   }
   Pending p = *chosen;
   bank.queue.erase(chosen);
+  serve(bank, p, at);
   if (config_.scheduler == DramScheduler::kFifo) {
     fifo_next_++;
     fifo_ready_ = at;
+    update_decisions();
+  } else {
+    decisions_[static_cast<size_t>(&bank - banks_.data())] = decision_time(bank);
   }
-  serve(bank, p, at);
 }
 
 // Open page: the row stays open after the access. A hit needs only the

@@ -53,11 +53,14 @@ class MemoryModel {
   virtual void advance(Cycle now, std::vector<MemResponse>& out) = 0;
 
   const MemoryStats& stats() const { return stats_; }
+  // Requests submitted so far (the sum of stats().requests, kept as it goes).
+  uint64_t submitted() const { return submitted_; }
 
  protected:
   void count(const MemRequest& r);
 
   MemoryStats stats_;
+  uint64_t submitted_ = 0;
 };
 
 enum class DramScheduler : uint8_t {
@@ -118,9 +121,11 @@ class DramModel final : public MemoryModel {
     }
   };
 
-  // The bank whose next decision comes first, and when (kNever: none).
+  // The bank whose next decision comes first, and when (kNever: none),
+  // from each bank's decision time, kept up to date as banks change.
   Cycle next_decision(unsigned& bank) const;
   Cycle decision_time(const Bank& b) const;
+  void update_decisions();
   // At cycle `at`, the bank picks one request and sends its commands.
   void decide(Bank& bank, Cycle at);
   void serve(Bank& bank, const Pending& p, Cycle at);
@@ -128,6 +133,7 @@ class DramModel final : public MemoryModel {
 
   DramConfig config_;
   std::vector<Bank> banks_;
+  std::vector<Cycle> decisions_;  // decision_time of each bank
   std::priority_queue<InService, std::vector<InService>, std::greater<>> in_service_;
   unsigned in_flight_ = 0;
   uint64_t next_sequence_ = 0;

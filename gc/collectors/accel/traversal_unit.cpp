@@ -51,9 +51,9 @@ Cycle TraversalUnit::run(std::span<Word* const> roots, Cycle start) {
 
 // One cycle; true if anything happened in it.
 bool TraversalUnit::step(Cycle now, Reader& reader) {
-  uint64_t requests_before = memory_.stats().total_requests();
+  uint64_t requests_before = memory_.submitted();
   responses_.clear();
-  memory_.advance(now, responses_);
+  if (memory_.next_event() <= now) memory_.advance(now, responses_);
   for (const MemResponse& r : responses_) {
     switch (r.request.source) {
       case Source::kWalker:
@@ -82,7 +82,7 @@ bool TraversalUnit::step(Cycle now, Reader& reader) {
   progress |= marker_.step(now, port_, translation_, queue_, traced_);
   progress |= tracer_.step(now, port_, translation_, queue_, traced_);
   progress |= reader.step(now, port_, queue_);
-  return progress || memory_.stats().total_requests() != requests_before;
+  return progress || memory_.submitted() != requests_before;
 }
 
 Cycle TraversalUnit::next_event(Cycle now) const {
