@@ -13,17 +13,9 @@ namespace gc {
 
 // --gc-lab: each GC thread's to-space allocation buffer. Every collector
 // that copies with pSemispaces lists this one definition in its table.
-inline constexpr OptionSpec kGcLabOption{
-    .name = "gc-lab",
-    .kind = OptionKind::kSize,
-    .value_name = "SIZE",
-    .default_text = "32K",
-    .help = "each GC thread's to-space allocation buffer for parallel copying",
-    .what = "LAB size",
-    .hint = "64 to 1G, e.g. 32K",
-    .min = 64,
-    .max = 1ull << 30,
-};
+inline constexpr OptionSpec kGcLabOption =
+    size_option("gc-lab", "32K", "each GC thread's to-space allocation buffer for parallel copying",
+                "LAB size", "64 to 1G, e.g. 32K", 64, 1ull << 30);
 
 // The default LAB, for semispace and markcompact alike (Flood et al. 2001,
 // section 4, L156: "large enough to reduce contention on the copy pointer,
