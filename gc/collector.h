@@ -207,6 +207,10 @@ const CollectorInfo* find_collector(const std::string& name);
 // Physical memory in bytes (the default heap is a quarter of it).
 uint64_t physical_memory_bytes();
 
+// The options as a collector honours them: --heap defaulted, rounded up to
+// pages and at least min_heap_bytes.
+HeapOptions resolved_heap_options(const HeapOptions& in, uint64_t min_heap_bytes);
+
 }  // namespace gc
 
 namespace gc {

@@ -69,10 +69,7 @@ constexpr uint64_t cell_bytes(unsigned size_class) { return uint64_t{kClassWords
 }  // namespace
 
 HeapOptions MarkSweepSpace::resolved_options(const HeapOptions& in) {
-  HeapOptions o = in;
-  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
-  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
-  return o;
+  return resolved_heap_options(in, kMinHeapBytes);
 }
 
 MarkSweepSpace::MarkSweepSpace(const HeapOptions& options, GcStats& stats, observe::Recorder& events)

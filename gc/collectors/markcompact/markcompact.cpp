@@ -34,19 +34,14 @@ constexpr uint64_t kInitialOldBytes = 4ull << 20;
 constexpr uint64_t kMinLabWords = 64;
 constexpr uint64_t kMinHeapBytes = 256ull << 10;
 
-HeapOptions resolved_options(const HeapOptions& in) {
-  HeapOptions o = in;
-  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
-  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
-  return o;
-}
-
 uint64_t young_semispace_for(const HeapOptions& o) {
   uint64_t given = markcompact_collector_options(o).young_bytes;
   uint64_t young = given ? given : kDefaultYoungBytes;
   uint64_t cap = given ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
 }
+
+uint64_t reservation_bytes(const HeapOptions& o) { return 4 * young_semispace_for(o) + 6 * o.max_heap_bytes; }
 
 uint64_t words_between(const Word* a, const Word* b) { return static_cast<uint64_t>(b - a); }
 
@@ -79,8 +74,7 @@ class MarkCompactWeakResolver final : public WeakResolver {
 // Construction
 
 MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& options)
-    : Collector(roots, resolved_options(options)),
-      reservation_(4 * young_semispace_for(options_) + 6 * options_.max_heap_bytes),
+    : BumpAllocatingCollector(roots, resolved_heap_options(options, kMinHeapBytes), reservation_bytes),
       cards_(reservation_),
       young_a_("young-A", reservation_.base(),
                reservation_.base() + 2 * young_semispace_for(options_) / kWordSize),
@@ -96,8 +90,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       old_target_bytes_(kInitialOldBytes),
       tenure_age_(knobs_.tenure_age >= 0 ? static_cast<uint32_t>(knobs_.tenure_age) : kDefaultTenureAge),
       lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
-      mutator_(*this, *this, options_.stress_interval),
-      overflow_(parallel::deque_capacity(options_.gc_deque_tasks)),
+      threads_(std::max(1u, options_.gc_threads), options_.gc_deque_tasks),
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),
       serial_(events, options_.verify || options_.stress_interval > 0) {
   card_base = cards_.biased_base();
@@ -105,17 +98,9 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   young_other_->reset(young_bytes_);
   old_.grow_to(std::min(kInitialOldBytes, old_bound_bytes(0)));
   cards_.clean(old_.begin(), old_.end());
-  unsigned threads = std::max(1u, options_.gc_threads);
-  pool_ = std::make_unique<parallel::WorkerPool>(threads);
-  for (unsigned w = 0; w < threads; ++w)
-    deques_.push_back(
-        std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
-  shared_ = std::make_unique<ScavengeShared>(
-      ScavengeShared{deques_, overflow_, termination_, events, reservation_});
-  for (unsigned w = 0; w < threads; ++w)
-    scavengers_.push_back(std::make_unique<PromotingScavenger>(*shared_, w));
+  threads_.make_scavengers(events, reservation_);
   if (options_.gc_threads > 0)
-    engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, markcompact_options(options_));
+    engine_ = std::make_unique<ParallelMarkCompact>(*threads_.pool, events, markcompact_options(options_));
   mutator_.install(*young_);
   note_heap_size();
   describe_events();
@@ -165,7 +150,7 @@ uint64_t MarkCompactCollector::young_worst_case_words() const {
   uint64_t used = words_between(young_->begin(), top);
   uint64_t lab =
       lab_words_for(young_->region_bytes() / kWordSize - std::min(used, young_->region_bytes() / kWordSize));
-  return used + used / 7 + mutator_.hash_reserve_words() + 2 * lab * pool_->size();
+  return used + used / 7 + mutator_.hash_reserve_words() + 2 * lab * threads_.pool->size();
 }
 
 // The promotion guarantee: before a young collection, the old generation
@@ -223,10 +208,10 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   phase.extra_context = &cards_scan_;
   uint64_t headroom = young_->region_bytes() / kWordSize - young_other_->used_bytes() / kWordSize;
   uint64_t lab = lab_words_for(headroom);
-  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab, phase);
+  threads_.run(spaces, lab, phase);
 
   uint64_t promoted = 0;
-  for (auto& s : scavengers_) {
+  for (auto& s : threads_.scavengers) {
     stats_.bytes_copied += s->stats().bytes_copied;
     promoted += s->bytes_promoted();
   }
@@ -255,7 +240,7 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
 // As semispace's lab_words_for_collection: LABs shrink when the headroom of
 // a small young semispace divided among the threads is smaller.
 uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
-  uint64_t fair = headroom_words / (4 * pool_->size());
+  uint64_t fair = headroom_words / (4 * threads_.pool->size());
   return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
 }
 
@@ -334,7 +319,7 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
 void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
   uint64_t young_full = young_bytes_ / kWordSize;
   uint64_t promote_room =
-      (young_full + young_full / 7 + mutator_.hash_reserve_words() + 2 * lab_words_ * pool_->size()) *
+      (young_full + young_full / 7 + mutator_.hash_reserve_words() + 2 * lab_words_ * threads_.pool->size()) *
       kWordSize;
   uint64_t target = std::max({kInitialOldBytes, 2 * occupied_bytes, occupied_bytes + promote_room});
   old_target_bytes_ =
@@ -344,14 +329,6 @@ void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64
 // ---------------------------------------------------------------------------
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
 // these.
-
-Word* MarkCompactCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_slow(class_id, nrefs, raw_words);
-}
-
-Word* MarkCompactCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_pinned(class_id, nrefs, raw_words);
-}
 
 // --gc-stress: young and full collections alternate (--gc-stress-full: all
 // full).
@@ -415,8 +392,6 @@ Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs
   return h;
 }
 
-void MarkCompactCollector::flush_stats() { mutator_.account(); }
-
 // The old generation's largest capacity now: the heap bound less both young
 // semispaces and the large objects (and those about to be allocated).
 uint64_t MarkCompactCollector::old_bound_bytes(uint64_t pending_large_bytes) const {
@@ -434,12 +409,6 @@ uint64_t MarkCompactCollector::heap_used() const {
 
 uint64_t MarkCompactCollector::heap_size() const {
   return 2 * young_bytes_ + old_.capacity_bytes() + los_.committed_bytes();
-}
-
-// Old and large objects grow their hash word when compaction moves them
-// (large ones never move); a young one owes it to the mutator's buffer.
-uint64_t MarkCompactCollector::identity_hash(Word* header) {
-  return mutator_.identity_hash(reservation_, header);
 }
 
 void MarkCompactCollector::set_write_barrier_for_testing(bool on) {

@@ -62,15 +62,11 @@
 
 namespace gc {
 
-class MarkCompactCollector final : public Collector,
-                                   public verify::VerifiableHeap,
-                                   private BumpAllocator::Plan {
+class MarkCompactCollector final : public BumpAllocatingCollector {
  public:
   MarkCompactCollector(RootSet& roots, const HeapOptions& options);
   ~MarkCompactCollector() override;
 
-  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
-  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
   // A full collection (gc(), the REPL's :gc).
   void collect(GcCause cause) override;
   void collect_young(GcCause cause);
@@ -78,9 +74,6 @@ class MarkCompactCollector final : public Collector,
   const char* name() const override { return "markcompact"; }
   uint64_t heap_used() const override;
   uint64_t heap_size() const override;
-  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
-  uint64_t identity_hash(Word* header) override;
-  void flush_stats() override;
   void describe_heap(verify::HeapShape& out) const override;
   void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
 
@@ -128,10 +121,8 @@ class MarkCompactCollector final : public Collector,
   uint64_t young_worst_case_words() const;
   uint64_t old_bound_bytes(uint64_t pending_large_bytes) const;
   uint64_t lab_words_for(uint64_t headroom_words) const;
-  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
   void describe_events();
 
-  Reservation reservation_;
   CardTable cards_;
   CopySpace young_a_;
   CopySpace young_b_;
@@ -146,7 +137,6 @@ class MarkCompactCollector final : public Collector,
   uint64_t old_target_bytes_;          // the old generation's capacity before a full collection is due
   uint32_t tenure_age_;                // --tenure
   uint64_t lab_words_;                 // --gc-lab
-  BumpAllocator mutator_;              // the mutator's buffer in the young semispace
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;
@@ -157,12 +147,7 @@ class MarkCompactCollector final : public Collector,
 
   // The GC threads' machinery, allocated once.
   std::vector<RootGroup> root_groups_;
-  std::unique_ptr<parallel::WorkerPool> pool_;
-  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
-  parallel::OverflowSet overflow_;
-  parallel::Termination termination_;
-  std::unique_ptr<ScavengeShared> shared_;
-  std::vector<std::unique_ptr<PromotingScavenger>> scavengers_;
+  ScavengeThreads<PromotingScavenger> threads_;  // at least one GC thread
   CardScan cards_scan_;
   std::unique_ptr<ParallelMarkCompact> engine_;  // --gc-threads >= 1
   SerialMarkCompact serial_;                     // --gc-threads=0

@@ -41,11 +41,8 @@ uint64_t SemispaceCollector::lab_words_for_collection() const {
 
 void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
-  if (scavengers_.empty()) {
-    scavenge_shared_ = std::make_unique<ScavengeShared>(
-        ScavengeShared{deques_, overflow_, termination_, events, reservation_});
-    for (unsigned w = 0; w < threads; ++w)
-      scavengers_.push_back(std::make_unique<ParallelScavenger>(*scavenge_shared_, w));
+  if (threads_.scavengers.empty()) {
+    threads_.make_scavengers(events, reservation_);
     for (const char* c : {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks"})
       events.describe_counter(c, "objects");
     for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
@@ -61,9 +58,9 @@ void SemispaceCollector::scavenge_in_parallel() {
   spaces.los_begin = los_.begin();
   spaces.los_end = los_.frontier();
   spaces.to = current_;
-  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab_words_for_collection(), phase);
+  threads_.run(spaces, lab_words_for_collection(), phase);
   for (unsigned w = 0; w < threads; ++w) {
-    const parallel::WorkerStats& s = scavengers_[w]->stats();
+    const parallel::WorkerStats& s = threads_.scavengers[w]->stats();
     worker_totals_[w].add(s);
     stats_.bytes_copied += s.bytes_copied;
     waste_words_ += s.lab_waste_bytes / kWordSize;

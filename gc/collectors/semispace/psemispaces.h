@@ -398,30 +398,52 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   uint64_t bytes_promoted_ = 0;
 };
 
-// The parallel scavenge both plans run (semispace's collection and
-// markcompact's young collection): every GC thread runs its scavenger over
-// the phase, then, on the program's thread, the threads' last LABs are
-// retired, highest first, so that tails adjacent at a space's top all
-// return to it and the others become filler.
+// The GC threads both plans scavenge with (semispace's collection and
+// markcompact's young collection), allocated once: the pool, one deque per
+// thread, the overflow set, the termination protocol and the scavengers.
 template <class Scavenger>
-void run_parallel_scavenge(parallel::WorkerPool& pool, parallel::Termination& termination,
-                           const std::vector<std::unique_ptr<Scavenger>>& scavengers,
-                           const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
-  for (auto& s : scavengers) s->prepare(spaces, lab_words);
-  termination.reset(pool.size());
-  auto job = [&](unsigned worker) { scavengers[worker]->run(phase); };
-  pool.run(job);
-  std::vector<Scavenger*> order;
-  order.reserve(scavengers.size());
-  for (auto& s : scavengers) order.push_back(s.get());
-  std::sort(order.begin(), order.end(),
-            [](Scavenger* a, Scavenger* b) { return a->lab().end > b->lab().end; });
-  for (Scavenger* s : order) s->retire_lab_at_end();
-  if constexpr (requires(Scavenger * s) { s->promotion_lab(); }) {
-    std::sort(order.begin(), order.end(),
-              [](Scavenger* a, Scavenger* b) { return a->promotion_lab().end > b->promotion_lab().end; });
-    for (Scavenger* s : order) s->retire_promotion_lab_at_end();
+struct ScavengeThreads {
+  ScavengeThreads(unsigned threads, uint64_t deque_tasks) : overflow(parallel::deque_capacity(deque_tasks)) {
+    if (threads == 0) return;
+    pool = std::make_unique<parallel::WorkerPool>(threads);
+    for (unsigned w = 0; w < threads; ++w)
+      deques.push_back(std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(deque_tasks)));
   }
-}
+
+  void make_scavengers(observe::Recorder& events, const Reservation& reservation) {
+    shared =
+        std::make_unique<ScavengeShared>(ScavengeShared{deques, overflow, termination, events, reservation});
+    for (unsigned w = 0; w < pool->size(); ++w) scavengers.push_back(std::make_unique<Scavenger>(*shared, w));
+  }
+
+  // Every GC thread runs its scavenger over the phase, then, on the
+  // program's thread, the threads' last LABs are retired, highest first, so
+  // that tails adjacent at a space's top all return to it and the others
+  // become filler.
+  void run(const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
+    for (auto& s : scavengers) s->prepare(spaces, lab_words);
+    termination.reset(pool->size());
+    auto job = [&](unsigned worker) { scavengers[worker]->run(phase); };
+    pool->run(job);
+    std::vector<Scavenger*> order;
+    order.reserve(scavengers.size());
+    for (auto& s : scavengers) order.push_back(s.get());
+    std::sort(order.begin(), order.end(),
+              [](Scavenger* a, Scavenger* b) { return a->lab().end > b->lab().end; });
+    for (Scavenger* s : order) s->retire_lab_at_end();
+    if constexpr (requires(Scavenger * s) { s->promotion_lab(); }) {
+      std::sort(order.begin(), order.end(),
+                [](Scavenger* a, Scavenger* b) { return a->promotion_lab().end > b->promotion_lab().end; });
+      for (Scavenger* s : order) s->retire_promotion_lab_at_end();
+    }
+  }
+
+  std::unique_ptr<parallel::WorkerPool> pool;  // none under --gc-threads=0
+  std::vector<std::unique_ptr<parallel::TaskDeque>> deques;
+  parallel::OverflowSet overflow;
+  parallel::Termination termination;
+  std::unique_ptr<ScavengeShared> shared;
+  std::vector<std::unique_ptr<Scavenger>> scavengers;
+};
 
 }  // namespace gc

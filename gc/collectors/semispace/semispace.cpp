@@ -29,14 +29,6 @@ constexpr uint64_t kMinHeapBytes = 64ull << 10;
 // free bounds the collection cost per allocated byte.
 constexpr uint64_t kGrowWhenLiveExceedsOneIn = 2;
 
-HeapOptions resolved_options(const HeapOptions& in) {
-  HeapOptions o = in;
-  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
-  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
-  // gc_threads == 0 selects the serial Cheney collector (the baseline).
-  return o;
-}
-
 }  // namespace
 
 [[noreturn]] void semispace_to_space_overflow() {
@@ -206,19 +198,25 @@ class SemispaceWeakResolver final : public WeakResolver {
 // ---------------------------------------------------------------------------
 // Construction
 
-// Address space for large objects, in multiples of the heap bound.
+namespace {
+
+// Each semispace region is twice as large as the whole heap: S is at most
+// half of it, and copying may add one hash word per object, so survivors
+// (at most S plus S words) fit the first half; the second half is headroom
+// for parallel LAB waste (semispace.h). Large objects never move, so their
+// region is several times the heap: the byte bound is enforced on pages in
+// use, and the spare address space keeps a fragmented region from refusing
+// a request the bound allows.
 constexpr uint64_t kLargeObjectAddressFactor = 4;
 
+uint64_t reservation_bytes(const HeapOptions& o) {
+  return (4 + kLargeObjectAddressFactor) * o.max_heap_bytes;
+}
+
+}  // namespace
+
 SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& options)
-    : Collector(roots, resolved_options(options)),
-      // Each semispace region is twice as large as the whole heap: S is at
-      // most half of it, and copying may add one hash word per object, so
-      // survivors (at most S plus S words) fit the first half; the second
-      // half is headroom for parallel LAB waste (semispace.h). Large objects
-      // never move, so their region is several times the heap: the byte
-      // bound is enforced on pages in use, and the spare address space keeps
-      // a fragmented region from refusing a request the bound allows.
-      reservation_((4 + kLargeObjectAddressFactor) * options_.max_heap_bytes),
+    : BumpAllocatingCollector(roots, resolved_heap_options(options, kMinHeapBytes), reservation_bytes),
       cards_(reservation_),
       space_a_("semispace-A", reservation_.base(),
                reservation_.base() + 2 * options_.max_heap_bytes / kWordSize),
@@ -228,21 +226,14 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       current_(&space_a_),
       other_(&space_b_),
       semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
-      mutator_(*this, *this, options_.stress_interval),
       lab_words_(gc_lab_words(semispace_options(options_).gc_lab_bytes)),
-      overflow_(parallel::deque_capacity(options_.gc_deque_tasks)) {
+      threads_(options_.gc_threads, options_.gc_deque_tasks) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);
   other_->reset(semispace_bytes_);
   cards_.clean(current_->begin(), current_->end());
   large_mark_stack_.reserve(256);
-  if (options_.gc_threads > 0) {
-    pool_ = std::make_unique<parallel::WorkerPool>(options_.gc_threads);
-    for (unsigned w = 0; w < options_.gc_threads; ++w)
-      deques_.push_back(
-          std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
-    worker_totals_.resize(options_.gc_threads);
-  }
+  worker_totals_.resize(options_.gc_threads);
   mutator_.install(*current_);
   note_heap_size();
   describe_events();
@@ -402,14 +393,6 @@ void SemispaceCollector::release_from_space() {
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
 // these.
 
-Word* SemispaceCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_slow(class_id, nrefs, raw_words);
-}
-
-Word* SemispaceCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_pinned(class_id, nrefs, raw_words);
-}
-
 void SemispaceCollector::collect_for_stress(uint64_t) { collect_for(GcCause::kStress, 0); }
 
 bool SemispaceCollector::collect_for_buffer(uint64_t words) {
@@ -477,8 +460,6 @@ Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, 
   return h;
 }
 
-void SemispaceCollector::flush_stats() { mutator_.account(); }
-
 uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const {
   uint64_t large = los_.committed_bytes() + pending_large_bytes;
   uint64_t max = options_.max_heap_bytes;
@@ -496,10 +477,6 @@ uint64_t SemispaceCollector::heap_size() const { return 2 * semispace_bytes_ + l
 
 uint64_t SemispaceCollector::hash_of_address(const Word* header) const {
   return address_hash(reservation_, header);
-}
-
-uint64_t SemispaceCollector::identity_hash(Word* header) {
-  return mutator_.identity_hash(reservation_, header);
 }
 
 void SemispaceCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) const {

@@ -44,11 +44,8 @@
 
 #include "gc/alloc/bump_allocator.h"
 #include "gc/collector.h"
+#include "gc/collectors/semispace/psemispaces.h"
 #include "gc/heap/reservation.h"
-#include "gc/parallel/overflow_set.h"
-#include "gc/parallel/task_deque.h"
-#include "gc/parallel/termination.h"
-#include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/large_object_space.h"
@@ -57,18 +54,12 @@
 namespace gc {
 
 class Scavenger;
-class ParallelScavenger;
-struct ScavengeShared;
 
-class SemispaceCollector final : public Collector,
-                                 public verify::VerifiableHeap,
-                                 private BumpAllocator::Plan {
+class SemispaceCollector final : public BumpAllocatingCollector {
  public:
   SemispaceCollector(RootSet& roots, const HeapOptions& options);
   ~SemispaceCollector() override;
 
-  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
-  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
   void collect(GcCause cause) override;
 
   const char* name() const override { return "semispace"; }
@@ -77,9 +68,6 @@ class SemispaceCollector final : public Collector,
   uint64_t heap_used() const override;
   // 2 * S + L: both semispaces count, as the policy above bounds them.
   uint64_t heap_size() const override;
-  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
-  uint64_t identity_hash(Word* header) override;
-  void flush_stats() override;
 
   void describe_heap(verify::HeapShape& out) const override;
   void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
@@ -129,10 +117,8 @@ class SemispaceCollector final : public Collector,
   bool collect_without_waste(GcCause cause, uint64_t pending_large_bytes);
   uint64_t semispace_bound(uint64_t pending_large_bytes) const;
   uint64_t hash_of_address(const Word* header) const;
-  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
   void describe_events();
 
-  Reservation reservation_;
   CardTable cards_;
   CopySpace space_a_;
   CopySpace space_b_;
@@ -142,10 +128,6 @@ class SemispaceCollector final : public Collector,
 
   uint64_t semispace_bytes_;  // S
   uint64_t pending_large_bytes_ = 0;
-  // The mutator's buffer in the current space, and the hash words the
-  // space owes (to-space needs them beyond the objects themselves).
-  BumpAllocator mutator_;
-
   std::vector<RootGroup> root_groups_;   // reused: no allocation per collection
   std::vector<Word*> large_mark_stack_;  // reused
 
@@ -157,12 +139,7 @@ class SemispaceCollector final : public Collector,
   uint64_t waste_words_ = 0;
   bool compact_serially_ = false;  // this collection is collect_without_waste's
   uint64_t waste_free_retries_ = 0;
-  std::unique_ptr<parallel::WorkerPool> pool_;
-  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
-  parallel::OverflowSet overflow_;
-  parallel::Termination termination_;
-  std::unique_ptr<ScavengeShared> scavenge_shared_;
-  std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
+  ScavengeThreads<ParallelScavenger> threads_;
   std::vector<parallel::WorkerStats> worker_totals_;
 };
 
