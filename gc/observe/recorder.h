@@ -222,6 +222,8 @@ class Recorder {
   Range<SequenceRecord> sequences_of(size_t record) const;
 
  private:
+  template <class T>
+  Range<T> slice(const std::vector<T>& all, uint64_t CollectionRecord::*first, size_t record) const;
   struct OpenPhase {
     const char* name;
     int64_t start_ns;

@@ -82,7 +82,6 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   bool in_old(const Word* p) const { return old_.contains(p); }
   bool in_large(const Word* p) const { return los_.contains(p); }
   uint32_t tenure_age() const { return tenure_age_; }
-  uint64_t young_semispace_bytes() const { return young_bytes_; }
   const CardScan& card_scan() const { return cards_scan_; }
   const OldSpace& old_space() const { return old_; }
   uint64_t young_collections() const { return young_collections_; }

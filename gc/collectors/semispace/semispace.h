@@ -82,7 +82,6 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   // Collector::events as counters).
   unsigned gc_threads() const { return options_.gc_threads; }
   const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
-  uint64_t lab_bytes() const { return lab_words_ * kWordSize; }
   // Serial collections made because a parallel one's filler stood between
   // an allocation and the heap limit (collect_without_waste).
   uint64_t waste_free_retries() const { return waste_free_retries_; }
