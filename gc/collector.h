@@ -211,10 +211,6 @@ uint64_t physical_memory_bytes();
 // pages and at least min_heap_bytes.
 HeapOptions resolved_heap_options(const HeapOptions& in, uint64_t min_heap_bytes);
 
-}  // namespace gc
-
-namespace gc {
-
 // The allocation fast path, inlined into the interpreter: a bump of the
 // collector's buffer, or else one pop of a size class's free list.
 // Bump-allocating collectors never get past the bump test, so the pop costs

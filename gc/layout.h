@@ -247,6 +247,12 @@ inline Word* format_object(Word* start, uint32_t class_id, uint64_t nrefs, uint6
   return header;
 }
 
+// Sizes the header can express (after rounding).
+inline bool representable(uint64_t nrefs, uint64_t raw_words) {
+  return nrefs <= SizeCode::max(SizeCode::kRefMantissaBits) &&
+         raw_words <= SizeCode::max(SizeCode::kRawMantissaBits);
+}
+
 inline uint64_t rounded_refs(uint64_t n) { return SizeCode::round_up(n, SizeCode::kRefMantissaBits); }
 inline uint64_t rounded_raw(uint64_t n) { return SizeCode::round_up(n, SizeCode::kRawMantissaBits); }
 

@@ -83,20 +83,15 @@ void summarize_run(Collector& heap, Summary& s) {
 
 // Exact from every pause when all were kept, else from the histogram.
 void summarize_pause_percentiles(const Recorder& r, Summary& s) {
-  if (!s.detailed) {
-    s.pause_p50_ms = histogram_percentile(r.summary(), 50);
-    s.pause_p90_ms = histogram_percentile(r.summary(), 90);
-    s.pause_p99_ms = histogram_percentile(r.summary(), 99);
-    return;
-  }
   std::vector<double> pauses;
-  pauses.reserve(r.records().size());
   for (const CollectionRecord& c : r.records()) pauses.push_back(c.pause_ms());
-  std::sort(pauses.begin(), pauses.end());
-  s.pause_p50_ms = percentile(pauses, 50);
-  s.pause_p90_ms = percentile(pauses, 90);
-  s.pause_p99_ms = percentile(pauses, 99);
-  s.percentiles_exact = true;
+  auto at = [&](double p) {
+    return s.detailed ? percentile(pauses, p) : histogram_percentile(r.summary(), p);
+  };
+  s.pause_p50_ms = at(50);
+  s.pause_p90_ms = at(90);
+  s.pause_p99_ms = at(99);
+  s.percentiles_exact = s.detailed;
 }
 
 // Per phase, collection by collection: work summed over the workers, wall

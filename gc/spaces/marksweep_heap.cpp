@@ -69,9 +69,7 @@ void MarkSweepHeap::process_weak() {
 
 Word* MarkSweepHeap::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
+  if (!representable(nrefs, raw_words)) return out_of_memory();
   uint64_t words = object_words(nrefs, raw_words);
   if (words > marksweep::kMaxCellObjectWords)
     return allocate_large(class_id, nrefs, raw_words, words, GcCause::kLargeAllocation);
@@ -80,9 +78,7 @@ Word* MarkSweepHeap::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t r
 
 Word* MarkSweepHeap::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
+  if (!representable(nrefs, raw_words)) return out_of_memory();
   return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words),
                         GcCause::kLargeAllocation);
 }

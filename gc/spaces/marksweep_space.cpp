@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gc/heap/identity_hash.h"
 #include "gc/parallel/clock.h"
 
 namespace gc {
@@ -45,17 +46,6 @@ constexpr uint64_t kSerialSweepBlocks = 64;
 
 uint64_t block_region_bytes(uint64_t max_heap) {
   return (max_heap + kBlockBytes - 1) / kBlockBytes * kBlockBytes;
-}
-
-// A 64-bit finaliser (splitmix64): neighbouring addresses get unrelated
-// hashes, which fit a double's mantissa.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xBF58'476D'1CE4'E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D0'49BB'1331'11EBull;
-  x ^= x >> 31;
-  return x & ((1ull << 52) - 1);
 }
 
 uint64_t list_length(const Word* cell) {
@@ -418,7 +408,7 @@ const MarkSweepSpace::Block* MarkSweepSpace::block_containing(const void* addr) 
 }
 
 uint64_t MarkSweepSpace::hash_of_address(const Word* header) const {
-  return mix(reservation_.offset_of(header));
+  return address_hash(reservation_, header);
 }
 
 // The heap map: one space per size class in use, the empty blocks, the

@@ -1,40 +1,29 @@
 // The mark-sweep space (MMTk's MarkSweepSpace policy): the non-moving heap of
 // Maas et al. 2018 (section V-A, L211-219) that `marksweep`, `gpu` and
 // `accel` share. Blocks of equal-size cells per size class (size_classes.h),
-// free cells linked into per-class free lists, large objects in the
-// large-object space it owns. It allocates, sweeps and sizes itself; which
-// marker sets the mark bits is the plan's business (marksweep_heap.h).
+// per-class free lists, and a large-object space. Which marker sets the
+// mark bits is the plan's business (marksweep_heap.h).
 //
-// Cells decode from memory alone (Maas et al. 2018, L262-264): the first
-// word of a cell is the object's count word (tag 10) or its header (tag 01,
-// the allocated bit of the paper's "tag bit that we set to 1 for all live
-// cells"), or, for a free cell, the next pointer of its free list (tag 00:
-// cells are word aligned). The header's mark bit is layout.h's.
+// Cells decode from memory alone (Maas et al. 2018, L262-264): a cell's
+// first word is the object's count word (tag 10) or header (tag 01, the
+// paper's "tag bit that we set to 1 for all live cells"), or a free cell's
+// free-list link (tag 00).
 //
-// Allocation: the inline fast path (collector.h, gc::allocate) pops the
-// head of free_lists()[size_class_of[words]]. Each list is one block's free
-// cells; when it is empty, take_cell installs the next block of the class
-// that the last sweep left with free cells, else an empty block, else a
-// fresh one, as long as the heap stays within the limit it is given.
+// Allocation: the fast path (gc::allocate) pops free_lists()[size_class_of
+// [words]], one block's free cells; when it is empty, take_cell installs
+// the next block of the class with free cells, else an empty block, else a
+// fresh one, within the heap limit.
 //
-// The sweep, in order (sweep):
-//   sweep_blocks        blocks claimed a few at a time (claim_blocks) by
-//                       every GC thread and swept cell by cell (sweep_block):
-//                       a marked cell is unmarked, an allocated unmarked
-//                       cell is freed (poisoned in verify and stress modes)
-//                       and linked into its block's free list; a block left
-//                       with no live cell becomes empty and serves any size
-//                       class next
-//   sweep_large_objects the large-object space's sweep
-//   account_sweep       live and free cells per class, the lists rebuilt
+// The sweep (sweep): sweep_blocks, by every GC thread a few blocks at a
+// time (a marked cell is unmarked, an unmarked one freed, poisoned in
+// verify and stress modes; a block with no live cell becomes empty, for any
+// class), then sweep_large_objects, then account_sweep.
 //
-// Sizing policy. --heap bounds B + L, where B is the bytes of blocks in use
-// (empty ones included, until their pages are returned) and L the bytes of
-// large-object pages. A collection starts when B + L would pass the trigger;
-// after it the trigger is what the non-empty blocks and large objects
-// occupy plus as much again as is live (at least kInitialHeapBytes, at most
-// --heap), and empty blocks beyond it return their pages to the OS. After a
-// collection an allocation may take B + L past the trigger up to --heap.
+// Sizing policy. --heap bounds B + L (B the bytes of blocks in use, L of
+// large-object pages). A collection starts when B + L would pass the
+// trigger; after it the trigger is what is occupied plus as much again as
+// is live (at least kInitialHeapBytes, at most --heap), and empty blocks
+// beyond it return their pages to the OS.
 #pragma once
 
 #include <atomic>

@@ -310,12 +310,9 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
 }
 
 // After a full collection the old generation's capacity is twice what
-// occupies it, and at least room for the next young collection to promote
-// a whole young semispace (the promotion guarantee's worst case), within
-// the heap bound. What occupies it is its live data and the dead words left
-// in place by the dense prefix and dense ends: sized from live data alone,
-// the room left for promotion fell short of the guarantee by those words,
-// and every collection became a full one.
+// occupies it (the dense parts' dead words included, or the promotion
+// guarantee falls short by them), and at least room to promote a whole
+// young semispace, within the heap bound.
 void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
   uint64_t young_full = young_bytes_ / kWordSize;
   uint64_t promote_room =
@@ -359,14 +356,10 @@ bool MarkCompactCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes)
   return full_collection_without_gaps(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
-// pMarkcompact leaves floor((n + 1) / 2) free areas, and odd regions slide
-// up, so the old generation's capacity cannot shrink below its highest
-// objects: near the heap limit that can refuse an allocation the live data
-// leaves room for, and how much depends on the thread count. So before
-// reporting out of memory, collect once more with the serial compactor,
-// which slides everything to the bottom: whether a program fits then
-// depends only on its live data. False (nothing done) when the full
-// collection was already serial.
+// pMarkcompact's odd regions slide up, so the old generation cannot shrink
+// below its highest objects, which depends on the thread count; the serial
+// compactor slides everything down (BumpAllocator::Plan::
+// collect_leaving_no_gaps). False when the full collection was serial.
 bool MarkCompactCollector::full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes) {
   if (!engine_) return false;
   compact_serially_ = true;

@@ -1,44 +1,28 @@
 // markcompact: Flood, Detlefs, Shavit and Zhang's generational collector
-// (JVM'01, sections 4-6): a young generation collected by pSemispaces with
-// promotion through LABs, an old generation collected by pMarkcompact, and
-// old-to-young references remembered in a card table that young
-// collections scan in strides.
+// (JVM'01, sections 4-6): the young generation collected by pSemispaces
+// with promotion through LABs, the old generation by pMarkcompact, and
+// old-to-young references remembered in a card table scanned in strides
+// (card_scan.h).
 //
-// Heap (one reservation, heap/reservation.h):
-//   [ young A | young B | old generation | large objects ]
-// The young generation is two semispaces of --young/2 each; the mutator
-// allocates in one (its buffer is Collector::top/limit, the same inline
-// bump as semispace). Each young region is reserved at twice its capacity:
-// the second half is the parallel copy's headroom (semispace.h). The old
-// generation (gc/spaces/old_space.h) is reserved at twice the heap bound
-// for the same reason; its capacity grows and shrinks with the sizing
-// policy below. Large objects never move and count as old.
+// Heap (one reservation): [ young A | young B | old | large objects ].
+// Young regions and the old generation are reserved at twice their
+// capacity for the parallel copy's headroom (semispace.h); large objects
+// never move and count as old.
 //
-// A young collection (young_collection, in this order):
-//   flip the young semispaces; GC threads claim root groups, then card
-//   tasks (card_scan.h: the dirty cards of the old generation and of large
-//   objects are roots), then trace with work stealing (psemispaces.h);
-//   a survivor of age < --tenure is copied to to-space one year older, an
-//   older one is promoted through a promotion LAB into the old generation
-//   (keeping the card invariant, card_scan.h); weak
-//   references; the mutator's buffer is the rest of to-space.
+// A young collection (young_collection) promotes a survivor of age
+// >= --tenure, keeping the card invariant (card_scan.h), and copies the
+// others to to-space one year older. A full collection (full_collection)
+// first promotes every survivor (or none, when the old generation cannot
+// take them all), so that the old generation's mark-compact
+// (pMarkcompact, or with --gc-threads=0 the serial one it parallelises)
+// finds the young generation empty and every card clean in the common
+// case.
 //
-// A full collection (full_collection): a young collection that promotes
-// every survivor (or, when the old generation cannot take them all, one
-// that promotes none), then the old generation's mark-compact with the
-// young semispace as live, unmoved objects: pMarkcompact
-// (pmarkcompact.h) with --gc-threads >= 1, the serial mark-compact it
-// parallelises (serial_markcompact.h) with --gc-threads=0. Promoting
-// first leaves the young generation empty in the common case, so the
-// compactor has no young objects to trace and every card clean.
-//
-// Sizing policy. --heap bounds 2 * Y + O + L: Y a young semispace (fixed),
-// O the old generation's capacity, L the large-object pages. A young
-// collection runs only under the promotion guarantee (markcompact.cpp,
-// promotion_guaranteed); otherwise O grows within the bound, and when it
-// cannot, a full collection runs instead. After a full collection O is twice the old live
-// data (at least kInitialOldBytes), within the bound. An allocation that
-// does not fit after a full collection returns nullptr: out of memory.
+// Sizing policy. --heap bounds 2 * Y + O + L (Y a young semispace, O the
+// old generation's capacity, L the large-object pages). A young collection
+// runs only under the promotion guarantee (promotion_guaranteed); else O
+// grows within the bound, or a full collection runs. After a full
+// collection O is twice the old live data (at least kInitialOldBytes).
 #pragma once
 
 #include <cstdint>

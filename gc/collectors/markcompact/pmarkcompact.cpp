@@ -633,15 +633,14 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
 
 ParallelMarkCompact::~ParallelMarkCompact() = default;
 
-template <class Phase>
-void ParallelMarkCompact::run_phase(unsigned index, Phase& phase) {
+void ParallelMarkCompact::run_phase(unsigned index, void (Worker::*phase)()) {
   next_claim_.store(0, std::memory_order_relaxed);
   const char* name = kPhaseNames[index];
   std::vector<uint64_t>& ns = report_.phase_ns[index];
   auto job = [&](unsigned w) {
     uint64_t start = now_ns();
     events_.phase_start(w, name);
-    phase(*workers_[w]);
+    (workers_[w].get()->*phase)();
     events_.phase_end(w, name);
     ns[w] = now_ns() - start;
   };
@@ -655,12 +654,10 @@ ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
   mark_roots_.next.store(0, std::memory_order_relaxed);
 
   termination_.reset(pool_.size());
-  auto mark = [](Worker& w) { w.mark(); };
-  run_phase(0, mark);
+  run_phase(0, &Worker::mark);
   combine_unit_starts();
 
-  auto sweep = [](Worker& w) { w.sweep(); };
-  run_phase(1, sweep);
+  run_phase(1, &Worker::sweep);
 
   uint64_t decide = now_ns();
   choose_dense_prefix();
@@ -674,19 +671,16 @@ ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
     uintptr_t last = (reinterpret_cast<uintptr_t>(in.old_space.end) - 1) >> kCardShift;
     std::memset(in.card_base + first, kCardClean, last - first + 1);
   }
-  auto forward = [](Worker& w) { w.forward(); };
-  run_phase(2, forward);
+  run_phase(2, &Worker::forward);
 
   events_.phase_start(0, "weak references");
   process_weak(in.roots);
   events_.phase_end(0, "weak references");
 
   build_redirect_tasks();
-  auto redirect = [](Worker& w) { w.redirect(); };
-  run_phase(3, redirect);
+  run_phase(3, &Worker::redirect);
 
-  auto compact = [](Worker& w) { w.compact(); };
-  run_phase(4, compact);
+  run_phase(4, &Worker::compact);
 
   Result out;
   finish(out);
@@ -748,8 +742,7 @@ bool ParallelMarkCompact::is_dense(const Unit& u) const {
          static_cast<double>(u.live_words) >= options_.dense_prefix_min_live * static_cast<double>(u.words());
 }
 
-// The dense prefix: the leading units each at least dense_prefix_min_live
-// live stay where they are.
+// The dense prefix (pmarkcompact.h).
 void ParallelMarkCompact::choose_dense_prefix() {
   unsigned p = 0;
   while (p < old_units_ && is_dense(units_[p])) units_[p++].stays = true;
@@ -791,13 +784,10 @@ void ParallelMarkCompact::partition_regions() {
 }
 
 // L202-204: each unit's destination follows from the live data of the units
-// before it in its region's compaction order, here through the gap
-// functions so that hashed objects that grow are counted exactly. Each
-// region starts with its dense end: the dense units at the end it slides
-// towards stay, as the dense prefix does for the space (the prefix is the
-// dense end of the space's first region). Without them, a region sliding
-// up would move everything below its highest gap, although the last
-// collection left its live data packed against its top.
+// before it in its region's compaction order, through the gap functions
+// (pmarkcompact.h, identity hashes). Each region first leaves its dense end
+// in place: else a region sliding up would move everything below its
+// highest gap, although the last collection packed it against its top.
 void ParallelMarkCompact::compute_destinations() {
   for (Region& g : regions_) {
     int64_t gap = 0;
@@ -858,12 +848,11 @@ void ParallelMarkCompact::build_redirect_tasks() {
     redirect_tasks_.push_back(kRootTask | static_cast<uint32_t>(k));
 }
 
-// After compaction, on the program's thread: what the old space looks like
-// now, the large objects swept, and what the collection measured.
+// After compaction, on the program's thread.
 void ParallelMarkCompact::finish(Result& out) {
   DenseParts dense = measure_dense_parts(out);
   lay_out_free_areas(out);
-  sweep_large_objects(out);
+  out.large_freed_bytes = in_->large.sweep(options_.poison_free_areas);
   add_worker_stats(out);
   record_report(dense);
   if (events_.enabled()) report_collection(out, dense);
@@ -921,12 +910,6 @@ void ParallelMarkCompact::lay_out_free_areas(Result& out) const {
     if (options_.poison_free_areas) std::fill(f.begin, f.end, Header::kPoison);
     fill_dead_space(f.begin, f.end);
   }
-}
-
-// Large objects never move: the unmarked ones are freed, the marked ones
-// unmarked for the next collection.
-void ParallelMarkCompact::sweep_large_objects(Result& out) {
-  out.large_freed_bytes = in_->large.sweep(options_.poison_free_areas);
 }
 
 void ParallelMarkCompact::add_worker_stats(Result& out) {

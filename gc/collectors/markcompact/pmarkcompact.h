@@ -32,30 +32,16 @@
 //              (L188, Figure 2).
 //
 // The dense prefix, which the paper's parallel collector lacked (L259):
-// the longest run of leading units each at least dense_prefix_min_live
-// live is left where it is (its dead runs stay as fillers) and regions
-// start after it, so a mostly full old space is not copied onto itself.
-// Each region likewise leaves in place its dense end, the dense units at
-// the end it slides towards, where the last compaction packed its data.
+// the leading units each at least dense_prefix_min_live live stay where
+// they are, and so does each region's dense end, the dense units at the end
+// it slides towards.
 //
-// Where the forwarding address lives. The paper stores it in the header;
-// gclab's header word has no spare bits (layout.h), so a moving object
-// keeps its header elsewhere until it is moved: an object with references
-// holds it in its count word (which the header makes redundant; a count
-// word with a header's tag and a nonzero reference count is this stash),
-// an object without references in a per-unit side list in address order.
-// A reference to a moved object therefore finds the new address in one
-// load, as in the paper.
-//
-// Identity hashes. An object in HashState::kHashed grows one raw word
-// (its old address's hash) when there is a gap to grow into: when it moves,
-// or, in a region sliding up, when the gap above it is one word (it then
-// grows in place, its start unchanged). Whether it grows depends on
-// everything compacted before it, so each unit's effect on the gap between
-// an object and its destination is summarised in pass A as a function
-// g -> max(g + a, b) (dead words widen the gap, a hashed object narrows it
-// by one word); composing them gives every unit's exact destination before
-// pass B.
+// The header word has no room for the forwarding address (layout.h): a
+// moving object's header waits in its count word or, without references,
+// in a per-unit side list. A hashed object grows a word when it moves, so
+// pass A summarises each unit's effect on the gap as a function
+// g -> max(g + a, b) (GapFn). Both are explained in
+// docs/collectors/markcompact.md, "Sweep and forwarding".
 #pragma once
 
 #include <atomic>
@@ -212,12 +198,10 @@ class ParallelMarkCompact {
   };
   DenseParts measure_dense_parts(Result& out) const;
   void lay_out_free_areas(Result& out) const;
-  void sweep_large_objects(Result& out);
   void add_worker_stats(Result& out);
   void record_report(const DenseParts& dense);
   void report_collection(const Result& out, const DenseParts& dense);
-  template <class Phase>
-  void run_phase(unsigned index, Phase& phase);
+  void run_phase(unsigned index, void (Worker::*phase)());
   void report_counters();
 
   parallel::WorkerPool& pool_;

@@ -94,10 +94,6 @@ struct ParallelScavengePhase {
 //   Word* allocate_copy(Word h, uint64_t words, Word& new_header)
 //   void undo_copy(Word* p, uint64_t words)     the CAS was lost
 //   void copied(Word* p, uint64_t words)        the CAS was won
-//
-// ParallelScavenger (semispace) copies everything into to-space;
-// PromotingScavenger (markcompact's young collections) composes the same
-// scavenge with promotion into the old generation.
 template <class Derived>
 class CopyScavenger : public parallel::Tracer<Derived> {
  public:
@@ -283,8 +279,7 @@ class CopyScavenger : public parallel::Tracer<Derived> {
   bool alone_ = false;  // one GC thread: no forwarding races
 };
 
-// pSemispaces for semispace: every survivor is copied into to-space, and
-// the copy has no promotion to decide.
+// pSemispaces for semispace: every survivor is copied into to-space.
 class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
  public:
   using CopyScavenger::CopyScavenger;
@@ -365,8 +360,7 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
 
   bool in_old(const Word* p) const { return reinterpret_cast<uintptr_t>(p) - old_begin_ < old_bytes_; }
 
-  // A promoted object's slots: a slot that keeps a young target dirties its
-  // card, so the next young collection finds it (the card invariant).
+  // The card invariant (card_scan.h) for a promoted object's slots.
   void scan_promoted_slots(Word* h, uint64_t n) {
     Value* lo = reinterpret_cast<Value*>(h - n);
     for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)

@@ -32,20 +32,14 @@ constexpr uint64_t kGrowWhenLiveExceedsOneIn = 2;
 }  // namespace
 
 [[noreturn]] void semispace_to_space_overflow() {
-  // Unreachable by construction: the to-space region is twice as large as
-  // the whole heap, and collection() checks that from-space (plus the hash
-  // words it owes, plus the parallel LAB waste bound) fits before it
-  // copies.
   std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
   std::abort();
 }
 
 // ---------------------------------------------------------------------------
-// The scavenger: one GC worker's state for one collection. Everything on
-// the per-object path is inline here, with no virtual call and no
-// allocation per object (the large-object mark stack grows geometrically
-// and is kept between collections). A parallel version gives each worker
-// one of these, with a deque in place of the Cheney scan pointer.
+// The serial scavenger's state for one collection. The per-object path is
+// inline, with no virtual call and no allocation per object (the
+// large-object mark stack is kept between collections).
 
 class Scavenger {
  public:
@@ -430,14 +424,9 @@ bool SemispaceCollector::try_grow_current_space(uint64_t words) {
   return true;
 }
 
-// Parallel copying leaves filler in to-space (LAB tails, retracted copies;
-// psemispaces.cpp), which is not live but occupies the semispace: near the
-// heap limit it can make an allocation fail that the live data leaves room
-// for, and how much there is depends on thread scheduling. So before
-// reporting out of memory after a parallel collection that left filler,
-// collect once more with the serial Cheney scavenger, which copies into one
-// contiguous run and leaves none: whether a program fits then depends only
-// on its live data. False (nothing done) when there is no filler.
+// The parallel copy's filler (LAB tails, retracted copies) depends on
+// thread scheduling; the serial Cheney scavenger leaves none
+// (BumpAllocator::Plan::collect_leaving_no_gaps). False when there is none.
 bool SemispaceCollector::collect_without_waste(GcCause cause, uint64_t pending_large_bytes) {
   if (waste_words_ == 0) return false;
   compact_serially_ = true;

@@ -1,41 +1,22 @@
 // semispace: Flood, Detlefs, Shavit and Zhang's pSemispaces (JVM'01,
-// section 4), with the serial Cheney collector (Cheney 1970) it parallelises
-// kept as the baseline.
+// section 4; psemispaces.h) with --gc-threads=N >= 1, and the serial
+// Cheney collector (Cheney 1970) it parallelises, the baseline of the
+// paper's Table 1 "seq" column, with --gc-threads=0 (semispace.cpp,
+// Scavenger): to-space is its own queue of objects to scan, large objects
+// are marked in place and scanned from a mark stack.
 //
-// --gc-threads=N, N >= 1 (psemispaces.cpp): N GC threads (the mutator's
-// thread is one of them) claim root groups dynamically (section 3.1, static
-// overpartitioning), trace with one work-stealing deque each (section 3.2)
-// until the termination protocol says every thread is idle (section 3.3),
-// overflowing into a global set (section 3.4), and copy survivors into
-// per-thread LABs in to-space, installing forwarding pointers with a CAS
-// and retracting the losing copy (section 4). Large objects are marked in
-// place with an atomic fetch-or; large arrays are scanned as chunk tasks.
+// Heap (one reservation): [ semispace A | semispace B | large objects ].
+// Each semispace region is reserved at twice the heap bound; the second
+// half is headroom for the parallel copy's LAB tails and retracted copies
+// (psemispaces.cpp, lab_words_for_collection), so to-space is never
+// overrun.
 //
-// --gc-threads=0 (semispace.cpp, the Scavenger class): the serial Cheney
-// collector, the baseline of the paper's Table 1 "seq" column:
-//   - root groups are scavenged one group at a time;
-//   - survivors are copied into to-space through a LAB that is extended in
-//     place, so the to-space region is itself the queue of objects to scan
-//     (Cheney's scan pointer);
-//   - large objects are marked in place and scanned from a mark stack.
-//
-// Heap (one reservation, heap/reservation.h):
-//   [ semispace A region | semispace B region | large-object region ]
-// Each semispace region is reserved at twice the maximum heap size (address
-// space only), the large-object region at the maximum heap size; the sizing
-// policy below decides how much of a semispace region is used. The second
-// half of a semispace region is headroom for parallel copying: LAB tails
-// and retracted copies that cannot be reused make to-space hold more than
-// the survivors, and the headroom bounds that waste (psemispaces.cpp,
-// lab_words_for_collection) so that to-space is never overrun.
-//
-// Sizing policy. --heap bounds 2 * S + L, where S is the capacity of each
-// semispace and L the bytes of large-object pages in use. S starts at
-// kInitialSemispaceBytes (or less when the heap is smaller), doubles after
-// a collection that leaves more than half of it live, and never exceeds
-// (max - L) / 2; after a collection it shrinks toward that bound when large
-// objects need the room. An allocation that does not fit after a
-// collection with S at its bound returns nullptr (out of memory).
+// Sizing policy. --heap bounds 2 * S + L, S each semispace's capacity and
+// L the large-object pages in use. S starts at kInitialSemispaceBytes,
+// doubles after a collection that leaves more than half of it live, and
+// shrinks toward (max - L) / 2 when large objects need the room. An
+// allocation that does not fit after a collection with S at its bound
+// returns nullptr (out of memory).
 #pragma once
 
 #include <cstdint>
