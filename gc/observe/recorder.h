@@ -168,6 +168,13 @@ class Recorder {
     if (enabled_) [[unlikely]]
       phase_event(worker, phase, false);
   }
+  // phase_start, body(), phase_end.
+  template <class Body>
+  void phase(unsigned worker, const char* phase, Body&& body) {
+    phase_start(worker, phase);
+    body();
+    phase_end(worker, phase);
+  }
   void count(unsigned worker, const char* counter, uint64_t delta) {
     if (enabled_) [[unlikely]]
       count_event(worker, counter, delta);

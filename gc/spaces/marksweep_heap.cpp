@@ -42,13 +42,9 @@ void MarkSweepHeap::collect_for(GcCause cause, uint64_t pending_large_bytes) {
   space_.retire_allocation_lists();
   run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
     mark();
-    events.phase_start(0, "weak references");
-    process_weak();
-    events.phase_end(0, "weak references");
+    events.phase(0, "weak references", [&] { process_weak(); });
     space_.sweep(*pool_, worker_totals_);
-    events.phase_start(0, "resize");
-    space_.resize(pending_large_bytes);
-    events.phase_end(0, "resize");
+    events.phase(0, "resize", [&] { space_.resize(pending_large_bytes); });
     return true;
   });
 }

@@ -203,9 +203,7 @@ void MarkSweepSpace::sweep_block(size_t index, SweepTally& t) {
 }
 
 void MarkSweepSpace::sweep_large_objects() {
-  events_.phase_start(0, "sweep large objects");
-  los_.sweep(poison_);
-  events_.phase_end(0, "sweep large objects");
+  events_.phase(0, "sweep large objects", [&] { los_.sweep(poison_); });
 }
 
 // On the collecting thread: the threads' tallies summed into the per-class

@@ -31,7 +31,6 @@ constexpr uint32_t kDefaultTenureAge = 2;
 // full collection, and at least room to promote a whole young semispace.
 constexpr uint64_t kInitialOldBytes = 4ull << 20;
 
-constexpr uint64_t kMinLabWords = 64;
 constexpr uint64_t kMinHeapBytes = 256ull << 10;
 
 uint64_t young_semispace_for(const HeapOptions& o) {
@@ -237,11 +236,8 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   mutator_.install(*young_);
 }
 
-// As semispace's lab_words_for_collection: LABs shrink when the headroom of
-// a small young semispace divided among the threads is smaller.
 uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
-  uint64_t fair = headroom_words / (4 * threads_.pool->size());
-  return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
+  return lab_words_within(lab_words_, headroom_words, threads_.pool->size());
 }
 
 void MarkCompactCollector::release_from_space() {

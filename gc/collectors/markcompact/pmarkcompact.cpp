@@ -639,9 +639,7 @@ void ParallelMarkCompact::run_phase(unsigned index, void (Worker::*phase)()) {
   std::vector<uint64_t>& ns = report_.phase_ns[index];
   auto job = [&](unsigned w) {
     uint64_t start = now_ns();
-    events_.phase_start(w, name);
-    (workers_[w].get()->*phase)();
-    events_.phase_end(w, name);
+    events_.phase(w, name, [&] { (workers_[w].get()->*phase)(); });
     ns[w] = now_ns() - start;
   };
   pool_.run(job);
@@ -673,9 +671,7 @@ ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
   }
   run_phase(2, &Worker::forward);
 
-  events_.phase_start(0, "weak references");
-  process_weak(in.roots);
-  events_.phase_end(0, "weak references");
+  events_.phase(0, "weak references", [&] { process_weak(in.roots); });
 
   build_redirect_tasks();
   run_phase(3, &Worker::redirect);

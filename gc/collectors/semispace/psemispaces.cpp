@@ -8,17 +8,10 @@
 #include <cstdlib>
 
 #include "gc/collectors/semispace/semispace.h"
+#include "gc/collectors/semispace/semispace_options.h"
 #include "gc/parallel/clock.h"
 
 namespace gc {
-
-namespace {
-
-// The smallest LAB worth claiming when a small heap shrinks them: a few
-// objects. Below it objects are copied one CAS each.
-constexpr uint64_t kMinLabWords = 64;
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // The collector's side: one parallel phase per collection.
@@ -35,8 +28,7 @@ constexpr uint64_t kMinLabWords = 64;
 uint64_t SemispaceCollector::lab_words_for_collection() const {
   uint64_t region = current_->region_bytes() / kWordSize;
   uint64_t headroom = region - std::min(region, survivor_bound_words_);
-  uint64_t fair = headroom / (4 * options_.gc_threads);
-  return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
+  return lab_words_within(lab_words_, headroom, options_.gc_threads);
 }
 
 void SemispaceCollector::scavenge_in_parallel() {
@@ -90,13 +82,9 @@ void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
   uint64_t start = parallel::now_ns();
   observe::Recorder& events = shared_.events;
   unsigned w = this->id();
-  events.phase_start(w, "scavenge roots");
-  this->claim_roots(phase.roots);
-  events.phase_end(w, "scavenge roots");
+  events.phase(w, "scavenge roots", [&] { this->claim_roots(phase.roots); });
   derived().scavenge_extra_roots(phase);
-  events.phase_start(w, "trace");
-  this->trace();
-  events.phase_end(w, "trace");
+  events.phase(w, "trace", [&] { this->trace(); });
   this->stats_.busy_ns = parallel::now_ns() - start;
   report(events);
 }

@@ -279,20 +279,14 @@ bool SemispaceCollector::collection() {
   }
 
   events.count(0, "from-space bytes", current_->used_bytes());
-  events.phase_start(0, "flip");
-  flip();
-  events.phase_end(0, "flip");
+  events.phase(0, "flip", [&] { flip(); });
   if (options_.gc_threads == 0 || compact_serially_) {
     scavenge_serially();
   } else {
     scavenge_in_parallel();
   }
-  events.phase_start(0, "weak references");
-  process_weak();
-  events.phase_end(0, "weak references");
-  events.phase_start(0, "sweep large objects");
-  sweep_large_objects();
-  events.phase_end(0, "sweep large objects");
+  events.phase(0, "weak references", [&] { process_weak(); });
+  events.phase(0, "sweep large objects", [&] { los_.sweep(debug_poisoning()); });
   events.phase_start(0, "resize and release");
   resize_semispaces();
   release_from_space();
@@ -315,9 +309,7 @@ void SemispaceCollector::flip() {
 // The serial Cheney collector (--gc-threads=0).
 void SemispaceCollector::scavenge_serially() {
   Scavenger scavenger(*this);
-  events.phase_start(0, "scavenge roots");
-  scavenge_roots(scavenger);
-  events.phase_end(0, "scavenge roots");
+  events.phase(0, "scavenge roots", [&] { scavenge_roots(scavenger); });
   events.count(0, "root groups", root_groups_.size());
   events.phase_start(0, "trace");
   trace_transitive_closure(scavenger);
@@ -329,11 +321,8 @@ void SemispaceCollector::scavenge_serially() {
 void SemispaceCollector::scavenge_roots(Scavenger& s) {
   root_groups_.clear();
   roots_.root_groups(root_groups_);
-  for (const RootGroup& group : root_groups_) scavenge_root_group(s, group);
-}
-
-void SemispaceCollector::scavenge_root_group(Scavenger& s, const RootGroup& group) {
-  for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
+  for (const RootGroup& group : root_groups_)
+    for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
 }
 
 // Scanning to-space may mark large objects; scanning those may copy more
@@ -350,8 +339,6 @@ void SemispaceCollector::process_weak() {
   SemispaceWeakResolver resolver(*this);
   roots_.process_weak(resolver);
 }
-
-void SemispaceCollector::sweep_large_objects() { los_.sweep(debug_poisoning()); }
 
 // The sizing policy (semispace.h): grow S while live data exceeds half of
 // it, keep 2 * S + L within the heap bound, never below what is live.

@@ -80,10 +80,8 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
   uint64_t lab_words_for_collection() const;
   void scavenge_roots(Scavenger& s);
-  void scavenge_root_group(Scavenger& s, const RootGroup& group);
   void trace_transitive_closure(Scavenger& s);  // scan_to_space + trace_large_objects to a fixed point
   void process_weak();
-  void sweep_large_objects();
   void resize_semispaces();
   void release_from_space();
 

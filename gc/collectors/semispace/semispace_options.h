@@ -32,6 +32,15 @@ constexpr uint64_t gc_lab_words(uint64_t given_bytes) {
   return given_bytes ? std::max<uint64_t>(given_bytes / kWordSize, 1) : kDefaultGcLabWords;
 }
 
+// The LAB for one parallel copy: `lab_words`, shrunk so that the threads'
+// LABs take at most a quarter of to-space's headroom (the waste bound,
+// psemispaces.cpp), but not below a few objects' worth (kMinLabWords),
+// under which objects are copied one CAS each.
+inline constexpr uint64_t kMinLabWords = 64;
+constexpr uint64_t lab_words_within(uint64_t lab_words, uint64_t headroom_words, unsigned threads) {
+  return std::max(std::min(lab_words, headroom_words / (4 * threads)), std::min(kMinLabWords, lab_words));
+}
+
 struct SemispaceOptions {
   uint64_t gc_lab_bytes = 0;  // 0: the collector's default
 };
