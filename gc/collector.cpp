@@ -29,18 +29,16 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   roots_.prepare_for_collection();
   // Every collector that accepts --gc-verify describes its heap.
   const auto* heap = dynamic_cast<const verify::VerifiableHeap*>(this);
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify before");
-    verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "before");
-  }
+  if (options_.verify)
+    events.phase(0, "verify before",
+                 [&] { verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "before"); });
   if (!body()) {
     events.collection_end(*this);
     return;
   }
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify after");
-    verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "after");
-  }
+  if (options_.verify)
+    events.phase(0, "verify after",
+                 [&] { verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "after"); });
   stats_.collections++;
   note_heap_size();
   events.collection_end(*this);

@@ -62,14 +62,11 @@ struct HeapOptions {
   // a power of two); 0: the collector's default.
   uint64_t gc_deque_tasks = 0;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
-  // Under stress, generational collectors alternate young and full
-  // collections; this makes every stressed collection a full one.
+  // --gc-stress-full: every stressed collection a full one.
   bool stress_full = false;
   bool verify = false;
-  // Observability (gc/observe/recorder.h), set before the collector exists
-  // so that no collection goes unrecorded: record phases and counters;
-  // keep every collection's record (for --gc-stats, --gc-trace,
-  // --gc-report and the REPL); the --gc-log sink, or nullptr.
+  // Observability (gc/observe/recorder.h), set before the collector exists:
+  // record events; keep every collection's record; the --gc-log sink.
   bool record_events = false;
   bool keep_event_history = false;
   observe::Log* log = nullptr;
@@ -103,16 +100,12 @@ class Collector {
  public:
   virtual ~Collector() = default;
 
-  // Mutator allocation buffer. The fast path (gc::allocate below) bumps
-  // top; when it would pass limit it tries the free lists, then calls
-  // allocate_slow. A collector may set limit == top to see every allocation
-  // (stress mode).
+  // What the fast path (gc::allocate below) uses: the mutator's bump
+  // buffer [top, limit) (limit == top shows a collector every allocation),
+  // and, when size_class_of is set, free_lists[size_class_of[words]], lists
+  // of free cells linked through their first word (nullptr: empty).
   Word* top = nullptr;
   Word* limit = nullptr;
-  // Segregated free lists, for collectors that allocate in cells (top ==
-  // limit for them): when size_class_of is set, the fast path pops the head
-  // of free_lists[size_class_of[words]], a list of free cells linked
-  // through their first word; an empty list (nullptr) calls allocate_slow.
   const uint8_t* size_class_of = nullptr;
   Word** free_lists = nullptr;
 
@@ -169,12 +162,10 @@ class Collector {
   }
 
   // One collection's frame, the same for every collector: the recorder's
-  // start (which times the pause), the roots' preparation, --gc-verify's
-  // "verify before", then body, then "verify after", the collection count,
-  // the peak heap, and the recorder's end (the --gc-log line). The caller
-  // has accounted the mutator's allocation first, so that the recorder's
-  // "before" figures include it. body returns false when it gave up before
-  // changing the heap: the frame then ends without verifying or counting.
+  // start, the roots' preparation, --gc-verify, body, the counts, the
+  // recorder's end. The caller has accounted the mutator's allocation
+  // first. body returns false when it gave up before changing the heap:
+  // the frame then ends without verifying or counting.
   void run_collection(observe::CollectionKind kind, GcCause cause, const std::function<bool()>& body);
   void note_heap_size() { stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size()); }
   // The allocation's answer when the heap is exhausted, with the live bytes
@@ -212,11 +203,9 @@ uint64_t physical_memory_bytes();
 HeapOptions resolved_heap_options(const HeapOptions& in, uint64_t min_heap_bytes);
 
 // The allocation fast path, inlined into the interpreter: a bump of the
-// collector's buffer, or else one pop of a size class's free list.
-// Bump-allocating collectors never get past the bump test, so the pop costs
-// them nothing; free-list collectors keep top == limit and pay one failed
-// compare. Everything else (refill, large objects, collection, rounding of
-// huge sizes) is the collector's slow path.
+// collector's buffer, or else one pop of a size class's free list (free-list
+// collectors keep top == limit and pay one failed compare). Everything else
+// is the collector's slow path.
 inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   uint64_t words = object_words(nrefs, raw_words);
   if (nrefs < (1u << SizeCode::kRefMantissaBits) && raw_words < (1u << SizeCode::kRawMantissaBits) &&

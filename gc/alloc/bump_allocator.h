@@ -2,14 +2,11 @@
 // the plans whose mutator allocates in a semispace: semispace, and
 // markcompact's young generation.
 //
-// The inline fast path (gc::allocate in collector.h) bumps Collector::top
-// up to Collector::limit without counting; everything behind it is here:
-// the slow path's order (the stress count, sizes the header cannot express,
-// large objects, a refill that may collect), the buffer's install after a
-// collection, the bytes the fast path allocated, the hash words the space
-// owes, and hiding the buffer under --gc-stress (limit stays at top, so
-// every allocation reaches the slow path). When to collect, how a space
-// grows and where large objects go are the plan's, through Plan.
+// Behind the inline fast path (gc::allocate, collector.h): the slow path,
+// the buffer's install after a collection, the bytes the fast path
+// allocated, the hash words the space owes, and hiding the buffer under
+// --gc-stress (limit stays at top). When to collect, how a space grows and
+// where large objects go are the plan's, through Plan.
 #pragma once
 
 #include <cstdint>

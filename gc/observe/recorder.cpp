@@ -65,7 +65,6 @@ std::string Recorder::counter_unit(const std::string& counter) const {
   return "";
 }
 
-// ---------------------------------------------------------------------------
 // Collections
 
 void Recorder::collection_start(CollectionKind kind, GcCause cause, Collector& heap) {
@@ -159,7 +158,6 @@ uint32_t Recorder::intern(std::vector<std::string>& names, const char* name) {
   return static_cast<uint32_t>(names.size() - 1);
 }
 
-// ---------------------------------------------------------------------------
 // Phases and counters: on the worker's own thread, into its own buffer.
 
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans) {
@@ -207,7 +205,6 @@ void Recorder::sequence_event(unsigned worker, const char* name, const std::vect
   buffers_[worker].sequences.emplace_back(name, values);
 }
 
-// ---------------------------------------------------------------------------
 // Ranges
 
 template <class T>

@@ -224,7 +224,6 @@ Summary summarize(Collector& heap) {
   return s;
 }
 
-// ---------------------------------------------------------------------------
 // The table
 
 std::string stats_table(const Summary& s) {
@@ -298,13 +297,6 @@ std::string stats_table(const Summary& s) {
   return out;
 }
 
-void write_stats_table(const Summary& s, std::FILE* out) {
-  std::string t = stats_table(s);
-  std::fwrite(t.data(), 1, t.size(), out);
-  std::fflush(out);
-}
-
-// ---------------------------------------------------------------------------
 // JSON (docs/gc-stats.schema.json)
 
 std::string stats_json(const Summary& s) {

@@ -1,11 +1,7 @@
 // A copy space (MMTk's CopySpace policy): one region of the reservation
 // filled by bumping, emptied all at once when its survivors have been
-// evacuated elsewhere. semispace owns two and flips them; markcompact's
-// young generation is two more.
-//
-// The region is reserved at its largest size; the space's capacity (the
-// part the heap-size policy lets it use) is a prefix of it, so growing or
-// shrinking a space never moves it.
+// evacuated (semispace's two, markcompact's young generation). Its capacity
+// is a prefix of the region, so resizing never moves it.
 #pragma once
 
 #include <cstdint>

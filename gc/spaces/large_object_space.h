@@ -1,11 +1,8 @@
 // The large-object space (MMTk's LargeObjectSpace policy; DESIGN.md, "Values
 // and objects"): objects of at least kLargeObjectBytes, and every pinned
-// object, live here on whole pages and never move. Copying them would cost
-// more than it saves, and fiber value stacks need addresses that stay put.
-//
-// Tracing marks them with the header's mark bit; after a collection every
-// unmarked object is freed, its pages returned to the OS (poisoned instead
-// in stress and verify modes), and its run of pages put back in an
+// object (fiber value stacks), on whole pages that never move. After a
+// collection every unmarked object is freed: its pages returned to the OS
+// (poisoned in stress and verify modes) and its run put back in an
 // address-ordered free list where neighbouring runs coalesce.
 #pragma once
 

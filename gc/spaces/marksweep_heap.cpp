@@ -30,7 +30,6 @@ MarkSweepHeap::MarkSweepHeap(RootSet& roots, const HeapOptions& options)
 
 MarkSweepHeap::~MarkSweepHeap() = default;
 
-// ---------------------------------------------------------------------------
 // One collection
 
 void MarkSweepHeap::collect(GcCause cause) { collect_for(cause, 0); }
@@ -60,7 +59,6 @@ void MarkSweepHeap::process_weak() {
   roots_.process_weak(resolver);
 }
 
-// ---------------------------------------------------------------------------
 // Slow paths
 
 Word* MarkSweepHeap::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {

@@ -104,7 +104,6 @@ void MarkSweepSpace::describe_events() {
         {"external", "free cell bytes", "block bytes", 100}}});
 }
 
-// ---------------------------------------------------------------------------
 // The sweep
 
 void MarkSweepSpace::retire_allocation_lists() {
@@ -276,7 +275,6 @@ void MarkSweepSpace::resize(uint64_t pending_large_bytes) {
                         [&](uint32_t i) { return !blocks_[i].committed; });
 }
 
-// ---------------------------------------------------------------------------
 // The allocator's slow path onto blocks
 
 Word* MarkSweepSpace::take_cell(unsigned size_class, uint64_t limit_bytes) {
@@ -392,7 +390,6 @@ void MarkSweepSpace::note_peak_size() {
   stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, size_bytes());
 }
 
-// ---------------------------------------------------------------------------
 // Queries
 
 uint64_t MarkSweepSpace::used_bytes() const {

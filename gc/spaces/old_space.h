@@ -1,20 +1,14 @@
 // The old generation's space (MMTk's mark-compact space): objects arrive by
-// promotion, through the GC threads' promotion LABs (Flood et al. 2001,
+// promotion through the GC threads' promotion LABs (Flood et al. 2001,
 // L164: "old-generation promotion therefore uses the same LAB-based
-// allocation technique as to-space allocation"), and leave only when a full
+// allocation technique as to-space allocation") and leave only when a full
 // collection compacts the space.
 //
-// A compaction leaves one or several free areas (pMarkcompact: one per pair
-// of regions, floor((n+1)/2) of them); promotion fills them in address
-// order, each by bumping its top with a compare-and-swap, and moves to the
-// next area when one cannot hold a claim (its tail becomes filler). The
-// space stays walkable: the occupied runs are everything that is not the
-// unclaimed part [top, end) of an area, and they hold objects and fillers
-// end to end.
-//
-// The space is reserved at its largest size; its capacity (the part the
-// sizing policy lets it use) is a prefix, grown by extending or appending a
-// free area.
+// A compaction leaves free areas (pMarkcompact: floor((n+1)/2) of them);
+// promotion fills them in address order, bumping each one's top with a
+// compare-and-swap, its tail becoming filler when it cannot hold a claim,
+// so the occupied runs stay walkable. The capacity the sizing policy lets
+// the space use is a prefix of its reservation.
 #pragma once
 
 #include <atomic>

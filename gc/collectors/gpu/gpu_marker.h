@@ -79,8 +79,6 @@ class GpuMarker {
 
   unsigned compute_units() const { return groups_; }
   unsigned work_group_size() const { return wg_size_; }
-  // The build options of the kernel variant in use (for logs and tests).
-  const std::string& build_options() const { return build_options_; }
 
  private:
   // --- mark's steps, in the order of the paper's Figure 4

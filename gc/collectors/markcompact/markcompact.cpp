@@ -69,7 +69,6 @@ class MarkCompactWeakResolver final : public WeakResolver {
   MarkCompactCollector& c_;
 };
 
-// ---------------------------------------------------------------------------
 // Construction
 
 MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& options)
@@ -131,7 +130,6 @@ std::unique_ptr<Collector> create_markcompact(RootSet& roots, const HeapOptions&
   return std::make_unique<MarkCompactCollector>(roots, options);
 }
 
-// ---------------------------------------------------------------------------
 // Young collections
 
 void MarkCompactCollector::collect_young(GcCause cause) {
@@ -247,7 +245,6 @@ void MarkCompactCollector::release_from_space() {
   young_other_->reset(young_bytes_);
 }
 
-// ---------------------------------------------------------------------------
 // Full collections
 
 void MarkCompactCollector::collect(GcCause cause) { full_collection(cause, 0); }
@@ -319,7 +316,6 @@ void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64
       round_up_pages(std::min(target, std::max(old_bound_bytes(pending_large_bytes), occupied_bytes)));
 }
 
-// ---------------------------------------------------------------------------
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
 // these.
 
@@ -389,7 +385,6 @@ uint64_t MarkCompactCollector::old_bound_bytes(uint64_t pending_large_bytes) con
   return taken >= max ? 0 : round_down_pages(max - taken);
 }
 
-// ---------------------------------------------------------------------------
 // Queries
 
 uint64_t MarkCompactCollector::heap_used() const {

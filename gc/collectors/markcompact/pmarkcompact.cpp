@@ -76,7 +76,6 @@ struct ParallelMarkCompact::Region {
   WordRange packed;     // where the live data of its moving units ends up
 };
 
-// ---------------------------------------------------------------------------
 // One GC thread
 
 class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
@@ -584,7 +583,6 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
   stats_.bytes_copied += words * kWordSize;
 }
 
-// ---------------------------------------------------------------------------
 // The collection
 
 MarkCompactOptions markcompact_options(const HeapOptions& heap) {

@@ -79,9 +79,8 @@ struct MarkCompactOptions {
   double dense_prefix_min_live = kDensePrefixMinLive;
   // Capacity of each thread's marking deque (a power of two); 0: 2^15.
   uint64_t deque_tasks = 0;
-  // Stress and verify modes: free areas are overwritten with
-  // Header::kPoison (after their filler headers, so the space stays
-  // walkable), so that a stale reference reads garbage.
+  // Stress and verify modes: free areas are poisoned after their filler
+  // headers (the space stays walkable).
   bool poison_free_areas = false;
 };
 
@@ -110,14 +109,12 @@ class ParallelMarkCompact {
     // the word it grows when it moves.
     std::function<uint64_t(const Word* header)> hash_of_address;
     // The biased card table (Collector::card_base), or nullptr. When set,
-    // the cards of the old space are rebuilt: cleaned, then the card of
-    // every slot that holds a young reference is dirtied at the slot's new
-    // address. Cards of large objects are left as they are.
+    // the old space's cards are rebuilt: cleaned, then dirtied where a
+    // moved slot holds a young reference. Large objects' are left alone.
     uint8_t* card_base = nullptr;
-    // Called once per occupied run of the old space after compaction (the
-    // dense prefix, each compacted stretch), on the GC thread `worker`
-    // that finished it, in parallel: [begin, end) is walkable objects. The
-    // plan rebuilds its card offset table here.
+    // Called in parallel, on the GC thread that finished it, for each
+    // walkable occupied run of the old space after compaction (the plan
+    // rebuilds its card offset table here).
     std::function<void(unsigned worker, Word* begin, Word* end)> on_occupied_run;
   };
 
@@ -159,10 +156,9 @@ class ParallelMarkCompact {
   ParallelMarkCompact(const ParallelMarkCompact&) = delete;
   ParallelMarkCompact& operator=(const ParallelMarkCompact&) = delete;
 
-  // One full collection of the old space (the caller has stopped the
-  // mutator and retired every allocation buffer so that each space is
-  // walkable). Processes weak references (RootSet::process_weak) and
-  // sweeps the large-object space. Returns the new shape of the old space.
+  // One full collection of the old space, every space walkable (the
+  // caller retired the allocation buffers), weak references and large
+  // objects included. Returns the new shape of the old space.
   Result collect(const Input& in);
 
   const Report& last_report() const { return report_; }

@@ -13,7 +13,6 @@
 
 namespace gc {
 
-// ---------------------------------------------------------------------------
 // The collector's side: one parallel phase per collection.
 
 // LAB size for this collection: --gc-lab, shrunk when the heap is so small
@@ -59,7 +58,6 @@ void SemispaceCollector::scavenge_in_parallel() {
   }
 }
 
-// ---------------------------------------------------------------------------
 // One GC thread
 
 template <class Derived>
@@ -170,7 +168,6 @@ void CopyScavenger<Derived>::retire_lab_at_end() {
 template class CopyScavenger<ParallelScavenger>;
 template class CopyScavenger<PromotingScavenger>;
 
-// ---------------------------------------------------------------------------
 // Promotion (markcompact's young collections)
 
 [[noreturn]] void promotion_overflow() {

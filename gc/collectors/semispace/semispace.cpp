@@ -36,7 +36,6 @@ constexpr uint64_t kGrowWhenLiveExceedsOneIn = 2;
   std::abort();
 }
 
-// ---------------------------------------------------------------------------
 // The serial scavenger's state for one collection. The per-object path is
 // inline, with no virtual call and no allocation per object (the
 // large-object mark stack is kept between collections).
@@ -189,7 +188,6 @@ class SemispaceWeakResolver final : public WeakResolver {
   SemispaceCollector& c_;
 };
 
-// ---------------------------------------------------------------------------
 // Construction
 
 namespace {
@@ -257,7 +255,6 @@ std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& o
   return std::make_unique<SemispaceCollector>(roots, options);
 }
 
-// ---------------------------------------------------------------------------
 // One collection
 
 void SemispaceCollector::collect(GcCause cause) { collect_for(cause, 0); }
@@ -370,7 +367,6 @@ void SemispaceCollector::release_from_space() {
   other_->reset(semispace_bytes_);
 }
 
-// ---------------------------------------------------------------------------
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
 // these.
 
@@ -442,7 +438,6 @@ uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const
   return large >= max ? 0 : round_down_pages((max - large) / 2);
 }
 
-// ---------------------------------------------------------------------------
 // Queries
 
 uint64_t SemispaceCollector::heap_used() const {
