@@ -116,8 +116,7 @@ class Collector {
   // if needed. Returns nullptr when the heap is exhausted even after a full
   // collection; the caller reports out of memory. Sizes are already rounded.
   virtual Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) = 0;
-  // Allocates in the large-object space whatever the size: the object never
-  // moves (fiber value stacks rely on this).
+  // In the large-object space whatever the size: fiber value stacks never move.
   virtual Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) = 0;
   // A full collection now.
   virtual void collect(GcCause cause) = 0;
@@ -126,8 +125,7 @@ class Collector {
   virtual uint64_t heap_used() const = 0;  // bytes in objects and buffers now
   virtual uint64_t heap_size() const = 0;  // bytes the heap currently spans
   uint64_t max_heap() const { return options_.max_heap_bytes; }
-  // Up to date, including what the fast path allocated since the last slow
-  // path (it bumps top without counting).
+  // Up to date, including what the fast path allocated without counting.
   const GcStats& stats() {
     flush_stats();
     return stats_;
@@ -143,13 +141,11 @@ class Collector {
   // The spaces and their occupancy now, for the heap map (--gc-report, the
   // REPL's :heap). Called between collections and at a collection's end.
   virtual void describe_spaces(std::vector<observe::SpaceUsage>& out) const {}
-  // stats_ as it is, without flushing the fast path's allocation (for use
-  // during a collection, when the collector has already accounted it).
+  // stats_ without flushing (during a collection, already accounted).
   const GcStats& stats_as_recorded() const { return stats_; }
   const HeapOptions& options() const { return options_; }
 
-  // Observability events (gc/observe/recorder.h): every collector reports
-  // collections, phases and counters here.
+  // Every collector reports collections, phases and counters here.
   observe::Recorder events;
 
  protected:

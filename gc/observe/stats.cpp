@@ -142,8 +142,7 @@ void summarize_counters(const Recorder& r, Summary& s) {
 }
 
 // Per worker that ran a phase or counted something: busy time (the union of
-// its phases), idle time (the rest of each pause), its counters; then the
-// balance over the workers.
+// its phases), idle time (the rest of each pause), counters; then balance.
 void summarize_workers(const Recorder& r, Summary& s) {
   const auto& records = r.records();
   std::vector<double> busy_ns(r.workers(), 0), idle_ms(r.workers(), 0);

@@ -39,10 +39,8 @@ class LargeObjectSpace {
   uint64_t object_count() const { return objects_.size(); }
   const std::vector<Object>& objects() const { return objects_; }
 
-  // Frees every unmarked object and clears the marks of the others. Freed
-  // objects are poisoned (poison == true: stress and verify modes, where a
-  // stale reference must read as garbage) or their pages given back to the
-  // OS. Returns the bytes freed.
+  // Frees every unmarked object (poisoned when `poison`, else its pages
+  // given back) and clears the others' marks. Returns the bytes freed.
   uint64_t sweep(bool poison);
 
   static uint64_t pages_for(uint64_t words);

@@ -42,8 +42,7 @@ class OldSpace {
   uint64_t free_bytes() const;
   uint64_t used_bytes() const { return capacity_bytes() - free_bytes(); }
   const std::vector<Area>& areas() const { return areas_; }
-  // The occupied runs, in address order (walkable; the verifier, card
-  // scanning and compaction read them).
+  // The occupied runs, walkable, in address order.
   void occupied_runs(std::vector<Run>& out) const;
 
   // Grows the capacity to `bytes` (page multiple, at most the region).
@@ -52,9 +51,8 @@ class OldSpace {
   // and the rest of the capacity is free, shrunk or grown to `capacity`.
   void reset_after_compaction(const std::vector<Run>& runs, uint64_t capacity_bytes);
 
-  // A promotion LAB of between min_words and max_words, from the current
-  // free area or the next ones; nullptr when no area can hold min_words.
-  // *got is the size. Safe from several GC threads at once.
+  // A promotion LAB of min_words to max_words (*got) from the free areas,
+  // or nullptr; safe from several GC threads at once.
   Word* claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got);
   // Gives back [p, p + words) if it is still the end of its area's claims.
   bool unclaim_shared(Word* p, uint64_t words);

@@ -60,10 +60,8 @@ struct HeapShape {
   // Live large objects (header addresses) and the region they live in.
   std::vector<const Word*> large_objects;
   SpaceRange large_space{"large", nullptr, nullptr};
-  // Generational heaps: the young spaces, and the biased card table
-  // (Collector::card_base). Every reference from an object outside the
-  // young spaces to one inside must lie on a dirty card (the card
-  // invariant young collections rely on). No card table: not checked.
+  // Generational heaps: the young spaces and the biased card table, for
+  // the card invariant (card_scan.h); no card table: not checked.
   std::vector<SpaceRange> young_spaces;
   const uint8_t* card_base = nullptr;
   // Class ids above this are corrupt headers.

@@ -176,9 +176,7 @@ void MarkCompactCollector::young_collection(GcCause cause) {
   });
 }
 
-// pSemispaces on the young generation (psemispaces.h), with the card
-// table's tasks as extra roots and promotion of survivors of tenure_age
-// young collections.
+// pSemispaces on the young generation, the card tasks as extra roots.
 void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   events.count(0, "young bytes", young_->used_bytes());
   events.phase_start(0, "flip");
@@ -377,8 +375,7 @@ Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs
   return h;
 }
 
-// The old generation's largest capacity now: the heap bound less both young
-// semispaces and the large objects (and those about to be allocated).
+// The old generation's largest capacity now (the sizing policy, markcompact.h).
 uint64_t MarkCompactCollector::old_bound_bytes(uint64_t pending_large_bytes) const {
   uint64_t taken = 2 * young_bytes_ + los_.committed_bytes() + pending_large_bytes;
   uint64_t max = options_.max_heap_bytes;

@@ -73,10 +73,8 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   uint64_t bytes_promoted() const { return bytes_promoted_; }
   // The parallel old-generation collector, or nullptr under --gc-threads=0.
   const ParallelMarkCompact* engine() const { return engine_.get(); }
-  // Test-only: with false, the write barrier's stores go to a scratch
-  // table instead of the card table, as if the interpreter had no barrier
-  // (the verifier must then report an old-to-young reference on a clean
-  // card).
+  // Test-only: with false, the barrier's stores go to a scratch table, as
+  // if there were no barrier (the verifier must then see a clean card).
   void set_write_barrier_for_testing(bool on);
 
  private:
@@ -123,10 +121,8 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;
-  bool compact_serially_ = false;  // this full collection is full_collection_without_gaps's
-
-  // Test hook (set_write_barrier_for_testing).
-  std::vector<uint8_t> scratch_cards_;
+  bool compact_serially_ = false;       // this full collection is full_collection_without_gaps's
+  std::vector<uint8_t> scratch_cards_;  // set_write_barrier_for_testing
 
   // The GC threads' machinery, allocated once.
   std::vector<RootGroup> root_groups_;

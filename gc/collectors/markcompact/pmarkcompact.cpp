@@ -1,7 +1,5 @@
-// pMarkcompact: the four parallel phases of Flood et al. 2001, section 5.
-// pmarkcompact.h says what each phase does and where gclab departs from
-// the paper; this file reads in the same order: the per-thread Worker (mark,
-// sweep, forward, redirect, compact), then the collection that runs them.
+// pMarkcompact (pmarkcompact.h), in the same order: the per-thread Worker's
+// phases, then the collection that runs them.
 #include "gc/collectors/markcompact/pmarkcompact.h"
 
 #include <algorithm>
@@ -32,8 +30,7 @@ void store_header(Word* h, Word w) { std::atomic_ref<Word>(*h).store(w, std::mem
 }  // namespace
 
 // A unit's effect on the gap between an object and its destination, in
-// compaction order: g -> max(g + a, b). Dead words add to the gap; a hashed
-// object that moves (g > 0) grows one word and takes one from it.
+// compaction order (pmarkcompact.h): g -> max(g + a, b).
 struct GapFn {
   int64_t a = 0;
   int64_t b = 0;
@@ -100,8 +97,7 @@ class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
  private:
   friend class parallel::Tracer<Worker>;
 
-  // --- mark (section 5.1): the mark-and-count policy of the shared tracer
-  // (gc/parallel/tracer.h), which keeps the tri-colour invariant.
+  // --- mark (section 5.1): the shared tracer's mark-and-count policy.
   [[gnu::always_inline]] void trace_slot(const Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
@@ -378,10 +374,9 @@ void ParallelMarkCompact::Worker::forward_growing_down(const Unit& u, std::vecto
   }
 }
 
-// A region sliding up with hashed objects: the gap is followed downward,
-// so the unit's objects are listed first (a walk finds them only upward),
-// and forwarding is installed afterwards in address order, which keeps the
-// side list in address order.
+// A region sliding up with hashed objects: the gap is followed downward
+// over the unit's objects, listed first (a walk only goes up); forwarding
+// is installed afterwards, in address order like the side list.
 void ParallelMarkCompact::Worker::forward_growing_up(const Unit& u, std::vector<Word>& side) {
   items_.clear();
   for (Word* p = u.begin; p < u.end;) {
@@ -497,10 +492,9 @@ void ParallelMarkCompact::Worker::redirect_large(const LargeObjectSpace::Object&
 void ParallelMarkCompact::Worker::compact() {
   std::vector<Region>& regions = mc_.regions_;
   const Input& in = *mc_.in_;
-  // One task per region (what it packs, then the plan's hook over it), and
-  // one per unit left in place: nothing moves there, but sweep's fillers
-  // changed where objects start, so the hook walks it too. Per unit, so that
-  // a large dense prefix is not one thread's walk.
+  // One task per region, then one per unit left in place (sweep's fillers
+  // changed where objects start there, so the hook walks it too; per unit,
+  // so that a large dense prefix is not one thread's walk).
   claim_each(regions.size() + mc_.old_units_, [&](size_t i) {
     if (i >= regions.size()) {
       const Unit& u = mc_.units_[i - regions.size()];

@@ -4,14 +4,9 @@
 // collection; the engine runs the paper's four phases, each on every GC
 // thread of the plan's WorkerPool, in the paper's order:
 //
-//   mark       the shared parallel tracer (gc/parallel/tracer.h), exactly
-//              as pSemispaces traces: root groups claimed dynamically
-//              (section 3.1), then work stealing with the shared deques,
-//              overflow set and termination protocol (sections 3.2-3.4,
-//              5.1); mark bits in the header, set without synchronisation
-//              (L194, footnote 5).
-//              Young objects and large objects are marked and traced, never
-//              moved.
+//   mark       the shared parallel tracer (tracer.h; sections 3.1-3.4,
+//              5.1); mark bits set without synchronisation (L194, footnote
+//              5); young and large objects are marked and traced, not moved.
 //   sweep      pass A of section 5.2 (L198-200): the old space is divided
 //              into m = units_per_thread * n units whose boundaries are
 //              object starts; threads claim units, count their live words
@@ -121,9 +116,8 @@ class ParallelMarkCompact {
   struct Result {
     // [old_space.begin, dense_prefix_end) was not moved.
     Word* dense_prefix_end = nullptr;
-    // Ascending and disjoint: the old space is occupied runs and free
-    // areas alternating, from old_space.begin to old_space.end. Free areas
-    // are formatted as fillers; the last one may end at old_space.end.
+    // Ascending and disjoint, alternating over the whole old space; free
+    // areas are formatted as fillers.
     std::vector<WordRange> occupied;
     std::vector<WordRange> free_areas;
     uint64_t old_live_bytes = 0;        // in the old space after compaction (grown hashes included)
@@ -134,8 +128,7 @@ class ParallelMarkCompact {
     uint64_t large_freed_bytes = 0;
   };
 
-  // What the last collection measured, for tests, the plan's statistics and
-  // the docs (the same figures go to the Recorder as counters).
+  // What the last collection measured (also sent to the Recorder).
   struct Report {
     unsigned threads = 0;
     std::vector<WordRange> units;             // object aligned
@@ -223,8 +216,7 @@ class ParallelMarkCompact {
   std::vector<uint32_t> redirect_tasks_;  // encoded (kind, index)
   std::atomic<size_t> next_claim_{0};
   Report report_;
-  // Counter names with a number in them ("unit 3 live bytes"), interned by
-  // the Recorder at the end of each collection: kept alive here.
+  // Numbered counter names ("unit 3 live bytes"), alive for the Recorder.
   std::vector<std::unique_ptr<std::string>> counter_names_;
 };
 

@@ -87,8 +87,7 @@ void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
   report(events);
 }
 
-// Once per collection, on this thread (the Recorder's rule: counters are
-// accumulated locally and reported once per phase).
+// Once per collection, on this thread (the Recorder's rule).
 template <class Derived>
 void CopyScavenger<Derived>::report(observe::Recorder& events) const {
   if (!events.enabled()) return;

@@ -74,8 +74,9 @@ struct ScavengeSpaces {
 
 class PromotingScavenger;
 
-// An internal error: a promotion found no room in the old generation.
-// Unreachable by construction (the plan checks room before collecting).
+// Internal errors: a promotion found no room in the old generation, or
+// to-space ran out. Unreachable by construction (the plans check room
+// before collecting).
 [[noreturn]] void promotion_overflow();
 [[noreturn]] void semispace_to_space_overflow();
 
@@ -293,12 +294,8 @@ class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
 };
 
 // pSemispaces for markcompact's young generation, composed with promotion
-// (section 4, L162-164): an object that has survived tenure_age young
-// collections is copied into the old generation through a promotion LAB
-// instead of into to-space, every other copy is one collection older; a
-// promoted object that still refers to a young one has its card dirtied
-// (the card invariant), and the dirty cards of the old generation are extra
-// roots (ParallelScavengePhase::extra_roots).
+// through promotion LABs (section 4, L162-164), the card invariant
+// (card_scan.h), and the dirty cards as extra roots.
 class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
  public:
   using CopyScavenger::CopyScavenger;

@@ -54,8 +54,7 @@ class Scavenger {
     lab_.top = lab_.end = to_.begin();
   }
 
-  // Roots and slots alike: copy (or find the copy of) a from-space target
-  // and redirect the slot; mark a large-object target in place.
+  // Roots and slots alike, as CopyScavenger::trace_slot (psemispaces.h).
   void scavenge_slot(Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
@@ -103,7 +102,6 @@ class Scavenger {
     for (uint64_t i = 0; i < n; ++i) scavenge_slot(slots + i);
   }
 
-  // A forwarding pointer (tag 00) is the new header address.
   Word* forward(Word* old) {
     Word h = *old;
     if (Header::is_forwarded(h)) return reinterpret_cast<Word*>(h);
@@ -292,8 +290,7 @@ bool SemispaceCollector::collection() {
   return true;
 }
 
-// The spaces change roles: the mutator's space becomes from-space and the
-// empty one, at the current capacity, becomes to-space.
+// The mutator's space becomes from-space, the empty one to-space.
 void SemispaceCollector::flip() {
   std::swap(current_, other_);
   current_->reset(semispace_bytes_);
@@ -358,8 +355,7 @@ void SemispaceCollector::resize_semispaces() {
   stats_.last_live_bytes = live + los_.committed_bytes();
 }
 
-// From-space is empty now. In stress and verify modes its old contents are
-// poisoned so that a stale reference reads garbage, not a plausible object.
+// From-space is empty now (poisoned in stress and verify modes).
 void SemispaceCollector::release_from_space() {
   if (debug_poisoning()) other_->poison_contents();
   if (other_->capacity_bytes() > semispace_bytes_)

@@ -44,8 +44,7 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   void collect(GcCause cause) override;
 
   const char* name() const override { return "semispace"; }
-  // Bytes in objects: the current semispace up to top, plus large-object
-  // pages. The rest of the current semispace is the mutator's buffer.
+  // The current semispace up to top (less filler), plus large-object pages.
   uint64_t heap_used() const override;
   // 2 * S + L: both semispaces count, as the policy above bounds them.
   uint64_t heap_size() const override;
@@ -58,13 +57,11 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   bool in_current_space(const Word* p) const { return p >= current_->begin() && p < top; }
   bool in_large_space(const Word* p) const { return los_.contains(p); }
   const LargeObjectSpace& large_objects() const { return los_; }
-  // GC threads (0: the serial collector) and, per thread, what it did,
-  // summed over all collections (also reported per collection through
-  // Collector::events as counters).
+  // GC threads (0: the serial collector) and what each did, summed over
+  // all collections.
   unsigned gc_threads() const { return options_.gc_threads; }
   const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
-  // Serial collections made because a parallel one's filler stood between
-  // an allocation and the heap limit (collect_without_waste).
+  // Serial collections made by collect_without_waste.
   uint64_t waste_free_retries() const { return waste_free_retries_; }
 
  private:
@@ -122,9 +119,5 @@ class SemispaceCollector final : public BumpAllocatingCollector {
 };
 
 std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& options);
-
-// An internal error: to-space ran out during a collection. Unreachable by
-// construction (collection() checks the bound before it copies).
-[[noreturn]] void semispace_to_space_overflow();
 
 }  // namespace gc
