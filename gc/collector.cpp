@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "gc/heap/reservation.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
@@ -26,18 +29,16 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   roots_.prepare_for_collection();
   // Every collector that accepts --gc-verify describes its heap.
   const auto* heap = dynamic_cast<const verify::VerifiableHeap*>(this);
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify before");
-    verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "before");
-  }
+  if (options_.verify)
+    events.phase(0, "verify before",
+                 [&] { verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "before"); });
   if (!body()) {
     events.collection_end(*this);
     return;
   }
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify after");
-    verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "after");
-  }
+  if (options_.verify)
+    events.phase(0, "verify after",
+                 [&] { verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "after"); });
   stats_.collections++;
   note_heap_size();
   events.collection_end(*this);
@@ -49,6 +50,13 @@ uint64_t physical_memory_bytes() {
   // A machine that will not say gets the JDK's fallback assumption of 1 GB.
   if (pages <= 0 || page_size <= 0) return 1ull << 30;
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+HeapOptions resolved_heap_options(const HeapOptions& in, uint64_t min_heap_bytes) {
+  HeapOptions o = in;
+  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
+  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), min_heap_bytes);
+  return o;
 }
 
 }  // namespace gc

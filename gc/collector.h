@@ -62,14 +62,11 @@ struct HeapOptions {
   // a power of two); 0: the collector's default.
   uint64_t gc_deque_tasks = 0;
   uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
-  // Under stress, generational collectors alternate young and full
-  // collections; this makes every stressed collection a full one.
+  // --gc-stress-full: every stressed collection a full one.
   bool stress_full = false;
   bool verify = false;
-  // Observability (gc/observe/recorder.h), set before the collector exists
-  // so that no collection goes unrecorded: record phases and counters;
-  // keep every collection's record (for --gc-stats, --gc-trace,
-  // --gc-report and the REPL); the --gc-log sink, or nullptr.
+  // Observability (gc/observe/recorder.h), set before the collector exists:
+  // record events; keep every collection's record; the --gc-log sink.
   bool record_events = false;
   bool keep_event_history = false;
   observe::Log* log = nullptr;
@@ -103,16 +100,12 @@ class Collector {
  public:
   virtual ~Collector() = default;
 
-  // Mutator allocation buffer. The fast path (gc::allocate below) bumps
-  // top; when it would pass limit it tries the free lists, then calls
-  // allocate_slow. A collector may set limit == top to see every allocation
-  // (stress mode).
+  // What the fast path (gc::allocate below) uses: the mutator's bump
+  // buffer [top, limit) (limit == top shows a collector every allocation),
+  // and, when size_class_of is set, free_lists[size_class_of[words]], lists
+  // of free cells linked through their first word (nullptr: empty).
   Word* top = nullptr;
   Word* limit = nullptr;
-  // Segregated free lists, for collectors that allocate in cells (top ==
-  // limit for them): when size_class_of is set, the fast path pops the head
-  // of free_lists[size_class_of[words]], a list of free cells linked
-  // through their first word; an empty list (nullptr) calls allocate_slow.
   const uint8_t* size_class_of = nullptr;
   Word** free_lists = nullptr;
 
@@ -123,8 +116,7 @@ class Collector {
   // if needed. Returns nullptr when the heap is exhausted even after a full
   // collection; the caller reports out of memory. Sizes are already rounded.
   virtual Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) = 0;
-  // Allocates in the large-object space whatever the size: the object never
-  // moves (fiber value stacks rely on this).
+  // In the large-object space whatever the size: fiber value stacks never move.
   virtual Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) = 0;
   // A full collection now.
   virtual void collect(GcCause cause) = 0;
@@ -133,8 +125,7 @@ class Collector {
   virtual uint64_t heap_used() const = 0;  // bytes in objects and buffers now
   virtual uint64_t heap_size() const = 0;  // bytes the heap currently spans
   uint64_t max_heap() const { return options_.max_heap_bytes; }
-  // Up to date, including what the fast path allocated since the last slow
-  // path (it bumps top without counting).
+  // Up to date, including what the fast path allocated without counting.
   const GcStats& stats() {
     flush_stats();
     return stats_;
@@ -150,13 +141,11 @@ class Collector {
   // The spaces and their occupancy now, for the heap map (--gc-report, the
   // REPL's :heap). Called between collections and at a collection's end.
   virtual void describe_spaces(std::vector<observe::SpaceUsage>& out) const {}
-  // stats_ as it is, without flushing the fast path's allocation (for use
-  // during a collection, when the collector has already accounted it).
+  // stats_ without flushing (during a collection, already accounted).
   const GcStats& stats_as_recorded() const { return stats_; }
   const HeapOptions& options() const { return options_; }
 
-  // Observability events (gc/observe/recorder.h): every collector reports
-  // collections, phases and counters here.
+  // Every collector reports collections, phases and counters here.
   observe::Recorder events;
 
  protected:
@@ -169,12 +158,10 @@ class Collector {
   }
 
   // One collection's frame, the same for every collector: the recorder's
-  // start (which times the pause), the roots' preparation, --gc-verify's
-  // "verify before", then body, then "verify after", the collection count,
-  // the peak heap, and the recorder's end (the --gc-log line). The caller
-  // has accounted the mutator's allocation first, so that the recorder's
-  // "before" figures include it. body returns false when it gave up before
-  // changing the heap: the frame then ends without verifying or counting.
+  // start, the roots' preparation, --gc-verify, body, the counts, the
+  // recorder's end. The caller has accounted the mutator's allocation
+  // first. body returns false when it gave up before changing the heap:
+  // the frame then ends without verifying or counting.
   void run_collection(observe::CollectionKind kind, GcCause cause, const std::function<bool()>& body);
   void note_heap_size() { stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size()); }
   // The allocation's answer when the heap is exhausted, with the live bytes
@@ -207,16 +194,14 @@ const CollectorInfo* find_collector(const std::string& name);
 // Physical memory in bytes (the default heap is a quarter of it).
 uint64_t physical_memory_bytes();
 
-}  // namespace gc
-
-namespace gc {
+// The options as a collector honours them: --heap defaulted, rounded up to
+// pages and at least min_heap_bytes.
+HeapOptions resolved_heap_options(const HeapOptions& in, uint64_t min_heap_bytes);
 
 // The allocation fast path, inlined into the interpreter: a bump of the
-// collector's buffer, or else one pop of a size class's free list.
-// Bump-allocating collectors never get past the bump test, so the pop costs
-// them nothing; free-list collectors keep top == limit and pay one failed
-// compare. Everything else (refill, large objects, collection, rounding of
-// huge sizes) is the collector's slow path.
+// collector's buffer, or else one pop of a size class's free list (free-list
+// collectors keep top == limit and pay one failed compare). Everything else
+// is the collector's slow path.
 inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   uint64_t words = object_words(nrefs, raw_words);
   if (nrefs < (1u << SizeCode::kRefMantissaBits) && raw_words < (1u << SizeCode::kRawMantissaBits) &&

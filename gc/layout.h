@@ -26,7 +26,6 @@
 
 namespace gc {
 
-// ---------------------------------------------------------------------------
 // Values
 
 // Doubles are stored as themselves. Tagged values use quiet-NaN patterns with
@@ -71,7 +70,6 @@ struct Value {
 };
 static_assert(sizeof(Value) == 8);
 
-// ---------------------------------------------------------------------------
 // Sizes in the header: a 16-bit (references) or 15-bit (raw words) mantissa
 // and a 4-bit exponent, decoded with one shift. Sizes below the mantissa's
 // range are exact; larger ones are rounded up by the allocator by less than
@@ -105,7 +103,6 @@ struct SizeCode {
   }
 };
 
-// ---------------------------------------------------------------------------
 // The header word.
 //
 //   bits 0-1   tag: 01 header, 10 count word, 00 forwarding pointer (the
@@ -198,7 +195,6 @@ struct Header {
   static constexpr uint64_t count_word(uint64_t nrefs) { return (nrefs << 2) | kCountTag; }
 };
 
-// ---------------------------------------------------------------------------
 // Geometry: everything a collector needs to move or walk an object.
 
 using Word = uint64_t;
@@ -245,6 +241,12 @@ inline Word* format_object(Word* start, uint32_t class_id, uint64_t nrefs, uint6
   *header = Header::make(class_id, nrefs, raw_words);
   if (raw_words) std::memset(header + 1, 0, raw_words * kWordSize);
   return header;
+}
+
+// Sizes the header can express (after rounding).
+inline bool representable(uint64_t nrefs, uint64_t raw_words) {
+  return nrefs <= SizeCode::max(SizeCode::kRefMantissaBits) &&
+         raw_words <= SizeCode::max(SizeCode::kRawMantissaBits);
 }
 
 inline uint64_t rounded_refs(uint64_t n) { return SizeCode::round_up(n, SizeCode::kRefMantissaBits); }

@@ -41,6 +41,48 @@ struct OptionSpec {
   bool value_optional = false;  // --NAME alone is accepted too (kText)
 };
 
+// Table entries for the common shapes: --NAME=N, --NAME=SIZE and
+// --NAME=WORD bounded as `what` and `hint` describe (validate_option), and
+// --NAME=VALUE_NAME checked by `check`.
+constexpr OptionSpec count_option(const char* name, const char* default_text, const char* help,
+                                  const char* what, const char* hint, uint64_t min, uint64_t max) {
+  return {.name = name,
+          .kind = OptionKind::kCount,
+          .value_name = "N",
+          .default_text = default_text,
+          .help = help,
+          .what = what,
+          .hint = hint,
+          .min = min,
+          .max = max};
+}
+
+constexpr OptionSpec size_option(const char* name, const char* default_text, const char* help,
+                                 const char* what, const char* hint, uint64_t min, uint64_t max) {
+  OptionSpec spec = count_option(name, default_text, help, what, hint, min, max);
+  spec.kind = OptionKind::kSize;
+  spec.value_name = "SIZE";
+  return spec;
+}
+
+constexpr OptionSpec choice_option(const char* name, const char* choices, const char* default_text,
+                                   const char* help, const char* what, const char* hint) {
+  OptionSpec spec = count_option(name, default_text, help, what, hint, 0, UINT64_MAX);
+  spec.kind = OptionKind::kChoice;
+  spec.value_name = spec.choices = choices;
+  return spec;
+}
+
+constexpr OptionSpec text_option(const char* name, const char* value_name, const char* default_text,
+                                 const char* help, std::string (*check)(const std::string& value)) {
+  return {.name = name,
+          .kind = OptionKind::kText,
+          .value_name = value_name,
+          .default_text = default_text,
+          .help = help,
+          .check = check};
+}
+
 // The usage error for `value` given to `spec`, or empty when it is valid.
 std::string validate_option(const OptionSpec& spec, const std::string& value);
 

@@ -5,15 +5,6 @@
 
 namespace gc {
 
-namespace {
-
-bool representable(uint64_t nrefs, uint64_t raw_words) {
-  return nrefs <= SizeCode::max(SizeCode::kRefMantissaBits) &&
-         raw_words <= SizeCode::max(SizeCode::kRawMantissaBits);
-}
-
-}  // namespace
-
 Word* BumpAllocator::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   count_stress_allocation();
   if (!representable(nrefs, raw_words)) return heap_.out_of_memory();

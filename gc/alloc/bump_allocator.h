@@ -2,14 +2,11 @@
 // the plans whose mutator allocates in a semispace: semispace, and
 // markcompact's young generation.
 //
-// The inline fast path (gc::allocate in collector.h) bumps Collector::top
-// up to Collector::limit without counting; everything behind it is here:
-// the slow path's order (the stress count, sizes the header cannot express,
-// large objects, a refill that may collect), the buffer's install after a
-// collection, the bytes the fast path allocated, the hash words the space
-// owes, and hiding the buffer under --gc-stress (limit stays at top, so
-// every allocation reaches the slow path). When to collect, how a space
-// grows and where large objects go are the plan's, through Plan.
+// Behind the inline fast path (gc::allocate, collector.h): the slow path,
+// the buffer's install after a collection, the bytes the fast path
+// allocated, the hash words the space owes, and hiding the buffer under
+// --gc-stress (limit stays at top). When to collect, how a space grows and
+// where large objects go are the plan's, through Plan.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +14,7 @@
 #include "gc/collector.h"
 #include "gc/heap/reservation.h"
 #include "gc/spaces/copy_space.h"
+#include "gc/verify/verifier.h"
 
 namespace gc {
 
@@ -87,6 +85,35 @@ class BumpAllocator {
   Word* start_ = nullptr;  // where the buffer was last counted (bytes_allocated)
   Word* end_ = nullptr;    // the buffer's real end (limit is top under --gc-stress)
   uint64_t hash_reserve_words_ = 0;
+};
+
+// A plan whose mutator allocates through a BumpAllocator (semispace, and
+// markcompact's young generation): the heap's one reservation, the
+// allocator, and the Collector entry points that are the allocator's.
+class BumpAllocatingCollector : public Collector, public verify::VerifiableHeap, private BumpAllocator::Plan {
+ public:
+  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
+    return mutator_.allocate_slow(class_id, nrefs, raw_words);
+  }
+  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
+    return mutator_.allocate_pinned(class_id, nrefs, raw_words);
+  }
+  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
+  uint64_t identity_hash(Word* header) override { return mutator_.identity_hash(reservation_, header); }
+  void flush_stats() override { mutator_.account(); }
+
+ protected:
+  // options already resolved; the reservation is reservation_bytes(options).
+  BumpAllocatingCollector(RootSet& roots, const HeapOptions& options,
+                          uint64_t (*reservation_bytes)(const HeapOptions&))
+      : Collector(roots, options),
+        reservation_(reservation_bytes(options_)),
+        mutator_(*this, *this, options_.stress_interval) {}
+
+  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
+
+  Reservation reservation_;
+  BumpAllocator mutator_;  // the mutator's buffer
 };
 
 }  // namespace gc

@@ -48,14 +48,9 @@ class Reservation {
 
 // The card table (DESIGN.md, "Roots and safepoints"): one byte per
 // 2^kCardShift bytes of the reservation, biased so that the write barrier
-// (collector.h, write_ref) indexes it with the slot address itself.
-//
-// The table is reserved like the heap and cleaned lazily: a space calls
-// clean() on a range before handing it to the mutator, so every card the
-// barrier can reach starts clean without touching the cards of address
-// space that was never used. Only markcompact reads the cards: its young
-// collections scan the dirty ones as roots
-// (collectors/markcompact/card_scan.h); the other collectors ignore them.
+// (collector.h, write_ref) indexes it with the slot address itself. It is
+// reserved like the heap and cleaned lazily: a space cleans a range before
+// handing it to the mutator. Only markcompact reads the cards (card_scan.h).
 class CardTable {
  public:
   explicit CardTable(const Reservation& heap);

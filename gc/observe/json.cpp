@@ -1,7 +1,10 @@
 #include "gc/observe/json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <utility>
 
 namespace gc::observe {
 
@@ -41,44 +44,23 @@ JsonWriter& JsonWriter::value(std::string_view s) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(uint64_t n) {
-  separate();
-  out_ += std::to_string(n);
-  return *this;
-}
+JsonWriter& JsonWriter::value(uint64_t n) { return raw(std::to_string(n)); }
 
-JsonWriter& JsonWriter::value(int64_t n) {
-  separate();
-  out_ += std::to_string(n);
-  return *this;
-}
+JsonWriter& JsonWriter::value(int64_t n) { return raw(std::to_string(n)); }
 
 JsonWriter& JsonWriter::value(double d, int decimals) {
-  separate();
-  if (!std::isfinite(d)) {
-    out_ += "null";
-    return *this;
-  }
+  if (!std::isfinite(d)) return null();
   char buf[64];
   if (decimals < 0)
     std::snprintf(buf, sizeof buf, "%.6g", d);
   else
     std::snprintf(buf, sizeof buf, "%.*f", decimals, d);
-  out_ += buf;
-  return *this;
+  return raw(buf);
 }
 
-JsonWriter& JsonWriter::value(bool b) {
-  separate();
-  out_ += b ? "true" : "false";
-  return *this;
-}
+JsonWriter& JsonWriter::value(bool b) { return raw(b ? "true" : "false"); }
 
-JsonWriter& JsonWriter::null() {
-  separate();
-  out_ += "null";
-  return *this;
-}
+JsonWriter& JsonWriter::null() { return raw("null"); }
 
 JsonWriter& JsonWriter::raw(std::string_view json) {
   separate();
@@ -87,35 +69,20 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
 }
 
 void JsonWriter::quote(std::string& out, std::string_view s) {
+  static constexpr std::pair<char, const char*> kEscapes[] = {
+      {'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"}, {'<', "\\u003c"}};
   out += '"';
   for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '<':
-        out += "\\u003c";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
+    auto e =
+        std::find_if(std::begin(kEscapes), std::end(kEscapes), [c](const auto& p) { return p.first == c; });
+    if (e != std::end(kEscapes)) {
+      out += e->second;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
     }
   }
   out += '"';

@@ -65,7 +65,6 @@ std::string Recorder::counter_unit(const std::string& counter) const {
   return "";
 }
 
-// ---------------------------------------------------------------------------
 // Collections
 
 void Recorder::collection_start(CollectionKind kind, GcCause cause, Collector& heap) {
@@ -159,7 +158,6 @@ uint32_t Recorder::intern(std::vector<std::string>& names, const char* name) {
   return static_cast<uint32_t>(names.size() - 1);
 }
 
-// ---------------------------------------------------------------------------
 // Phases and counters: on the worker's own thread, into its own buffer.
 
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans) {
@@ -207,31 +205,29 @@ void Recorder::sequence_event(unsigned worker, const char* name, const std::vect
   buffers_[worker].sequences.emplace_back(name, values);
 }
 
-// ---------------------------------------------------------------------------
 // Ranges
 
+template <class T>
+Recorder::Range<T> Recorder::slice(const std::vector<T>& all, uint64_t CollectionRecord::*first,
+                                   size_t i) const {
+  size_t e = i + 1 < records_.size() ? records_[i + 1].*first : all.size();
+  return {all.data() + records_[i].*first, all.data() + e};
+}
+
 Recorder::Range<PhaseRecord> Recorder::phases_of(size_t i) const {
-  size_t b = records_[i].first_phase;
-  size_t e = i + 1 < records_.size() ? records_[i + 1].first_phase : phases_.size();
-  return {phases_.data() + b, phases_.data() + e};
+  return slice(phases_, &CollectionRecord::first_phase, i);
 }
 
 Recorder::Range<CounterRecord> Recorder::counters_of(size_t i) const {
-  size_t b = records_[i].first_counter;
-  size_t e = i + 1 < records_.size() ? records_[i + 1].first_counter : counters_.size();
-  return {counters_.data() + b, counters_.data() + e};
+  return slice(counters_, &CollectionRecord::first_counter, i);
 }
 
 Recorder::Range<SequenceRecord> Recorder::sequences_of(size_t i) const {
-  size_t b = records_[i].first_sequence;
-  size_t e = i + 1 < records_.size() ? records_[i + 1].first_sequence : sequences_.size();
-  return {sequences_.data() + b, sequences_.data() + e};
+  return slice(sequences_, &CollectionRecord::first_sequence, i);
 }
 
 Recorder::Range<SpaceRecord> Recorder::spaces_of(size_t i) const {
-  size_t b = records_[i].first_space;
-  size_t e = i + 1 < records_.size() ? records_[i + 1].first_space : spaces_.size();
-  return {spaces_.data() + b, spaces_.data() + e};
+  return slice(spaces_, &CollectionRecord::first_space, i);
 }
 
 }  // namespace gc::observe

@@ -3,39 +3,29 @@
 // Every collector feeds one Recorder (Collector::events) with a few events:
 //
 //   collection_start(kind, cause, heap)   on the mutator thread, first thing
-//   phase_start(worker, "name")           on the worker's own thread
-//   phase_end(worker, "name")
+//   phase_start/phase_end(worker, "name") on the worker's own thread
 //   count(worker, "counter", delta)       on the worker's own thread
-//   collection_end(heap)                  on the mutator thread, last thing,
-//                                         after every worker has finished
-//   sequence(worker, "name", values)      a list of numbers for this
-//                                         collection (e.g. the GPU's queue
-//                                         width per iteration)
-//   add_panel(spec)                       once, at construction: a picture of
+//   collection_end(heap)                  on the mutator thread, after every
+//                                         worker has finished
+//   sequence(worker, "name", values)      numbers for this collection (e.g.
+//                                         the GPU's queue width per iteration)
+//   add_panel, add_sequence_panel         once, at construction: pictures of
 //                                         the collector's own for --gc-report
-//   add_sequence_panel(spec)              likewise, of one collection's sequence
 //
 // and everything a user sees (--gc-log, --gc-stats, --gc-trace,
-// --gc-report, gc_stats(), the REPL's :gc, :stats and :heap) is made from
-// what the Recorder keeps.
+// --gc-report, gc_stats(), the REPL) is made from what it keeps.
 //
 // Cost when nothing is enabled: phase and counter events are one inlined
-// test of enabled() (predictably false) and nothing else: no clock read,
-// no allocation, no I/O. Collection start and end always run (once per
-// collection, never on a hot path) and keep an always-on summary without
-// allocating: counts by kind and cause, pause total and maximum, peak heap
-// and live size, and a log-scale pause histogram for percentiles.
-//
-// When enabled, each worker appends to its own buffer (no lock, no sharing:
-// one cache-line-aligned buffer per worker id), and collection_end merges
-// the buffers into per-collection records held in growable vectors, so a
-// run with a million collections is reported in full. Phase and counter
-// names are string literals: workers keep the pointers, and names are
-// interned only at the merge, on the mutator thread.
+// test of enabled(); collection start and end keep an always-on summary
+// without allocating (counts by kind and cause, pause total and maximum,
+// peak sizes, a log-scale pause histogram for percentiles). When enabled,
+// each worker appends to its own cache-line-aligned buffer, without a lock,
+// and collection_end merges the buffers into per-collection records. Names
+// are string literals, interned only at the merge.
 //
 // Rules for collectors: phases on one worker nest or follow each other
 // (never interleave); counters in per-object loops are accumulated in a
-// local and reported once per phase, never per object.
+// local and reported once per phase.
 #pragma once
 
 #include <chrono>
@@ -178,6 +168,13 @@ class Recorder {
     if (enabled_) [[unlikely]]
       phase_event(worker, phase, false);
   }
+  // phase_start, body(), phase_end.
+  template <class Body>
+  void phase(unsigned worker, const char* phase, Body&& body) {
+    phase_start(worker, phase);
+    body();
+    phase_end(worker, phase);
+  }
   void count(unsigned worker, const char* counter, uint64_t delta) {
     if (enabled_) [[unlikely]]
       count_event(worker, counter, delta);
@@ -222,6 +219,8 @@ class Recorder {
   Range<SequenceRecord> sequences_of(size_t record) const;
 
  private:
+  template <class T>
+  Range<T> slice(const std::vector<T>& all, uint64_t CollectionRecord::*first, size_t record) const;
   struct OpenPhase {
     const char* name;
     int64_t start_ns;

@@ -10,13 +10,8 @@ namespace gc::observe {
 // The page of --gc-report: gc/observe/report/page.html, with its CSS and
 // script inlined at build time (cmake/embed.cmake). The script draws every
 // panel as inline SVG from the data that report_html puts in place of
-// GCLAB_DATA; nothing is fetched from the network. When the script has
-// drawn every panel without an exception it sets
-// <body data-report-status="ok"> and writes "ok" into #report-status;
-// window.onerror writes any error into #report-errors
-// (tests/observe/report_test.sh reads both). Every panel is a
-// <section class="panel"> whose SVG carries data-marks, the number of marks
-// it drew.
+// GCLAB_DATA, nothing fetched from the network, and marks its success or
+// errors in the page for tests/observe/report_test.sh (page.js).
 extern const char* const kReportPage;
 
 namespace {

@@ -83,20 +83,15 @@ void summarize_run(Collector& heap, Summary& s) {
 
 // Exact from every pause when all were kept, else from the histogram.
 void summarize_pause_percentiles(const Recorder& r, Summary& s) {
-  if (!s.detailed) {
-    s.pause_p50_ms = histogram_percentile(r.summary(), 50);
-    s.pause_p90_ms = histogram_percentile(r.summary(), 90);
-    s.pause_p99_ms = histogram_percentile(r.summary(), 99);
-    return;
-  }
   std::vector<double> pauses;
-  pauses.reserve(r.records().size());
   for (const CollectionRecord& c : r.records()) pauses.push_back(c.pause_ms());
-  std::sort(pauses.begin(), pauses.end());
-  s.pause_p50_ms = percentile(pauses, 50);
-  s.pause_p90_ms = percentile(pauses, 90);
-  s.pause_p99_ms = percentile(pauses, 99);
-  s.percentiles_exact = true;
+  auto at = [&](double p) {
+    return s.detailed ? percentile(pauses, p) : histogram_percentile(r.summary(), p);
+  };
+  s.pause_p50_ms = at(50);
+  s.pause_p90_ms = at(90);
+  s.pause_p99_ms = at(99);
+  s.percentiles_exact = s.detailed;
 }
 
 // Per phase, collection by collection: work summed over the workers, wall
@@ -147,8 +142,7 @@ void summarize_counters(const Recorder& r, Summary& s) {
 }
 
 // Per worker that ran a phase or counted something: busy time (the union of
-// its phases), idle time (the rest of each pause), its counters; then the
-// balance over the workers.
+// its phases), idle time (the rest of each pause), counters; then balance.
 void summarize_workers(const Recorder& r, Summary& s) {
   const auto& records = r.records();
   std::vector<double> busy_ns(r.workers(), 0), idle_ms(r.workers(), 0);
@@ -229,7 +223,6 @@ Summary summarize(Collector& heap) {
   return s;
 }
 
-// ---------------------------------------------------------------------------
 // The table
 
 std::string stats_table(const Summary& s) {
@@ -303,13 +296,6 @@ std::string stats_table(const Summary& s) {
   return out;
 }
 
-void write_stats_table(const Summary& s, std::FILE* out) {
-  std::string t = stats_table(s);
-  std::fwrite(t.data(), 1, t.size(), out);
-  std::fflush(out);
-}
-
-// ---------------------------------------------------------------------------
 // JSON (docs/gc-stats.schema.json)
 
 std::string stats_json(const Summary& s) {

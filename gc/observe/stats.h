@@ -75,7 +75,6 @@ Summary summarize(Collector& heap);
 // A percentile (0..100) of the recorded pauses, nearest rank.
 double percentile(std::vector<double> sorted_values, double p);
 
-void write_stats_table(const Summary& s, std::FILE* out);
 std::string stats_table(const Summary& s);
 std::string stats_json(const Summary& s);
 

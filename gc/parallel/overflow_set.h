@@ -1,23 +1,18 @@
 // The global overflow set (Flood et al. 2001, section 3.4, L131-144).
 //
-// When a thread's fixed-size deque is full, the bottom half of it (the
-// tasks pushed most recently) moves here; a thread that runs out of local
-// work takes tasks from here before it tries to steal, and puts at most half
-// a deque's worth back into its empty deque. Since refilled tasks occupy at
-// most the top half, and overflow moves only the bottom half, a task is
-// never moved to the overflow set twice: there is no thrashing.
+// When a thread's fixed-size deque is full, its bottom half (the tasks
+// pushed most recently) moves here; a thread out of local work takes tasks
+// from here before it steals, at most half a deque's worth. Refilled tasks
+// occupy at most the top half and overflow moves only the bottom half, so a
+// task never overflows twice: there is no thrashing.
 //
-// What gclab chose instead of the paper's storage. The paper (Figure 1,
-// Ole Agesen's design) keeps no per-object storage: it chains each class's
-// overflowed objects through their class pointers, with the list head in the
-// class, which works because every instance of a class has the same size
-// and shape. gclab's header word encodes each object's own sizes (arrays
-// of one class differ), a task may be a range of a large array's slots,
-// and the header must stay readable by other threads (they test it for a
-// forwarding pointer), so overwriting it is not possible. The set is a
-// side stack of tasks under a lock, kept between collections: it allocates
-// only when one collection overflows more than any before it, and the
-// overflow counters say how often that happens.
+// The paper (Figure 1, Ole Agesen's design) chains each class's overflowed
+// objects through their class pointers, which works because every instance
+// of a class has one shape. gclab's objects of one class differ in size, a
+// task may be a range of a large array's slots, and other threads read the
+// header concurrently, so the set is a side stack of tasks under a lock,
+// kept between collections: it allocates only when a collection overflows
+// more than any before it.
 #pragma once
 
 #include <atomic>

@@ -1,13 +1,10 @@
 // The newest tasks of one GC thread, kept out of its work-stealing deque
 // until another thread could take them: the private part of a split deque
-// (Dinan et al., "Scalable work stealing", SC'09; van Dijk and van de Pol's
-// Lace, 2014). Pushing and popping here are a plain store and load, where
-// the ABP deque's pop needs a store-load fence (task_deque.h). The owner
-// moves its oldest private tasks to the deque when some thread is idle
-// (the termination protocol counts them) and when this stack is full, so
-// thieves still find work at the deque's top, oldest first, as in the
-// paper; a thread holding private tasks is active, so termination cannot
-// be declared while any exist.
+// (Dinan et al., SC'09; van Dijk and van de Pol's Lace, 2014), pushed and
+// popped with a plain store and load where the deque's pop needs a fence.
+// The owner moves its oldest private tasks to the deque when some thread
+// is idle and when this stack is full, so thieves still find the oldest
+// work; a thread holding private tasks is active for termination.
 #pragma once
 
 #include <cstring>

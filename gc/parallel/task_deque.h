@@ -3,22 +3,16 @@
 // bottom with no synchronisation except when it takes the last element;
 // thieves pop at the top with one compare-and-swap.
 //
-// Fixed capacity, allocated once and reused by every collection (section
-// 3.4, L131-137: "to avoid allocation during GC we allocate fixed-size
-// work-stealing queues at startup"). push() reports a full deque instead of
-// growing; the caller moves the bottom half to the overflow set.
+// Fixed capacity, allocated once (section 3.4, L131-137: "to avoid
+// allocation during GC we allocate fixed-size work-stealing queues at
+// startup"): push() reports a full deque and the caller overflows.
 //
-// ABP's array is linear: top only grows until the deque empties, and the
-// age word's tag defeats ABA when top is reset to 0. Here the array is
-// circular (index mod capacity), as in HotSpot's GenericTaskQueue and
-// Chase and Lev (2005): top and bottom are 64-bit counters that never wrap
-// in practice, so top never repeats a value and needs no tag, and a deque
-// whose elements were stolen can reuse their cells without emptying first.
-// The owner/thief protocol is ABP's: PushBottom, PopBottom (CAS on top only
-// for the last element), PopTop (CAS on top). Memory orders follow Lê,
-// Pop, Cohen and Zappa Nardelli, "Correct and efficient work-stealing for
-// weak memory models" (PPoPP 2013), with the fences folded into seq_cst
-// operations so that ThreadSanitizer (which ignores fences) checks it.
+// The array is circular, as in HotSpot's GenericTaskQueue and Chase and Lev
+// (2005), not ABP's linear one: top and bottom are 64-bit counters that
+// never wrap, so top needs no ABA tag and stolen cells are reused without
+// emptying first. Memory orders follow Lê, Pop, Cohen and Zappa Nardelli
+// (PPoPP 2013), with the fences folded into seq_cst operations so that
+// ThreadSanitizer (which ignores fences) checks it.
 #pragma once
 
 #include <atomic>

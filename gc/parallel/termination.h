@@ -2,21 +2,16 @@
 // section 3.3, L125-129).
 //
 // The paper keeps a status word with one bit per thread and mentions Peter
-// Kessler's proposal of an atomic count of active threads instead, which
-// removes the word-width limit on threads; gclab uses the count (up to 1024
-// GC threads). Every thread starts active. A thread that finds no work
-// anywhere offers to terminate: it decrements the count, then loops; when
-// the count is zero, every thread has offered and the phase is over. While
-// looping it peeks for work (the overflow set, other threads' deques); when
-// it sees some, it increments the count *before* trying to take it, so no
-// thread can see zero while a task is in flight, and returns to its work
-// loop, which steals and, on failure, offers again.
+// Kessler's alternative, an atomic count of active threads, which removes
+// the word-width limit on threads; gclab uses the count. A thread that
+// finds no work anywhere offers to terminate: it decrements the count and
+// loops until the count is zero (the phase is over) or it sees work, when
+// it increments the count *before* trying to take it, so no thread can see
+// zero while a task is in flight.
 //
 // The loop backs off so that more threads than cores neither hang nor burn
-// the machine: a bounded spin (cheap when work is about to appear on
-// another core), then yields (an oversubscribed thread lets the one holding
-// work run), then sleeps on a futex with a timeout that grows to a bound;
-// the thread that sees the count reach zero wakes every sleeper at once.
+// the machine: a bounded spin, then yields, then futex sleeps with a
+// growing timeout; the thread that sees zero wakes every sleeper.
 #pragma once
 
 #include <atomic>

@@ -107,8 +107,7 @@ class Tracer {
   const WorkerStats& stats() const { return stats_; }
 
   // A grey object found while tracing goes to the private stack in front of
-  // the deque (private_tasks.h); the oldest half moves to the deque when
-  // the stack is full.
+  // the deque (private_tasks.h).
   [[gnu::always_inline]] void defer(Task t) {
     if (private_.full()) [[unlikely]]
       publish(PrivateTasks::kCapacity / 2);

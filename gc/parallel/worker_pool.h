@@ -2,14 +2,10 @@
 //
 // N workers run each parallel phase: the calling (mutator) thread is worker
 // 0 and N - 1 pool threads are the others, so one GC thread means no pool
-// thread at all and no hand-off. Pool threads are started on the first
-// phase and then sleep on a futex between phases (no CPU while the program
-// runs); a phase starts by bumping an epoch word and waking them, and ends
-// when every worker has returned from the job.
-//
-// Starting latency: after a phase a pool thread spins briefly before it
-// sleeps, because a collection's phases follow one another closely; a
-// sleeping thread costs one futex wake (tens of microseconds) to start.
+// thread at all. Pool threads start on the first phase and sleep on a futex
+// between phases; after a phase they spin briefly first, because a
+// collection's phases follow one another closely and a wake costs tens of
+// microseconds.
 #pragma once
 
 #include <atomic>

@@ -1,11 +1,7 @@
 // A copy space (MMTk's CopySpace policy): one region of the reservation
 // filled by bumping, emptied all at once when its survivors have been
-// evacuated elsewhere. semispace owns two and flips them; markcompact's
-// young generation is two more.
-//
-// The region is reserved at its largest size; the space's capacity (the
-// part the heap-size policy lets it use) is a prefix of it, so growing or
-// shrinking a space never moves it.
+// evacuated (semispace's two, markcompact's young generation). Its capacity
+// is a prefix of the region, so resizing never moves it.
 #pragma once
 
 #include <cstdint>
@@ -41,14 +37,11 @@ class CopySpace {
   void set_capacity(uint64_t capacity_bytes);
   void set_top(Word* top) { top_ = top; }
 
-  // Serial copying (--gc-threads=0; not thread-safe): hands the collector
-  // room for at least min_words in to-space, up to the region's end (not the
-  // capacity: the sizing policy guarantees survivors fit, and the region is
-  // the hard bound that can never be overrun). A LAB that ends where the
-  // space's claims end is extended in place, so the LABs form one contiguous
-  // run with no waste, which the Cheney scan walks as its queue; a LAB that
-  // is not at the frontier has its tail retired as a filler and is replaced
-  // by a fresh one. Returns false if the region cannot hold min_words more.
+  // Serial copying (--gc-threads=0; not thread-safe): room for at least
+  // min_words, up to the region's end (the sizing policy guarantees that
+  // survivors fit). A LAB at the frontier is extended in place, so the LABs
+  // form one run, the Cheney scan's queue; another has its tail retired as
+  // filler. False if the region cannot hold min_words more.
   bool claim_lab(Lab& lab, uint64_t min_words, uint64_t lab_words);
   // After a collection: gives back the unused tail of the last worker's
   // LAB, so the objects end at the space's top.
@@ -56,9 +49,7 @@ class CopySpace {
 
   // Parallel copying (Flood et al. 2001, section 4, L156: "atomic allocation
   // only to allocate relatively large regions called local allocation
-  // buffers"): several GC threads bump the space's top at once. Claims
-  // between min_words and max_words (as many as the region has room for)
-  // with one compare-and-swap on top, and returns where they start, or
+  // buffers"): claims between min_words and max_words with one CAS on top;
   // nullptr when the region cannot hold min_words; *got is the size.
   Word* claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got);
   // Gives back [p, p + words) if nothing was claimed after it (the top is

@@ -1,11 +1,8 @@
 // The large-object space (MMTk's LargeObjectSpace policy; DESIGN.md, "Values
 // and objects"): objects of at least kLargeObjectBytes, and every pinned
-// object, live here on whole pages and never move. Copying them would cost
-// more than it saves, and fiber value stacks need addresses that stay put.
-//
-// Tracing marks them with the header's mark bit; after a collection every
-// unmarked object is freed, its pages returned to the OS (poisoned instead
-// in stress and verify modes), and its run of pages put back in an
+// object (fiber value stacks), on whole pages that never move. After a
+// collection every unmarked object is freed: its pages returned to the OS
+// (poisoned in stress and verify modes) and its run put back in an
 // address-ordered free list where neighbouring runs coalesce.
 #pragma once
 
@@ -42,10 +39,8 @@ class LargeObjectSpace {
   uint64_t object_count() const { return objects_.size(); }
   const std::vector<Object>& objects() const { return objects_; }
 
-  // Frees every unmarked object and clears the marks of the others. Freed
-  // objects are poisoned (poison == true: stress and verify modes, where a
-  // stale reference must read as garbage) or their pages given back to the
-  // OS. Returns the bytes freed.
+  // Frees every unmarked object (poisoned when `poison`, else its pages
+  // given back) and clears the others' marks. Returns the bytes freed.
   uint64_t sweep(bool poison);
 
   static uint64_t pages_for(uint64_t words);

@@ -30,7 +30,6 @@ MarkSweepHeap::MarkSweepHeap(RootSet& roots, const HeapOptions& options)
 
 MarkSweepHeap::~MarkSweepHeap() = default;
 
-// ---------------------------------------------------------------------------
 // One collection
 
 void MarkSweepHeap::collect(GcCause cause) { collect_for(cause, 0); }
@@ -42,13 +41,9 @@ void MarkSweepHeap::collect_for(GcCause cause, uint64_t pending_large_bytes) {
   space_.retire_allocation_lists();
   run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
     mark();
-    events.phase_start(0, "weak references");
-    process_weak();
-    events.phase_end(0, "weak references");
+    events.phase(0, "weak references", [&] { process_weak(); });
     space_.sweep(*pool_, worker_totals_);
-    events.phase_start(0, "resize");
-    space_.resize(pending_large_bytes);
-    events.phase_end(0, "resize");
+    events.phase(0, "resize", [&] { space_.resize(pending_large_bytes); });
     return true;
   });
 }
@@ -64,14 +59,11 @@ void MarkSweepHeap::process_weak() {
   roots_.process_weak(resolver);
 }
 
-// ---------------------------------------------------------------------------
 // Slow paths
 
 Word* MarkSweepHeap::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
+  if (!representable(nrefs, raw_words)) return out_of_memory();
   uint64_t words = object_words(nrefs, raw_words);
   if (words > marksweep::kMaxCellObjectWords)
     return allocate_large(class_id, nrefs, raw_words, words, GcCause::kLargeAllocation);
@@ -80,9 +72,7 @@ Word* MarkSweepHeap::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t r
 
 Word* MarkSweepHeap::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   count_stress_allocation();
-  if (nrefs > SizeCode::max(SizeCode::kRefMantissaBits) ||
-      raw_words > SizeCode::max(SizeCode::kRawMantissaBits))
-    return out_of_memory();
+  if (!representable(nrefs, raw_words)) return out_of_memory();
   return allocate_large(class_id, nrefs, raw_words, object_words(nrefs, raw_words),
                         GcCause::kLargeAllocation);
 }

@@ -1,21 +1,14 @@
 // The Collector side every plan on the mark-sweep space shares (`marksweep`,
 // `gpu`, `accel`): it owns the space and the GC threads, answers the
-// mutator's slow paths and queries through the space, says when to collect,
-// and runs the collection sequence with the plan's marker as one step. A
-// plan derives from it, composes its marker, and supplies mark().
+// mutator's slow paths and says when to collect: when a cell or large
+// object does not fit under the space's trigger (it then may take up to
+// --heap, else out of memory). A plan derives from it and supplies mark().
 //
 // A collection, in order (collect_for reads as this list):
-//   mark            the plan's: on return every object reachable from the
-//                   roots is marked (header mark bit, set_mark and friends)
+//   mark            the plan's: every object reachable from the roots marked
 //   process_weak    fibers' native state: unmarked means dead
 //   sweep           the space's parallel block sweep, then its large objects
 //   resize          the space's sizing policy
-//
-// When to collect: a cell or large object that does not fit under the
-// space's trigger collects, and is then allowed up to --heap; when even that
-// does not fit, the allocation returns nullptr (out of memory). Stress mode
-// hides the free lists from the fast path so that every allocation reaches
-// allocate_slow.
 #pragma once
 
 #include <memory>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gc/heap/identity_hash.h"
 #include "gc/parallel/clock.h"
 
 namespace gc {
@@ -47,17 +48,6 @@ uint64_t block_region_bytes(uint64_t max_heap) {
   return (max_heap + kBlockBytes - 1) / kBlockBytes * kBlockBytes;
 }
 
-// A 64-bit finaliser (splitmix64): neighbouring addresses get unrelated
-// hashes, which fit a double's mantissa.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xBF58'476D'1CE4'E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D0'49BB'1331'11EBull;
-  x ^= x >> 31;
-  return x & ((1ull << 52) - 1);
-}
-
 uint64_t list_length(const Word* cell) {
   uint64_t n = 0;
   for (; cell; cell = reinterpret_cast<const Word*>(*cell)) ++n;
@@ -69,10 +59,7 @@ constexpr uint64_t cell_bytes(unsigned size_class) { return uint64_t{kClassWords
 }  // namespace
 
 HeapOptions MarkSweepSpace::resolved_options(const HeapOptions& in) {
-  HeapOptions o = in;
-  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
-  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
-  return o;
+  return resolved_heap_options(in, kMinHeapBytes);
 }
 
 MarkSweepSpace::MarkSweepSpace(const HeapOptions& options, GcStats& stats, observe::Recorder& events)
@@ -117,7 +104,6 @@ void MarkSweepSpace::describe_events() {
         {"external", "free cell bytes", "block bytes", 100}}});
 }
 
-// ---------------------------------------------------------------------------
 // The sweep
 
 void MarkSweepSpace::retire_allocation_lists() {
@@ -216,9 +202,7 @@ void MarkSweepSpace::sweep_block(size_t index, SweepTally& t) {
 }
 
 void MarkSweepSpace::sweep_large_objects() {
-  events_.phase_start(0, "sweep large objects");
-  los_.sweep(poison_);
-  events_.phase_end(0, "sweep large objects");
+  events_.phase(0, "sweep large objects", [&] { los_.sweep(poison_); });
 }
 
 // On the collecting thread: the threads' tallies summed into the per-class
@@ -291,7 +275,6 @@ void MarkSweepSpace::resize(uint64_t pending_large_bytes) {
                         [&](uint32_t i) { return !blocks_[i].committed; });
 }
 
-// ---------------------------------------------------------------------------
 // The allocator's slow path onto blocks
 
 Word* MarkSweepSpace::take_cell(unsigned size_class, uint64_t limit_bytes) {
@@ -407,7 +390,6 @@ void MarkSweepSpace::note_peak_size() {
   stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, size_bytes());
 }
 
-// ---------------------------------------------------------------------------
 // Queries
 
 uint64_t MarkSweepSpace::used_bytes() const {
@@ -421,7 +403,7 @@ const MarkSweepSpace::Block* MarkSweepSpace::block_containing(const void* addr) 
 }
 
 uint64_t MarkSweepSpace::hash_of_address(const Word* header) const {
-  return mix(reservation_.offset_of(header));
+  return address_hash(reservation_, header);
 }
 
 // The heap map: one space per size class in use, the empty blocks, the

@@ -1,40 +1,29 @@
 // The mark-sweep space (MMTk's MarkSweepSpace policy): the non-moving heap of
 // Maas et al. 2018 (section V-A, L211-219) that `marksweep`, `gpu` and
 // `accel` share. Blocks of equal-size cells per size class (size_classes.h),
-// free cells linked into per-class free lists, large objects in the
-// large-object space it owns. It allocates, sweeps and sizes itself; which
-// marker sets the mark bits is the plan's business (marksweep_heap.h).
+// per-class free lists, and a large-object space. Which marker sets the
+// mark bits is the plan's business (marksweep_heap.h).
 //
-// Cells decode from memory alone (Maas et al. 2018, L262-264): the first
-// word of a cell is the object's count word (tag 10) or its header (tag 01,
-// the allocated bit of the paper's "tag bit that we set to 1 for all live
-// cells"), or, for a free cell, the next pointer of its free list (tag 00:
-// cells are word aligned). The header's mark bit is layout.h's.
+// Cells decode from memory alone (Maas et al. 2018, L262-264): a cell's
+// first word is the object's count word (tag 10) or header (tag 01, the
+// paper's "tag bit that we set to 1 for all live cells"), or a free cell's
+// free-list link (tag 00).
 //
-// Allocation: the inline fast path (collector.h, gc::allocate) pops the
-// head of free_lists()[size_class_of[words]]. Each list is one block's free
-// cells; when it is empty, take_cell installs the next block of the class
-// that the last sweep left with free cells, else an empty block, else a
-// fresh one, as long as the heap stays within the limit it is given.
+// Allocation: the fast path (gc::allocate) pops free_lists()[size_class_of
+// [words]], one block's free cells; when it is empty, take_cell installs
+// the next block of the class with free cells, else an empty block, else a
+// fresh one, within the heap limit.
 //
-// The sweep, in order (sweep):
-//   sweep_blocks        blocks claimed a few at a time (claim_blocks) by
-//                       every GC thread and swept cell by cell (sweep_block):
-//                       a marked cell is unmarked, an allocated unmarked
-//                       cell is freed (poisoned in verify and stress modes)
-//                       and linked into its block's free list; a block left
-//                       with no live cell becomes empty and serves any size
-//                       class next
-//   sweep_large_objects the large-object space's sweep
-//   account_sweep       live and free cells per class, the lists rebuilt
+// The sweep (sweep): sweep_blocks, by every GC thread a few blocks at a
+// time (a marked cell is unmarked, an unmarked one freed, poisoned in
+// verify and stress modes; a block with no live cell becomes empty, for any
+// class), then sweep_large_objects, then account_sweep.
 //
-// Sizing policy. --heap bounds B + L, where B is the bytes of blocks in use
-// (empty ones included, until their pages are returned) and L the bytes of
-// large-object pages. A collection starts when B + L would pass the trigger;
-// after it the trigger is what the non-empty blocks and large objects
-// occupy plus as much again as is live (at least kInitialHeapBytes, at most
-// --heap), and empty blocks beyond it return their pages to the OS. After a
-// collection an allocation may take B + L past the trigger up to --heap.
+// Sizing policy. --heap bounds B + L (B the bytes of blocks in use, L of
+// large-object pages). A collection starts when B + L would pass the
+// trigger; after it the trigger is what is occupied plus as much again as
+// is live (at least kInitialHeapBytes, at most --heap), and empty blocks
+// beyond it return their pages to the OS.
 #pragma once
 
 #include <atomic>
@@ -60,13 +49,11 @@ class MarkSweepSpace {
     static constexpr uint8_t kNoSizeClass = 0xFF;
 
     Word* begin = nullptr;
-    // The block's free cells not yet handed to the mutator, linked through
-    // their first word in address order (nullptr: none).
+    // Free cells not yet handed to the mutator, linked in address order, and
+    // their count (0 once the block's list is installed).
     Word* free_list = nullptr;
     uint32_t cell_words = 0;  // 0 while empty
     uint32_t cells = 0;
-    // Free cells not yet handed to the mutator: the sweep's or the
-    // formatting's count, 0 once the block's list is installed.
     uint32_t free_cells = 0;
     uint64_t live_words = 0;  // words of the objects in live cells, at the last sweep
     uint8_t size_class = kNoSizeClass;
@@ -78,19 +65,16 @@ class MarkSweepSpace {
     Word* end() const { return begin + marksweep::kBlockWords; }
   };
 
-  // The options as the space honours them: --heap defaulted and rounded.
-  static HeapOptions resolved_options(const HeapOptions& in);
+  static HeapOptions resolved_options(const HeapOptions& in);  // resolved_heap_options
 
-  // options resolved; the space counts its allocation and peak size in
-  // stats and reports its counters and panels through events.
+  // options resolved; the space counts into stats and reports to events.
   MarkSweepSpace(const HeapOptions& options, GcStats& stats, observe::Recorder& events);
 
   // --- the mutator's side
   // The lists the inline fast path pops (Collector::free_lists).
   Word** free_lists() { return heads_; }
   uint8_t* card_base() const { return cards_.biased_base(); }
-  // A free cell of the class, or nullptr when the heap would pass
-  // limit_bytes.
+  // A free cell of the class, or nullptr when the heap would pass limit_bytes.
   Word* take_cell(unsigned size_class, uint64_t limit_bytes);
   // A large object, formatted, or nullptr when the heap would pass
   // limit_bytes or the region has no run of pages for it.
@@ -101,14 +85,12 @@ class MarkSweepSpace {
   void account_allocation_lists();
 
   // --- one collection, in order
-  // The lists the mutator was popping are dropped: their cells are still
-  // free (a next pointer in the first word) and the sweep links them again.
+  // Drops the mutator's lists: their cells are still free, the sweep links them again.
   void retire_allocation_lists();
-  // Frees every unmarked cell and large object and clears the marks of the
-  // others, on the pool's threads; each thread's time goes to busy_ns.
+  // Frees every unmarked cell and large object and clears the others'
+  // marks, on the pool's threads (each one's time goes to busy_ns).
   void sweep(parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns);
-  // The sizing policy; pending_large_bytes is room kept for the large
-  // object whose allocation collected.
+  // The sizing policy, keeping room for the large object that collected.
   void resize(uint64_t pending_large_bytes);
 
   // --- the sweep's steps, for a plan whose block sweepers are its own (an
@@ -149,9 +131,8 @@ class MarkSweepSpace {
   const Reservation& reservation() const { return reservation_; }
   // Objects never move: a hash of the address serves as identity hash.
   uint64_t hash_of_address(const Word* header) const;
-  // Calls f(header) for every allocated object: cells walked block by block
-  // (free cells skipped), then the large objects. Between collections, or
-  // between mark and sweep (the marks are then as far as marking has got).
+  // Calls f(header) for every allocated object, cells block by block then
+  // large objects: between collections, or between mark and sweep.
   template <class F>
   void for_each_object(F&& f) const;
   // The heap map and the verifier's description.
@@ -209,8 +190,7 @@ class MarkSweepSpace {
   // Bytes of allocated cells at the last accounting (retired lists, sweep).
   uint64_t cell_bytes_in_use_ = 0;
   uint64_t trigger_bytes_;
-  // Counter names of the per-class statistics ("cells 24 B: live", ...),
-  // kept for the Recorder, which holds the pointers until the collection ends.
+  // Per-class counter names ("cells 24 B: live", ...), alive for the Recorder.
   std::vector<std::string> class_counter_names_;
 };
 

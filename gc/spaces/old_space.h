@@ -1,20 +1,14 @@
 // The old generation's space (MMTk's mark-compact space): objects arrive by
-// promotion, through the GC threads' promotion LABs (Flood et al. 2001,
+// promotion through the GC threads' promotion LABs (Flood et al. 2001,
 // L164: "old-generation promotion therefore uses the same LAB-based
-// allocation technique as to-space allocation"), and leave only when a full
+// allocation technique as to-space allocation") and leave only when a full
 // collection compacts the space.
 //
-// A compaction leaves one or several free areas (pMarkcompact: one per pair
-// of regions, floor((n+1)/2) of them); promotion fills them in address
-// order, each by bumping its top with a compare-and-swap, and moves to the
-// next area when one cannot hold a claim (its tail becomes filler). The
-// space stays walkable: the occupied runs are everything that is not the
-// unclaimed part [top, end) of an area, and they hold objects and fillers
-// end to end.
-//
-// The space is reserved at its largest size; its capacity (the part the
-// sizing policy lets it use) is a prefix, grown by extending or appending a
-// free area.
+// A compaction leaves free areas (pMarkcompact: floor((n+1)/2) of them);
+// promotion fills them in address order, bumping each one's top with a
+// compare-and-swap, its tail becoming filler when it cannot hold a claim,
+// so the occupied runs stay walkable. The capacity the sizing policy lets
+// the space use is a prefix of its reservation.
 #pragma once
 
 #include <atomic>
@@ -48,8 +42,7 @@ class OldSpace {
   uint64_t free_bytes() const;
   uint64_t used_bytes() const { return capacity_bytes() - free_bytes(); }
   const std::vector<Area>& areas() const { return areas_; }
-  // The occupied runs, in address order (walkable; the verifier, card
-  // scanning and compaction read them).
+  // The occupied runs, walkable, in address order.
   void occupied_runs(std::vector<Run>& out) const;
 
   // Grows the capacity to `bytes` (page multiple, at most the region).
@@ -58,9 +51,8 @@ class OldSpace {
   // and the rest of the capacity is free, shrunk or grown to `capacity`.
   void reset_after_compaction(const std::vector<Run>& runs, uint64_t capacity_bytes);
 
-  // A promotion LAB of between min_words and max_words, from the current
-  // free area or the next ones; nullptr when no area can hold min_words.
-  // *got is the size. Safe from several GC threads at once.
+  // A promotion LAB of min_words to max_words (*got) from the free areas,
+  // or nullptr; safe from several GC threads at once.
   Word* claim_shared(uint64_t min_words, uint64_t max_words, uint64_t* got);
   // Gives back [p, p + words) if it is still the end of its area's claims.
   bool unclaim_shared(Word* p, uint64_t words);

@@ -1,24 +1,14 @@
 // The mark-sweep space's geometry (marksweep_space.h): size classes and blocks.
 //
 // Every object below kLargeObjectBytes lives in a cell of one of
-// kSizeClasses sizes; a block holds cells of one size only, so a cell's
-// start is found from its address and the block's cell size alone, and a
-// block can be walked cell by cell (Maas et al. 2018, L211-219: "Memory is
-// divided into blocks, and each block is assigned a size class, which
-// determines the size of the cells that the block is divided into").
-//
-// The papers give no sizes; gclab's choices (docs/collectors/marksweep.md):
-//   - blocks of 16 KB, all the same size, so that an empty block serves any
-//     class, and small heaps (the differential tests run programs in 512 KB)
-//     are not eaten by one partly used block per class in use;
-//   - classes: every word count up to 8 words, then four classes per
-//     doubling up to 256 words, so a cell wastes at most 20% of itself (9
-//     words in 10, 33 in 40) and none in the first 8; above 256 words, the
-//     cells that cut a block into 7, 6, 5, 4, 3 and 2 (292 to 1024 words),
-//     so that no block's tail is worth a cell: it is at most 6% of a block
-//     (160- and 192-word cells);
-//   - objects above 8 KB (1024 words) go to the large-object space: a class
-//     above it would hold one cell per block.
+// kSizeClasses sizes; a block holds cells of one size only, so a block can
+// be walked cell by cell (Maas et al. 2018, L211-219: "Memory is divided
+// into blocks, and each block is assigned a size class, which determines
+// the size of the cells that the block is divided into"). The papers give
+// no sizes; gclab's choices and their reasons are in "The paper's
+// parameters and gclab's" (docs/collectors/marksweep.md): 16 KB blocks, every word
+// count up to 8, four classes per doubling up to 256 words, then the cells
+// that cut a block into 7 ... 2, objects above 1024 words large.
 #pragma once
 
 #include <array>

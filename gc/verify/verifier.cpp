@@ -59,23 +59,29 @@ class Checker {
     return nullptr;
   }
 
+  // What is wrong with the object starting at p, whose count word must
+  // leave it under `words` words (too_long otherwise), or nullptr; header
+  // is where it was found wrong, or its header.
+  const char* object_problem(const Word* p, uint64_t words, const char* too_long, const Word*& header) const {
+    header = p;
+    if ((*p & Header::kTagMask) != Header::kCountTag) {
+      if (const char* why = header_problem(*p)) return why;
+      return Header::nrefs(*p) != 0 ? "object with references lacks its count word" : nullptr;
+    }
+    uint64_t n = *p >> 2;
+    if (n == 0 || n + 1 >= words) return too_long;
+    header = p + 1 + n;
+    if (const char* why = header_problem(*header)) return why;
+    return Header::nrefs(*header) != n ? "count word disagrees with header" : nullptr;
+  }
+
   bool walk_linear_space(const SpaceRange& s) {
     const Word* p = s.begin;
     while (p < s.end) {
-      Word first = *p;
-      const Word* header = p;
-      if ((first & Header::kTagMask) == Header::kCountTag) {
-        uint64_t n = first >> 2;
-        if (n == 0 || n + 1 >= static_cast<uint64_t>(s.end - p))
-          return fail("count word runs past the space", p, -1, s.name);
-        header = p + 1 + n;
-        if (const char* why = header_problem(*header)) return fail(why, header, -1, s.name);
-        if (Header::nrefs(*header) != n) return fail("count word disagrees with header", header, -1, s.name);
-      } else {
-        if (const char* why = header_problem(first)) return fail(why, header, -1, s.name);
-        if (Header::nrefs(first) != 0)
-          return fail("object with references lacks its count word", header, -1, s.name);
-      }
+      const Word* header;
+      if (const char* why =
+              object_problem(p, static_cast<uint64_t>(s.end - p), "count word runs past the space", header))
+        return fail(why, header, -1, s.name);
       uint64_t raw = Header::raw_words(*header);
       if (raw >= static_cast<uint64_t>(s.end - header))
         return fail("object runs past the end of its space", header, -1, s.name);
@@ -87,20 +93,10 @@ class Checker {
 
   bool walk_cells(const CellRange& c) {
     for (const Word* cell = c.begin; cell < c.end; cell += c.cell_words) {
-      Word first = *cell;
-      if ((first & Header::kTagMask) == 0) continue;  // free: a free-list link
-      const Word* header = cell;
-      if ((first & Header::kTagMask) == Header::kCountTag) {
-        uint64_t n = first >> 2;
-        if (n == 0 || n + 1 >= c.cell_words) return fail("count word runs past its cell", cell, -1, c.name);
-        header = cell + 1 + n;
-        if (const char* why = header_problem(*header)) return fail(why, header, -1, c.name);
-        if (Header::nrefs(*header) != n) return fail("count word disagrees with header", header, -1, c.name);
-      } else {
-        if (const char* why = header_problem(first)) return fail(why, header, -1, c.name);
-        if (Header::nrefs(first) != 0)
-          return fail("object with references lacks its count word", header, -1, c.name);
-      }
+      if ((*cell & Header::kTagMask) == 0) continue;  // free: a free-list link
+      const Word* header;
+      if (const char* why = object_problem(cell, c.cell_words, "count word runs past its cell", header))
+        return fail(why, header, -1, c.name);
       if (static_cast<uint64_t>(header - cell) + 1 + Header::raw_words(*header) > c.cell_words)
         return fail("object runs past the end of its cell", header, -1, c.name);
       if (Header::class_id(*header) == kFillerClass)

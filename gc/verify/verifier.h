@@ -1,26 +1,21 @@
 // The heap verifier (DESIGN.md, "Correctness machinery"; --gc-verify).
 //
-// It is independent of every collector: it shares no code with copying,
-// marking or scanning, and sees a heap only through the small description
-// below, which a collector fills in. Run before and after a collection, it
-//   1. walks every linearly allocated live space from start to end, checking
-//      that it is well-formed objects end to end (count word, header,
-//      sizes) with nothing left over;
-//      walks every block of equal-size cells cell by cell, skipping free
-//      cells (first word tag 00: a free-list link) and checking that each
-//      allocated cell starts with one well-formed object that fits it;
+// Independent of every collector (it shares no code with copying, marking
+// or scanning), it sees a heap only through the description below, which a
+// collector fills in. Run before and after a collection, it
+//   1. walks every linear space, checking that it is well-formed objects
+//      end to end, and every block of cells, checking that each allocated
+//      cell (first word not a free-list link) holds one object that fits;
 //   2. checks every live large object's header;
-//   3. traces from the root groups with its own explicit stack and visited
-//      set, checking that every reference (root or slot) is the header
-//      address of an object found in 1 or 2 and in particular never points
-//      into an evacuated space;
-//   4. for a generational heap, that every reference from an old or large
-//      object to a young one lies on a dirty card.
+//   3. traces from the roots with its own stack and visited set, checking
+//      that every reference is the header of an object found in 1 or 2,
+//      never in an evacuated space;
+//   4. for a generational heap, checks the card invariant (card_scan.h).
 //
-// check_heap returns the first failure as a value (tests use this);
+// check_heap returns the first failure (tests use this);
 // verify_heap_or_exit prints it as
 //   gc-verify: <what> (object 0x..., slot i, space ..., collection N)
-// on stderr and exits with status kVerifyExitStatus.
+// and exits with status kVerifyExitStatus.
 #pragma once
 
 #include <cstdint>
@@ -65,10 +60,8 @@ struct HeapShape {
   // Live large objects (header addresses) and the region they live in.
   std::vector<const Word*> large_objects;
   SpaceRange large_space{"large", nullptr, nullptr};
-  // Generational heaps: the young spaces, and the biased card table
-  // (Collector::card_base). Every reference from an object outside the
-  // young spaces to one inside must lie on a dirty card (the card
-  // invariant young collections rely on). No card table: not checked.
+  // Generational heaps: the young spaces and the biased card table, for
+  // the card invariant (card_scan.h); no card table: not checked.
   std::vector<SpaceRange> young_spaces;
   const uint8_t* card_base = nullptr;
   // Class ids above this are corrupt headers.

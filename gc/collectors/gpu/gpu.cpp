@@ -94,15 +94,10 @@ void GpuCollector::mark() {
       if (g.slots[i].is_ref()) roots_scratch_.push_back(g.slots[i].as_ref());
   gpu::MarkReport r;
   marker_->mark(*this, roots_scratch_, events, r);
-  {
-    observe::PhaseScope phase(events, 0, kPhaseCpuTail);
-    finish_on_cpu(r.gray);
-  }
+  events.phase(0, kPhaseCpuTail, [&] { finish_on_cpu(r.gray); });
   report(r);
-  if (options_.verify) {
-    observe::PhaseScope phase(events, 0, "verify marks");
-    verify::verify_marks_or_exit(*this, roots_, stats_.collections);
-  }
+  if (options_.verify)
+    events.phase(0, "verify marks", [&] { verify::verify_marks_or_exit(*this, roots_, stats_.collections); });
 }
 
 void GpuCollector::report(const gpu::MarkReport& r) {

@@ -3,15 +3,12 @@
 // composes the space (through MarkSweepHeap, as marksweep does), its own
 // marker (GpuMarker) and the CPU marker, which finishes the narrow tail.
 //
-// A collection, in order (the paper's Figure 4, L436-475):
-//   1. update the reference graph (--gpu-heap=graph; direct offloads the
-//      blocks and large objects as they are)
-//   2. copy to the device: the graph or the heap, and the roots
-//   3. mark: the kernel (kernels/gpu_mark.cl), one launch per iteration of
-//      the frontier queue, until the queue is empty or narrower than 20
-//      after 5 iterations, when the CPU marker finishes from what is left
-//   4. copy back, and apply the marks to the headers (graph)
-//   then the space's parallel sweep on the CPU, as in the paper (L485-501).
+// A collection, in order (the paper's Figure 4, L436-475): 1. update the
+// reference graph (--gpu-heap=graph; direct offloads the heap as it is);
+// 2. copy it and the roots to the device; 3. mark, one kernel launch
+// (kernels/gpu_mark.cl) per iteration of the frontier queue, until it is
+// empty or narrow enough for the CPU marker; 4. copy back and apply the
+// marks; then the space's parallel sweep on the CPU (L485-501).
 #pragma once
 
 #include <memory>

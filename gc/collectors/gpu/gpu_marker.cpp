@@ -229,10 +229,8 @@ void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
   }
 }
 
-// Section 4.3's "most basic approach": fill the graph in just before the
-// collection, one node per allocated object, references translated to
-// node indices (in 16-byte granules): through a table indexed by word in
-// the dense region, through a hash map for the few sparse objects.
+// A reference's node index (in 16-byte granules): through a table indexed
+// by word in the dense region, a hash map for the few sparse objects.
 uint32_t GpuMarker::node_of(const Word* header, const Region& dense) const {
   if (dense.contains(header)) return node_of_[static_cast<size_t>(header - dense.begin)];
   return sparse_node_of_.at(header);

@@ -1,10 +1,7 @@
-// The host side of the GPU mark phase (Maas et al. 2012, Figure 4 steps 1-4,
-// L436-475), as GpuMarker::mark's steps: update the reference graph (or take
-// the heap as it is), copy it and the roots to the device, run the mark
-// kernel (kernels/gpu_mark.cl) one launch per iteration of the frontier
-// queue, copy the marks back and write them into the object headers. What it
-// leaves gray (the narrow-tail fallback, L1138-1150) the caller marks on the
-// CPU.
+// The host side of the GPU mark phase: the steps of Maas et al. 2012's
+// Figure 4 (L436-475) that gpu.h lists, as GpuMarker::mark's. What it
+// leaves gray (the narrow-tail fallback, L1138-1150) the caller marks on
+// the CPU.
 #pragma once
 
 #include <array>
@@ -79,8 +76,6 @@ class GpuMarker {
 
   unsigned compute_units() const { return groups_; }
   unsigned work_group_size() const { return wg_size_; }
-  // The build options of the kernel variant in use (for logs and tests).
-  const std::string& build_options() const { return build_options_; }
 
  private:
   // --- mark's steps, in the order of the paper's Figure 4
@@ -112,16 +107,14 @@ class GpuMarker {
   cl_mem queue_out_ = nullptr;
   cl_mem state_ = nullptr;
   uint64_t capacity_ = 0;
-  // The reference graph (host copy) and, during its build, the node index
-  // of each dense-region word that holds a header, and of each sparse
-  // object.
+  // The reference graph (host copy) and, while it is built, the node index
+  // of each dense-region header word and of each sparse object.
   std::vector<uint32_t> graph_;
   std::vector<uint32_t> node_of_;
   std::unordered_map<const Word*, uint32_t> sparse_node_of_;
   std::vector<Word*> objects_;
   // One mark's offload: the heap's regions, the roots as queue entries, and
-  // the device buffers of the graph or the regions (a region with nothing
-  // in it is passed as the placeholder).
+  // the device buffers (an empty region's is the placeholder).
   Region dense_;
   Region sparse_;
   std::vector<uint64_t> root_entries_;

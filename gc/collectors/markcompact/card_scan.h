@@ -1,39 +1,27 @@
 // Card scanning for young collections (Flood et al. 2001, section 4,
 // L164-171): the dirty cards of the old generation and of large objects are
-// roots of a young collection. The cards to look at are the occupied runs
-// of the old space and the large objects, one after another; they are
-// split into N tasks that the GC threads claim with a fetch-and-add after
-// their root groups:
+// roots of a young collection. The cards of the old space's occupied runs
+// and of the large objects, one after another, are split into N tasks that
+// the GC threads claim after their root groups:
 //
 //   strides (the paper's choice, L171): task i = cards i, i+N, i+2N, ...,
-//            so a dense area (a large array of references) is shared by
-//            every task;
+//            so a dense area (a large array of references) is shared;
 //   blocks  (the paper's first try, L166-168): task i = the i-th of N
-//            contiguous runs of cards, so a dense area lands in one task
-//            and that task dominates the phase.
+//            contiguous runs, so a dense area dominates one task.
 //
-// A dirty card is cleaned, then every reference slot that lies in it is
-// scavenged; if one still refers to a young object afterwards the card is
-// dirtied again (L186, footnote 4). Two kinds of card are scanned but never
-// cleaned: a card that straddles the edge of an occupied run (promotion may
-// write the other part of it during the phase), and the cards of fiber
-// value stacks, which the interpreter writes without the barrier.
+// A dirty card is cleaned, then its slots are scavenged; if one still
+// refers to a young object the card is dirtied again (L186, footnote 4).
+// Never cleaned: a card straddling the edge of an occupied run (promotion
+// may write its other part meanwhile), and the cards of fiber value stacks
+// (the interpreter writes them without the barrier).
 //
-// The card invariant: between collections, every reference from an object
-// outside the young generation (old or large) to a young object lies on a
-// dirty card. Young collections rely on it to find those references without
-// scanning the old generation; --gc-verify checks it (gc/verify). It is
-// kept by
-//   - the write barrier (collector.h, write_ref), for the mutator's stores;
-//   - a large object's cards starting dirty, for the VM's initialising
-//     stores, which skip the barrier (markcompact.cpp, try_allocate_large);
-//   - the scavenger, which dirties the card of a promoted object's slot
-//     that still refers to a young object (psemispaces.h);
-//   - card scanning, which cleans a card before scavenging its slots and
-//     dirties it again if one still refers to a young object, and never
-//     cleans the cards it cannot scan whole (above);
-//   - the compactors, which dirty the card of a moved slot that refers to a
-//     young object (pmarkcompact.h, Input::card_base).
+// The card invariant: between collections, every reference from an old or
+// large object to a young one lies on a dirty card; --gc-verify checks it.
+// Besides card scanning, it is kept by the write barrier (collector.h), a
+// large object's cards starting dirty (the VM's initialising stores skip
+// the barrier), the scavenger dirtying a promoted slot's card
+// (psemispaces.h), and the compactors dirtying a moved slot's card
+// (pmarkcompact.h, Input::card_base).
 #pragma once
 
 #include <atomic>

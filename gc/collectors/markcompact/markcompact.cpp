@@ -31,15 +31,7 @@ constexpr uint32_t kDefaultTenureAge = 2;
 // full collection, and at least room to promote a whole young semispace.
 constexpr uint64_t kInitialOldBytes = 4ull << 20;
 
-constexpr uint64_t kMinLabWords = 64;
 constexpr uint64_t kMinHeapBytes = 256ull << 10;
-
-HeapOptions resolved_options(const HeapOptions& in) {
-  HeapOptions o = in;
-  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
-  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
-  return o;
-}
 
 uint64_t young_semispace_for(const HeapOptions& o) {
   uint64_t given = markcompact_collector_options(o).young_bytes;
@@ -47,6 +39,8 @@ uint64_t young_semispace_for(const HeapOptions& o) {
   uint64_t cap = given ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
 }
+
+uint64_t reservation_bytes(const HeapOptions& o) { return 4 * young_semispace_for(o) + 6 * o.max_heap_bytes; }
 
 uint64_t words_between(const Word* a, const Word* b) { return static_cast<uint64_t>(b - a); }
 
@@ -75,12 +69,10 @@ class MarkCompactWeakResolver final : public WeakResolver {
   MarkCompactCollector& c_;
 };
 
-// ---------------------------------------------------------------------------
 // Construction
 
 MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& options)
-    : Collector(roots, resolved_options(options)),
-      reservation_(4 * young_semispace_for(options_) + 6 * options_.max_heap_bytes),
+    : BumpAllocatingCollector(roots, resolved_heap_options(options, kMinHeapBytes), reservation_bytes),
       cards_(reservation_),
       young_a_("young-A", reservation_.base(),
                reservation_.base() + 2 * young_semispace_for(options_) / kWordSize),
@@ -96,8 +88,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       old_target_bytes_(kInitialOldBytes),
       tenure_age_(knobs_.tenure_age >= 0 ? static_cast<uint32_t>(knobs_.tenure_age) : kDefaultTenureAge),
       lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
-      mutator_(*this, *this, options_.stress_interval),
-      overflow_(parallel::deque_capacity(options_.gc_deque_tasks)),
+      threads_(std::max(1u, options_.gc_threads), options_.gc_deque_tasks),
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),
       serial_(events, options_.verify || options_.stress_interval > 0) {
   card_base = cards_.biased_base();
@@ -105,17 +96,9 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   young_other_->reset(young_bytes_);
   old_.grow_to(std::min(kInitialOldBytes, old_bound_bytes(0)));
   cards_.clean(old_.begin(), old_.end());
-  unsigned threads = std::max(1u, options_.gc_threads);
-  pool_ = std::make_unique<parallel::WorkerPool>(threads);
-  for (unsigned w = 0; w < threads; ++w)
-    deques_.push_back(
-        std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
-  shared_ = std::make_unique<ScavengeShared>(
-      ScavengeShared{deques_, overflow_, termination_, events, reservation_});
-  for (unsigned w = 0; w < threads; ++w)
-    scavengers_.push_back(std::make_unique<PromotingScavenger>(*shared_, w));
+  threads_.make_scavengers(events, reservation_);
   if (options_.gc_threads > 0)
-    engine_ = std::make_unique<ParallelMarkCompact>(*pool_, events, markcompact_options(options_));
+    engine_ = std::make_unique<ParallelMarkCompact>(*threads_.pool, events, markcompact_options(options_));
   mutator_.install(*young_);
   note_heap_size();
   describe_events();
@@ -147,7 +130,6 @@ std::unique_ptr<Collector> create_markcompact(RootSet& roots, const HeapOptions&
   return std::make_unique<MarkCompactCollector>(roots, options);
 }
 
-// ---------------------------------------------------------------------------
 // Young collections
 
 void MarkCompactCollector::collect_young(GcCause cause) {
@@ -165,7 +147,7 @@ uint64_t MarkCompactCollector::young_worst_case_words() const {
   uint64_t used = words_between(young_->begin(), top);
   uint64_t lab =
       lab_words_for(young_->region_bytes() / kWordSize - std::min(used, young_->region_bytes() / kWordSize));
-  return used + used / 7 + mutator_.hash_reserve_words() + 2 * lab * pool_->size();
+  return used + used / 7 + mutator_.hash_reserve_words() + 2 * lab * threads_.pool->size();
 }
 
 // The promotion guarantee: before a young collection, the old generation
@@ -194,9 +176,7 @@ void MarkCompactCollector::young_collection(GcCause cause) {
   });
 }
 
-// pSemispaces on the young generation (psemispaces.h), with the card
-// table's tasks as extra roots and promotion of survivors of tenure_age
-// young collections.
+// pSemispaces on the young generation, the card tasks as extra roots.
 void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   events.count(0, "young bytes", young_->used_bytes());
   events.phase_start(0, "flip");
@@ -223,10 +203,10 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   phase.extra_context = &cards_scan_;
   uint64_t headroom = young_->region_bytes() / kWordSize - young_other_->used_bytes() / kWordSize;
   uint64_t lab = lab_words_for(headroom);
-  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab, phase);
+  threads_.run(spaces, lab, phase);
 
   uint64_t promoted = 0;
-  for (auto& s : scavengers_) {
+  for (auto& s : threads_.scavengers) {
     stats_.bytes_copied += s->stats().bytes_copied;
     promoted += s->bytes_promoted();
   }
@@ -252,11 +232,8 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   mutator_.install(*young_);
 }
 
-// As semispace's lab_words_for_collection: LABs shrink when the headroom of
-// a small young semispace divided among the threads is smaller.
 uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
-  uint64_t fair = headroom_words / (4 * pool_->size());
-  return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
+  return lab_words_within(lab_words_, headroom_words, threads_.pool->size());
 }
 
 void MarkCompactCollector::release_from_space() {
@@ -266,7 +243,6 @@ void MarkCompactCollector::release_from_space() {
   young_other_->reset(young_bytes_);
 }
 
-// ---------------------------------------------------------------------------
 // Full collections
 
 void MarkCompactCollector::collect(GcCause cause) { full_collection(cause, 0); }
@@ -325,33 +301,21 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
 }
 
 // After a full collection the old generation's capacity is twice what
-// occupies it, and at least room for the next young collection to promote
-// a whole young semispace (the promotion guarantee's worst case), within
-// the heap bound. What occupies it is its live data and the dead words left
-// in place by the dense prefix and dense ends: sized from live data alone,
-// the room left for promotion fell short of the guarantee by those words,
-// and every collection became a full one.
+// occupies it (the dense parts' dead words included, or the promotion
+// guarantee falls short by them), and at least room to promote a whole
+// young semispace, within the heap bound.
 void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
   uint64_t young_full = young_bytes_ / kWordSize;
   uint64_t promote_room =
-      (young_full + young_full / 7 + mutator_.hash_reserve_words() + 2 * lab_words_ * pool_->size()) *
+      (young_full + young_full / 7 + mutator_.hash_reserve_words() + 2 * lab_words_ * threads_.pool->size()) *
       kWordSize;
   uint64_t target = std::max({kInitialOldBytes, 2 * occupied_bytes, occupied_bytes + promote_room});
   old_target_bytes_ =
       round_up_pages(std::min(target, std::max(old_bound_bytes(pending_large_bytes), occupied_bytes)));
 }
 
-// ---------------------------------------------------------------------------
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
 // these.
-
-Word* MarkCompactCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_slow(class_id, nrefs, raw_words);
-}
-
-Word* MarkCompactCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_pinned(class_id, nrefs, raw_words);
-}
 
 // --gc-stress: young and full collections alternate (--gc-stress-full: all
 // full).
@@ -382,14 +346,10 @@ bool MarkCompactCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes)
   return full_collection_without_gaps(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
-// pMarkcompact leaves floor((n + 1) / 2) free areas, and odd regions slide
-// up, so the old generation's capacity cannot shrink below its highest
-// objects: near the heap limit that can refuse an allocation the live data
-// leaves room for, and how much depends on the thread count. So before
-// reporting out of memory, collect once more with the serial compactor,
-// which slides everything to the bottom: whether a program fits then
-// depends only on its live data. False (nothing done) when the full
-// collection was already serial.
+// pMarkcompact's odd regions slide up, so the old generation cannot shrink
+// below its highest objects, which depends on the thread count; the serial
+// compactor slides everything down (BumpAllocator::Plan::
+// collect_leaving_no_gaps). False when the full collection was serial.
 bool MarkCompactCollector::full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes) {
   if (!engine_) return false;
   compact_serially_ = true;
@@ -415,17 +375,13 @@ Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs
   return h;
 }
 
-void MarkCompactCollector::flush_stats() { mutator_.account(); }
-
-// The old generation's largest capacity now: the heap bound less both young
-// semispaces and the large objects (and those about to be allocated).
+// The old generation's largest capacity now (the sizing policy, markcompact.h).
 uint64_t MarkCompactCollector::old_bound_bytes(uint64_t pending_large_bytes) const {
   uint64_t taken = 2 * young_bytes_ + los_.committed_bytes() + pending_large_bytes;
   uint64_t max = options_.max_heap_bytes;
   return taken >= max ? 0 : round_down_pages(max - taken);
 }
 
-// ---------------------------------------------------------------------------
 // Queries
 
 uint64_t MarkCompactCollector::heap_used() const {
@@ -434,12 +390,6 @@ uint64_t MarkCompactCollector::heap_used() const {
 
 uint64_t MarkCompactCollector::heap_size() const {
   return 2 * young_bytes_ + old_.capacity_bytes() + los_.committed_bytes();
-}
-
-// Old and large objects grow their hash word when compaction moves them
-// (large ones never move); a young one owes it to the mutator's buffer.
-uint64_t MarkCompactCollector::identity_hash(Word* header) {
-  return mutator_.identity_hash(reservation_, header);
 }
 
 void MarkCompactCollector::set_write_barrier_for_testing(bool on) {

@@ -1,44 +1,28 @@
 // markcompact: Flood, Detlefs, Shavit and Zhang's generational collector
-// (JVM'01, sections 4-6): a young generation collected by pSemispaces with
-// promotion through LABs, an old generation collected by pMarkcompact, and
-// old-to-young references remembered in a card table that young
-// collections scan in strides.
+// (JVM'01, sections 4-6): the young generation collected by pSemispaces
+// with promotion through LABs, the old generation by pMarkcompact, and
+// old-to-young references remembered in a card table scanned in strides
+// (card_scan.h).
 //
-// Heap (one reservation, heap/reservation.h):
-//   [ young A | young B | old generation | large objects ]
-// The young generation is two semispaces of --young/2 each; the mutator
-// allocates in one (its buffer is Collector::top/limit, the same inline
-// bump as semispace). Each young region is reserved at twice its capacity:
-// the second half is the parallel copy's headroom (semispace.h). The old
-// generation (gc/spaces/old_space.h) is reserved at twice the heap bound
-// for the same reason; its capacity grows and shrinks with the sizing
-// policy below. Large objects never move and count as old.
+// Heap (one reservation): [ young A | young B | old | large objects ].
+// Young regions and the old generation are reserved at twice their
+// capacity for the parallel copy's headroom (semispace.h); large objects
+// never move and count as old.
 //
-// A young collection (young_collection, in this order):
-//   flip the young semispaces; GC threads claim root groups, then card
-//   tasks (card_scan.h: the dirty cards of the old generation and of large
-//   objects are roots), then trace with work stealing (psemispaces.h);
-//   a survivor of age < --tenure is copied to to-space one year older, an
-//   older one is promoted through a promotion LAB into the old generation
-//   (keeping the card invariant, card_scan.h); weak
-//   references; the mutator's buffer is the rest of to-space.
+// A young collection (young_collection) promotes a survivor of age
+// >= --tenure, keeping the card invariant (card_scan.h), and copies the
+// others to to-space one year older. A full collection (full_collection)
+// first promotes every survivor (or none, when the old generation cannot
+// take them all), so that the old generation's mark-compact
+// (pMarkcompact, or with --gc-threads=0 the serial one it parallelises)
+// finds the young generation empty and every card clean in the common
+// case.
 //
-// A full collection (full_collection): a young collection that promotes
-// every survivor (or, when the old generation cannot take them all, one
-// that promotes none), then the old generation's mark-compact with the
-// young semispace as live, unmoved objects: pMarkcompact
-// (pmarkcompact.h) with --gc-threads >= 1, the serial mark-compact it
-// parallelises (serial_markcompact.h) with --gc-threads=0. Promoting
-// first leaves the young generation empty in the common case, so the
-// compactor has no young objects to trace and every card clean.
-//
-// Sizing policy. --heap bounds 2 * Y + O + L: Y a young semispace (fixed),
-// O the old generation's capacity, L the large-object pages. A young
-// collection runs only under the promotion guarantee (markcompact.cpp,
-// promotion_guaranteed); otherwise O grows within the bound, and when it
-// cannot, a full collection runs instead. After a full collection O is twice the old live
-// data (at least kInitialOldBytes), within the bound. An allocation that
-// does not fit after a full collection returns nullptr: out of memory.
+// Sizing policy. --heap bounds 2 * Y + O + L (Y a young semispace, O the
+// old generation's capacity, L the large-object pages). A young collection
+// runs only under the promotion guarantee (promotion_guaranteed); else O
+// grows within the bound, or a full collection runs. After a full
+// collection O is twice the old live data (at least kInitialOldBytes).
 #pragma once
 
 #include <cstdint>
@@ -62,15 +46,11 @@
 
 namespace gc {
 
-class MarkCompactCollector final : public Collector,
-                                   public verify::VerifiableHeap,
-                                   private BumpAllocator::Plan {
+class MarkCompactCollector final : public BumpAllocatingCollector {
  public:
   MarkCompactCollector(RootSet& roots, const HeapOptions& options);
   ~MarkCompactCollector() override;
 
-  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
-  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
   // A full collection (gc(), the REPL's :gc).
   void collect(GcCause cause) override;
   void collect_young(GcCause cause);
@@ -78,9 +58,6 @@ class MarkCompactCollector final : public Collector,
   const char* name() const override { return "markcompact"; }
   uint64_t heap_used() const override;
   uint64_t heap_size() const override;
-  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
-  uint64_t identity_hash(Word* header) override;
-  void flush_stats() override;
   void describe_heap(verify::HeapShape& out) const override;
   void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
 
@@ -89,7 +66,6 @@ class MarkCompactCollector final : public Collector,
   bool in_old(const Word* p) const { return old_.contains(p); }
   bool in_large(const Word* p) const { return los_.contains(p); }
   uint32_t tenure_age() const { return tenure_age_; }
-  uint64_t young_semispace_bytes() const { return young_bytes_; }
   const CardScan& card_scan() const { return cards_scan_; }
   const OldSpace& old_space() const { return old_; }
   uint64_t young_collections() const { return young_collections_; }
@@ -97,10 +73,8 @@ class MarkCompactCollector final : public Collector,
   uint64_t bytes_promoted() const { return bytes_promoted_; }
   // The parallel old-generation collector, or nullptr under --gc-threads=0.
   const ParallelMarkCompact* engine() const { return engine_.get(); }
-  // Test-only: with false, the write barrier's stores go to a scratch
-  // table instead of the card table, as if the interpreter had no barrier
-  // (the verifier must then report an old-to-young reference on a clean
-  // card).
+  // Test-only: with false, the barrier's stores go to a scratch table, as
+  // if there were no barrier (the verifier must then see a clean card).
   void set_write_barrier_for_testing(bool on);
 
  private:
@@ -128,10 +102,8 @@ class MarkCompactCollector final : public Collector,
   uint64_t young_worst_case_words() const;
   uint64_t old_bound_bytes(uint64_t pending_large_bytes) const;
   uint64_t lab_words_for(uint64_t headroom_words) const;
-  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
   void describe_events();
 
-  Reservation reservation_;
   CardTable cards_;
   CopySpace young_a_;
   CopySpace young_b_;
@@ -146,23 +118,15 @@ class MarkCompactCollector final : public Collector,
   uint64_t old_target_bytes_;          // the old generation's capacity before a full collection is due
   uint32_t tenure_age_;                // --tenure
   uint64_t lab_words_;                 // --gc-lab
-  BumpAllocator mutator_;              // the mutator's buffer in the young semispace
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;
-  bool compact_serially_ = false;  // this full collection is full_collection_without_gaps's
-
-  // Test hook (set_write_barrier_for_testing).
-  std::vector<uint8_t> scratch_cards_;
+  bool compact_serially_ = false;       // this full collection is full_collection_without_gaps's
+  std::vector<uint8_t> scratch_cards_;  // set_write_barrier_for_testing
 
   // The GC threads' machinery, allocated once.
   std::vector<RootGroup> root_groups_;
-  std::unique_ptr<parallel::WorkerPool> pool_;
-  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
-  parallel::OverflowSet overflow_;
-  parallel::Termination termination_;
-  std::unique_ptr<ScavengeShared> shared_;
-  std::vector<std::unique_ptr<PromotingScavenger>> scavengers_;
+  ScavengeThreads<PromotingScavenger> threads_;  // at least one GC thread
   CardScan cards_scan_;
   std::unique_ptr<ParallelMarkCompact> engine_;  // --gc-threads >= 1
   SerialMarkCompact serial_;                     // --gc-threads=0

@@ -11,23 +11,16 @@
 namespace gc {
 
 struct MarkCompactCollectorOptions {
-  uint64_t gc_lab_bytes = 0;  // --gc-lab; 0: the collector's default
-  // The young generation's size, both semispaces (--young; 0: the
-  // collector's default); the young collections an object survives before
-  // it is promoted (--tenure; -1: the default); card-table scan tasks
-  // (--card-strides; 0: the default) and whether they are strides or
-  // contiguous blocks (--card-partition).
-  uint64_t young_bytes = 0;
-  int tenure_age = -1;
-  unsigned card_tasks = 0;
-  bool card_blocks = false;
-  // Full collections (pmarkcompact.h): old-space units per GC thread
-  // (--mc-units; 0: the paper's 4) and the dense prefix (--dense-prefix=off,
-  // or the percentage of a unit that must be live for it to stay in place;
-  // 0: the default, 95).
-  unsigned mc_units_per_thread = 0;
-  bool dense_prefix = true;
-  unsigned dense_prefix_percent = 0;
+  // As given (kOptions in markcompact_options.cpp); 0 (-1 for tenure_age):
+  // the collector's default.
+  uint64_t gc_lab_bytes = 0;          // --gc-lab
+  uint64_t young_bytes = 0;           // --young, both semispaces
+  int tenure_age = -1;                // --tenure
+  unsigned card_tasks = 0;            // --card-strides
+  bool card_blocks = false;           // --card-partition=blocks
+  unsigned mc_units_per_thread = 0;   // --mc-units (pmarkcompact.h)
+  bool dense_prefix = true;           // --dense-prefix=off: false
+  unsigned dense_prefix_percent = 0;  // --dense-prefix=PERCENT
 };
 
 MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& heap);

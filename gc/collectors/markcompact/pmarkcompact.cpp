@@ -1,7 +1,5 @@
-// pMarkcompact: the four parallel phases of Flood et al. 2001, section 5.
-// pmarkcompact.h says what each phase does and where gclab departs from
-// the paper; this file reads in the same order: the per-thread Worker (mark,
-// sweep, forward, redirect, compact), then the collection that runs them.
+// pMarkcompact (pmarkcompact.h), in the same order: the per-thread Worker's
+// phases, then the collection that runs them.
 #include "gc/collectors/markcompact/pmarkcompact.h"
 
 #include <algorithm>
@@ -32,8 +30,7 @@ void store_header(Word* h, Word w) { std::atomic_ref<Word>(*h).store(w, std::mem
 }  // namespace
 
 // A unit's effect on the gap between an object and its destination, in
-// compaction order: g -> max(g + a, b). Dead words add to the gap; a hashed
-// object that moves (g > 0) grows one word and takes one from it.
+// compaction order (pmarkcompact.h): g -> max(g + a, b).
 struct GapFn {
   int64_t a = 0;
   int64_t b = 0;
@@ -76,7 +73,6 @@ struct ParallelMarkCompact::Region {
   WordRange packed;     // where the live data of its moving units ends up
 };
 
-// ---------------------------------------------------------------------------
 // One GC thread
 
 class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
@@ -101,8 +97,7 @@ class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
  private:
   friend class parallel::Tracer<Worker>;
 
-  // --- mark (section 5.1): the mark-and-count policy of the shared tracer
-  // (gc/parallel/tracer.h), which keeps the tri-colour invariant.
+  // --- mark (section 5.1): the shared tracer's mark-and-count policy.
   [[gnu::always_inline]] void trace_slot(const Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
@@ -379,10 +374,9 @@ void ParallelMarkCompact::Worker::forward_growing_down(const Unit& u, std::vecto
   }
 }
 
-// A region sliding up with hashed objects: the gap is followed downward,
-// so the unit's objects are listed first (a walk finds them only upward),
-// and forwarding is installed afterwards in address order, which keeps the
-// side list in address order.
+// A region sliding up with hashed objects: the gap is followed downward
+// over the unit's objects, listed first (a walk only goes up); forwarding
+// is installed afterwards, in address order like the side list.
 void ParallelMarkCompact::Worker::forward_growing_up(const Unit& u, std::vector<Word>& side) {
   items_.clear();
   for (Word* p = u.begin; p < u.end;) {
@@ -498,10 +492,9 @@ void ParallelMarkCompact::Worker::redirect_large(const LargeObjectSpace::Object&
 void ParallelMarkCompact::Worker::compact() {
   std::vector<Region>& regions = mc_.regions_;
   const Input& in = *mc_.in_;
-  // One task per region (what it packs, then the plan's hook over it), and
-  // one per unit left in place: nothing moves there, but sweep's fillers
-  // changed where objects start, so the hook walks it too. Per unit, so that
-  // a large dense prefix is not one thread's walk.
+  // One task per region, then one per unit left in place (sweep's fillers
+  // changed where objects start there, so the hook walks it too; per unit,
+  // so that a large dense prefix is not one thread's walk).
   claim_each(regions.size() + mc_.old_units_, [&](size_t i) {
     if (i >= regions.size()) {
       const Unit& u = mc_.units_[i - regions.size()];
@@ -584,7 +577,6 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
   stats_.bytes_copied += words * kWordSize;
 }
 
-// ---------------------------------------------------------------------------
 // The collection
 
 MarkCompactOptions markcompact_options(const HeapOptions& heap) {
@@ -633,16 +625,13 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
 
 ParallelMarkCompact::~ParallelMarkCompact() = default;
 
-template <class Phase>
-void ParallelMarkCompact::run_phase(unsigned index, Phase& phase) {
+void ParallelMarkCompact::run_phase(unsigned index, void (Worker::*phase)()) {
   next_claim_.store(0, std::memory_order_relaxed);
   const char* name = kPhaseNames[index];
   std::vector<uint64_t>& ns = report_.phase_ns[index];
   auto job = [&](unsigned w) {
     uint64_t start = now_ns();
-    events_.phase_start(w, name);
-    phase(*workers_[w]);
-    events_.phase_end(w, name);
+    events_.phase(w, name, [&] { (workers_[w].get()->*phase)(); });
     ns[w] = now_ns() - start;
   };
   pool_.run(job);
@@ -655,12 +644,10 @@ ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
   mark_roots_.next.store(0, std::memory_order_relaxed);
 
   termination_.reset(pool_.size());
-  auto mark = [](Worker& w) { w.mark(); };
-  run_phase(0, mark);
+  run_phase(0, &Worker::mark);
   combine_unit_starts();
 
-  auto sweep = [](Worker& w) { w.sweep(); };
-  run_phase(1, sweep);
+  run_phase(1, &Worker::sweep);
 
   uint64_t decide = now_ns();
   choose_dense_prefix();
@@ -674,19 +661,14 @@ ParallelMarkCompact::Result ParallelMarkCompact::collect(const Input& in) {
     uintptr_t last = (reinterpret_cast<uintptr_t>(in.old_space.end) - 1) >> kCardShift;
     std::memset(in.card_base + first, kCardClean, last - first + 1);
   }
-  auto forward = [](Worker& w) { w.forward(); };
-  run_phase(2, forward);
+  run_phase(2, &Worker::forward);
 
-  events_.phase_start(0, "weak references");
-  process_weak(in.roots);
-  events_.phase_end(0, "weak references");
+  events_.phase(0, "weak references", [&] { process_weak(in.roots); });
 
   build_redirect_tasks();
-  auto redirect = [](Worker& w) { w.redirect(); };
-  run_phase(3, redirect);
+  run_phase(3, &Worker::redirect);
 
-  auto compact = [](Worker& w) { w.compact(); };
-  run_phase(4, compact);
+  run_phase(4, &Worker::compact);
 
   Result out;
   finish(out);
@@ -748,8 +730,7 @@ bool ParallelMarkCompact::is_dense(const Unit& u) const {
          static_cast<double>(u.live_words) >= options_.dense_prefix_min_live * static_cast<double>(u.words());
 }
 
-// The dense prefix: the leading units each at least dense_prefix_min_live
-// live stay where they are.
+// The dense prefix (pmarkcompact.h).
 void ParallelMarkCompact::choose_dense_prefix() {
   unsigned p = 0;
   while (p < old_units_ && is_dense(units_[p])) units_[p++].stays = true;
@@ -791,13 +772,10 @@ void ParallelMarkCompact::partition_regions() {
 }
 
 // L202-204: each unit's destination follows from the live data of the units
-// before it in its region's compaction order, here through the gap
-// functions so that hashed objects that grow are counted exactly. Each
-// region starts with its dense end: the dense units at the end it slides
-// towards stay, as the dense prefix does for the space (the prefix is the
-// dense end of the space's first region). Without them, a region sliding
-// up would move everything below its highest gap, although the last
-// collection left its live data packed against its top.
+// before it in its region's compaction order, through the gap functions
+// (pmarkcompact.h, identity hashes). Each region first leaves its dense end
+// in place: else a region sliding up would move everything below its
+// highest gap, although the last collection packed it against its top.
 void ParallelMarkCompact::compute_destinations() {
   for (Region& g : regions_) {
     int64_t gap = 0;
@@ -858,12 +836,11 @@ void ParallelMarkCompact::build_redirect_tasks() {
     redirect_tasks_.push_back(kRootTask | static_cast<uint32_t>(k));
 }
 
-// After compaction, on the program's thread: what the old space looks like
-// now, the large objects swept, and what the collection measured.
+// After compaction, on the program's thread.
 void ParallelMarkCompact::finish(Result& out) {
   DenseParts dense = measure_dense_parts(out);
   lay_out_free_areas(out);
-  sweep_large_objects(out);
+  out.large_freed_bytes = in_->large.sweep(options_.poison_free_areas);
   add_worker_stats(out);
   record_report(dense);
   if (events_.enabled()) report_collection(out, dense);
@@ -921,12 +898,6 @@ void ParallelMarkCompact::lay_out_free_areas(Result& out) const {
     if (options_.poison_free_areas) std::fill(f.begin, f.end, Header::kPoison);
     fill_dead_space(f.begin, f.end);
   }
-}
-
-// Large objects never move: the unmarked ones are freed, the marked ones
-// unmarked for the next collection.
-void ParallelMarkCompact::sweep_large_objects(Result& out) {
-  out.large_freed_bytes = in_->large.sweep(options_.poison_free_areas);
 }
 
 void ParallelMarkCompact::add_worker_stats(Result& out) {

@@ -4,14 +4,9 @@
 // collection; the engine runs the paper's four phases, each on every GC
 // thread of the plan's WorkerPool, in the paper's order:
 //
-//   mark       the shared parallel tracer (gc/parallel/tracer.h), exactly
-//              as pSemispaces traces: root groups claimed dynamically
-//              (section 3.1), then work stealing with the shared deques,
-//              overflow set and termination protocol (sections 3.2-3.4,
-//              5.1); mark bits in the header, set without synchronisation
-//              (L194, footnote 5).
-//              Young objects and large objects are marked and traced, never
-//              moved.
+//   mark       the shared parallel tracer (tracer.h; sections 3.1-3.4,
+//              5.1); mark bits set without synchronisation (L194, footnote
+//              5); young and large objects are marked and traced, not moved.
 //   sweep      pass A of section 5.2 (L198-200): the old space is divided
 //              into m = units_per_thread * n units whose boundaries are
 //              object starts; threads claim units, count their live words
@@ -32,30 +27,16 @@
 //              (L188, Figure 2).
 //
 // The dense prefix, which the paper's parallel collector lacked (L259):
-// the longest run of leading units each at least dense_prefix_min_live
-// live is left where it is (its dead runs stay as fillers) and regions
-// start after it, so a mostly full old space is not copied onto itself.
-// Each region likewise leaves in place its dense end, the dense units at
-// the end it slides towards, where the last compaction packed its data.
+// the leading units each at least dense_prefix_min_live live stay where
+// they are, and so does each region's dense end, the dense units at the end
+// it slides towards.
 //
-// Where the forwarding address lives. The paper stores it in the header;
-// gclab's header word has no spare bits (layout.h), so a moving object
-// keeps its header elsewhere until it is moved: an object with references
-// holds it in its count word (which the header makes redundant; a count
-// word with a header's tag and a nonzero reference count is this stash),
-// an object without references in a per-unit side list in address order.
-// A reference to a moved object therefore finds the new address in one
-// load, as in the paper.
-//
-// Identity hashes. An object in HashState::kHashed grows one raw word
-// (its old address's hash) when there is a gap to grow into: when it moves,
-// or, in a region sliding up, when the gap above it is one word (it then
-// grows in place, its start unchanged). Whether it grows depends on
-// everything compacted before it, so each unit's effect on the gap between
-// an object and its destination is summarised in pass A as a function
-// g -> max(g + a, b) (dead words widen the gap, a hashed object narrows it
-// by one word); composing them gives every unit's exact destination before
-// pass B.
+// The header word has no room for the forwarding address (layout.h): a
+// moving object's header waits in its count word or, without references,
+// in a per-unit side list. A hashed object grows a word when it moves, so
+// pass A summarises each unit's effect on the gap as a function
+// g -> max(g + a, b) (GapFn). Both are explained in
+// docs/collectors/markcompact.md, "Sweep and forwarding".
 #pragma once
 
 #include <atomic>
@@ -93,9 +74,8 @@ struct MarkCompactOptions {
   double dense_prefix_min_live = kDensePrefixMinLive;
   // Capacity of each thread's marking deque (a power of two); 0: 2^15.
   uint64_t deque_tasks = 0;
-  // Stress and verify modes: free areas are overwritten with
-  // Header::kPoison (after their filler headers, so the space stays
-  // walkable), so that a stale reference reads garbage.
+  // Stress and verify modes: free areas are poisoned after their filler
+  // headers (the space stays walkable).
   bool poison_free_areas = false;
 };
 
@@ -124,23 +104,20 @@ class ParallelMarkCompact {
     // the word it grows when it moves.
     std::function<uint64_t(const Word* header)> hash_of_address;
     // The biased card table (Collector::card_base), or nullptr. When set,
-    // the cards of the old space are rebuilt: cleaned, then the card of
-    // every slot that holds a young reference is dirtied at the slot's new
-    // address. Cards of large objects are left as they are.
+    // the old space's cards are rebuilt: cleaned, then dirtied where a
+    // moved slot holds a young reference. Large objects' are left alone.
     uint8_t* card_base = nullptr;
-    // Called once per occupied run of the old space after compaction (the
-    // dense prefix, each compacted stretch), on the GC thread `worker`
-    // that finished it, in parallel: [begin, end) is walkable objects. The
-    // plan rebuilds its card offset table here.
+    // Called in parallel, on the GC thread that finished it, for each
+    // walkable occupied run of the old space after compaction (the plan
+    // rebuilds its card offset table here).
     std::function<void(unsigned worker, Word* begin, Word* end)> on_occupied_run;
   };
 
   struct Result {
     // [old_space.begin, dense_prefix_end) was not moved.
     Word* dense_prefix_end = nullptr;
-    // Ascending and disjoint: the old space is occupied runs and free
-    // areas alternating, from old_space.begin to old_space.end. Free areas
-    // are formatted as fillers; the last one may end at old_space.end.
+    // Ascending and disjoint, alternating over the whole old space; free
+    // areas are formatted as fillers.
     std::vector<WordRange> occupied;
     std::vector<WordRange> free_areas;
     uint64_t old_live_bytes = 0;        // in the old space after compaction (grown hashes included)
@@ -151,8 +128,7 @@ class ParallelMarkCompact {
     uint64_t large_freed_bytes = 0;
   };
 
-  // What the last collection measured, for tests, the plan's statistics and
-  // the docs (the same figures go to the Recorder as counters).
+  // What the last collection measured (also sent to the Recorder).
   struct Report {
     unsigned threads = 0;
     std::vector<WordRange> units;             // object aligned
@@ -173,10 +149,9 @@ class ParallelMarkCompact {
   ParallelMarkCompact(const ParallelMarkCompact&) = delete;
   ParallelMarkCompact& operator=(const ParallelMarkCompact&) = delete;
 
-  // One full collection of the old space (the caller has stopped the
-  // mutator and retired every allocation buffer so that each space is
-  // walkable). Processes weak references (RootSet::process_weak) and
-  // sweeps the large-object space. Returns the new shape of the old space.
+  // One full collection of the old space, every space walkable (the
+  // caller retired the allocation buffers), weak references and large
+  // objects included. Returns the new shape of the old space.
   Result collect(const Input& in);
 
   const Report& last_report() const { return report_; }
@@ -212,12 +187,10 @@ class ParallelMarkCompact {
   };
   DenseParts measure_dense_parts(Result& out) const;
   void lay_out_free_areas(Result& out) const;
-  void sweep_large_objects(Result& out);
   void add_worker_stats(Result& out);
   void record_report(const DenseParts& dense);
   void report_collection(const Result& out, const DenseParts& dense);
-  template <class Phase>
-  void run_phase(unsigned index, Phase& phase);
+  void run_phase(unsigned index, void (Worker::*phase)());
   void report_counters();
 
   parallel::WorkerPool& pool_;
@@ -243,8 +216,7 @@ class ParallelMarkCompact {
   std::vector<uint32_t> redirect_tasks_;  // encoded (kind, index)
   std::atomic<size_t> next_claim_{0};
   Report report_;
-  // Counter names with a number in them ("unit 3 live bytes"), interned by
-  // the Recorder at the end of each collection: kept alive here.
+  // Numbered counter names ("unit 3 live bytes"), alive for the Recorder.
   std::vector<std::unique_ptr<std::string>> counter_names_;
 };
 

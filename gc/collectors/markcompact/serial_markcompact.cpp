@@ -45,12 +45,8 @@ ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact
   begin_ = in.old_space.begin;
   end_ = in.old_space.end;
   moved_bytes_ = moved_objects_ = 0;
-  events_.phase_start(0, "mark");
-  mark(in);
-  events_.phase_end(0, "mark");
-  events_.phase_start(0, "forward");
-  install_forwarding();
-  events_.phase_end(0, "forward");
+  events_.phase(0, "mark", [&] { mark(in); });
+  events_.phase(0, "forward", [&] { install_forwarding(); });
   events_.phase_start(0, "redirect");
   redirect(in);
   WeakResolver resolver(*this);

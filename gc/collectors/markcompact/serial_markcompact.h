@@ -1,21 +1,17 @@
 // The serial mark-compact collector of the old generation: the sequential
 // algorithm pMarkcompact parallelises (Flood et al. 2001, section 5, L176:
-// mark, install forwarding addresses, redirect references, compact), run on
-// the mutator's thread. It is the "seq" baseline of the paper's Table 1 for
-// old collections (--gc-threads=0) and takes the same input and gives the
-// same result as ParallelMarkCompact::collect, so the plan calls either.
+// mark, install forwarding addresses, redirect references, compact), the
+// "seq" baseline of the paper's Table 1 for old collections
+// (--gc-threads=0), with ParallelMarkCompact::collect's input and result.
 //
-// One difference of representation: the header word has no room for a
-// forwarding address (layout.h), so forwarding addresses are not stored at
-// all. Installing them records, per card of the old space, the first object
-// that starts in it and that object's destination; an object's new address
-// is then its card's destination plus the live words before it in the card
-// (a walk of at most one card).
+// The header word has no room for a forwarding address (layout.h), so
+// none is stored: per card of the old space it records the first object
+// starting there and its destination, and an object's new address is its
+// card's destination plus the live words before it in the card.
 //
-// Live objects slide to the start of the space in address order, so the
-// space ends as one occupied run and one free area. Young objects are
-// neither marked nor moved: every young object is a root (the plan has
-// just collected the young generation, so every one of them survived it).
+// Live objects slide to the start of the space in address order. Young
+// objects are neither marked nor moved: all of them survived the young
+// collection just before, so every one is a root.
 #pragma once
 
 #include <cstdint>

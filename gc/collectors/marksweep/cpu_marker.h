@@ -1,13 +1,9 @@
 // The CPU marker of the mark-sweep space: marksweep's mark phase, and the
 // fallback of the plans that mark elsewhere (`gpu`'s narrow tail, `accel`).
-// In parallel it is a policy of the shared tracer (gc/parallel/tracer.h:
-// root groups claimed dynamically, work stealing, termination and overflow,
-// Flood et al. 2001 sections 3.1-3.4) that marks headers with idempotent
-// plain stores; with --gc-threads=0 or 1, a serial mark stack. Each GC
-// thread's part is a Marker (marker.h).
-//
-// A plan composes one and calls one of its two entry points, for all the
-// work or the rest of it; the sweep that follows frees every unmarked cell.
+// Each GC thread's part is a Marker (marker.h): in parallel a policy of the
+// shared tracer (gc/parallel/tracer.h), with --gc-threads=0 or 1 a serial
+// mark stack. A plan calls one of its two entry points, for all the work
+// or the rest of it.
 #pragma once
 
 #include <memory>
@@ -37,11 +33,9 @@ class CpuMarker {
 
   // From the roots: marks their targets and everything reachable.
   void mark_from_roots(std::span<const RootGroup> roots);
-  // From grey objects: every header in `grey` is already marked and its
-  // slots not yet scanned; marks everything reachable from them that is not
-  // yet marked. Objects marked and scanned before stay as they are (a
-  // scanned object's targets must be marked or grey already: the
-  // tri-colour invariant).
+  // From grey objects (marked, slots not yet scanned): marks everything
+  // reachable from them; objects marked before keep the tri-colour
+  // invariant (tracer.h).
   void mark_from_gray(std::span<Word* const> grey);
 
  private:

@@ -9,7 +9,6 @@
 
 namespace gc {
 
-// ---------------------------------------------------------------------------
 // The CPU marker's side
 
 CpuMarker::CpuMarker(const HeapOptions& options, parallel::WorkerPool& pool,
@@ -52,7 +51,6 @@ void CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const> gre
   for (unsigned w = 0; w < threads; ++w) totals_[w].add(markers[w].stats());
 }
 
-// ---------------------------------------------------------------------------
 // The serial marker
 
 void Marker<false>::run(MarkPhaseWork& work) {
@@ -103,7 +101,6 @@ void Marker<false>::report() const {
   events.count(id_, "tasks", stats_.tasks_processed);
 }
 
-// ---------------------------------------------------------------------------
 // One thread of the parallel marker
 
 void Marker<true>::run(MarkPhaseWork& work) {

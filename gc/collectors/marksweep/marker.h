@@ -12,20 +12,14 @@
 //                the bit defers the object if it has reference slots
 //
 // Marker<false> is the serial marker (--gc-threads=0 or 1): a mark stack
-// and plain header stores, no atomics. Marker<true> shares work through
-// the tracer and marks as pMarkcompact does, with a plain (relaxed atomic)
-// load and store and no locked instruction: "marking is idempotent and
-// therefore requires no synchronization" (Flood et al. 2001, L194). Two
-// threads that reach one unmarked object at the same moment both store the
-// same marked header and both scan the object, which marks nothing twice
-// in effect; such a race needs two threads on one object within a few
-// cycles, while a fetch-or (a locked instruction, a full barrier) costs
-// every object a wait for the stores before it.
+// and plain header stores. Marker<true> shares work through the tracer and
+// marks as pMarkcompact does, with a relaxed load and store: "marking is
+// idempotent and therefore requires no synchronization" (Flood et al.
+// 2001, L194). Two threads racing on one object both mark and scan it, a
+// rare cost next to a fetch-or's locked instruction on every object.
 //
-// Marking is mark-on-push: an object is marked when a reference to it is
-// found, so a task is always a marked object whose slots are unscanned (a
-// grey object, the tri-colour invariant of tracer.h), and an object enters
-// the work lists once (twice at most, after such a race).
+// Marking is mark-on-push: a task is always a grey object (tracer.h), and
+// an object enters the work lists once (twice at most, after such a race).
 #pragma once
 
 #include <atomic>

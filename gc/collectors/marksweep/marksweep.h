@@ -1,21 +1,14 @@
 // marksweep: the non-moving mark-sweep collector that Maas et al. 2012
-// offload (Jikes RVM's MarkSweep plan: "We modified Jikes' MarkSweep garbage
-// collector to offload its mark phase to the GPU", section 4.1), on the
-// mark-sweep space of Maas et al. 2018 (gc/spaces/marksweep_space.h). It is
-// the CPU baseline that `gpu` and `accel` are measured against, on the same
-// heap.
+// offload (Jikes RVM's MarkSweep plan, section 4.1), on the mark-sweep space
+// of Maas et al. 2018 (gc/spaces/marksweep_space.h): the CPU baseline that
+// `gpu` and `accel` are measured against, on the same heap. The collection
+// sequence and when to collect are the mark-sweep heap's (marksweep_heap.h);
+// the mark step is the CPU marker (cpu_marker.h).
 //
-// The plan: the space, the collection sequence and when to collect are the
-// mark-sweep heap's (gc/spaces/marksweep_heap.h: mark, weak references,
-// sweep, resize); marksweep's mark step is the CPU marker (cpu_marker.h).
-//
-// For collectors built on this heap (`gpu`, `accel`): compose the space as
-// this plan does, not this plan. Derive from MarkSweepHeap (the space, the
-// GC threads, the collection sequence), supply mark() with your own marker,
-// and read the heap through space(): blocks() and their cells,
-// large_objects(), for_each_object() and the mark-bit helpers. A CpuMarker
-// of your own finishes from the grey objects your marker leaves
-// (mark_from_gray) when an accelerator's frontier grows narrow.
+// A collector built on this heap derives from MarkSweepHeap, as this plan
+// does, supplies mark() with its own marker, and reads the heap through
+// space(); a CpuMarker of its own can finish from the grey objects its
+// marker leaves (mark_from_gray).
 #pragma once
 
 #include <memory>

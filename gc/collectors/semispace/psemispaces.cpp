@@ -8,19 +8,11 @@
 #include <cstdlib>
 
 #include "gc/collectors/semispace/semispace.h"
+#include "gc/collectors/semispace/semispace_options.h"
 #include "gc/parallel/clock.h"
 
 namespace gc {
 
-namespace {
-
-// The smallest LAB worth claiming when a small heap shrinks them: a few
-// objects. Below it objects are copied one CAS each.
-constexpr uint64_t kMinLabWords = 64;
-
-}  // namespace
-
-// ---------------------------------------------------------------------------
 // The collector's side: one parallel phase per collection.
 
 // LAB size for this collection: --gc-lab, shrunk when the heap is so small
@@ -35,17 +27,13 @@ constexpr uint64_t kMinLabWords = 64;
 uint64_t SemispaceCollector::lab_words_for_collection() const {
   uint64_t region = current_->region_bytes() / kWordSize;
   uint64_t headroom = region - std::min(region, survivor_bound_words_);
-  uint64_t fair = headroom / (4 * options_.gc_threads);
-  return std::max(std::min(lab_words_, fair), std::min(kMinLabWords, lab_words_));
+  return lab_words_within(lab_words_, headroom, options_.gc_threads);
 }
 
 void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
-  if (scavengers_.empty()) {
-    scavenge_shared_ = std::make_unique<ScavengeShared>(
-        ScavengeShared{deques_, overflow_, termination_, events, reservation_});
-    for (unsigned w = 0; w < threads; ++w)
-      scavengers_.push_back(std::make_unique<ParallelScavenger>(*scavenge_shared_, w));
+  if (threads_.scavengers.empty()) {
+    threads_.make_scavengers(events, reservation_);
     for (const char* c : {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks"})
       events.describe_counter(c, "objects");
     for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
@@ -61,16 +49,15 @@ void SemispaceCollector::scavenge_in_parallel() {
   spaces.los_begin = los_.begin();
   spaces.los_end = los_.frontier();
   spaces.to = current_;
-  run_parallel_scavenge(*pool_, termination_, scavengers_, spaces, lab_words_for_collection(), phase);
+  threads_.run(spaces, lab_words_for_collection(), phase);
   for (unsigned w = 0; w < threads; ++w) {
-    const parallel::WorkerStats& s = scavengers_[w]->stats();
+    const parallel::WorkerStats& s = threads_.scavengers[w]->stats();
     worker_totals_[w].add(s);
     stats_.bytes_copied += s.bytes_copied;
     waste_words_ += s.lab_waste_bytes / kWordSize;
   }
 }
 
-// ---------------------------------------------------------------------------
 // One GC thread
 
 template <class Derived>
@@ -93,19 +80,14 @@ void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
   uint64_t start = parallel::now_ns();
   observe::Recorder& events = shared_.events;
   unsigned w = this->id();
-  events.phase_start(w, "scavenge roots");
-  this->claim_roots(phase.roots);
-  events.phase_end(w, "scavenge roots");
+  events.phase(w, "scavenge roots", [&] { this->claim_roots(phase.roots); });
   derived().scavenge_extra_roots(phase);
-  events.phase_start(w, "trace");
-  this->trace();
-  events.phase_end(w, "trace");
+  events.phase(w, "trace", [&] { this->trace(); });
   this->stats_.busy_ns = parallel::now_ns() - start;
   report(events);
 }
 
-// Once per collection, on this thread (the Recorder's rule: counters are
-// accumulated locally and reported once per phase).
+// Once per collection, on this thread (the Recorder's rule).
 template <class Derived>
 void CopyScavenger<Derived>::report(observe::Recorder& events) const {
   if (!events.enabled()) return;
@@ -185,7 +167,6 @@ void CopyScavenger<Derived>::retire_lab_at_end() {
 template class CopyScavenger<ParallelScavenger>;
 template class CopyScavenger<PromotingScavenger>;
 
-// ---------------------------------------------------------------------------
 // Promotion (markcompact's young collections)
 
 [[noreturn]] void promotion_overflow() {

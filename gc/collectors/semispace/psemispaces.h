@@ -74,8 +74,9 @@ struct ScavengeSpaces {
 
 class PromotingScavenger;
 
-// An internal error: a promotion found no room in the old generation.
-// Unreachable by construction (the plan checks room before collecting).
+// Internal errors: a promotion found no room in the old generation, or
+// to-space ran out. Unreachable by construction (the plans check room
+// before collecting).
 [[noreturn]] void promotion_overflow();
 [[noreturn]] void semispace_to_space_overflow();
 
@@ -94,10 +95,6 @@ struct ParallelScavengePhase {
 //   Word* allocate_copy(Word h, uint64_t words, Word& new_header)
 //   void undo_copy(Word* p, uint64_t words)     the CAS was lost
 //   void copied(Word* p, uint64_t words)        the CAS was won
-//
-// ParallelScavenger (semispace) copies everything into to-space;
-// PromotingScavenger (markcompact's young collections) composes the same
-// scavenge with promotion into the old generation.
 template <class Derived>
 class CopyScavenger : public parallel::Tracer<Derived> {
  public:
@@ -283,8 +280,7 @@ class CopyScavenger : public parallel::Tracer<Derived> {
   bool alone_ = false;  // one GC thread: no forwarding races
 };
 
-// pSemispaces for semispace: every survivor is copied into to-space, and
-// the copy has no promotion to decide.
+// pSemispaces for semispace: every survivor is copied into to-space.
 class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
  public:
   using CopyScavenger::CopyScavenger;
@@ -298,12 +294,8 @@ class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
 };
 
 // pSemispaces for markcompact's young generation, composed with promotion
-// (section 4, L162-164): an object that has survived tenure_age young
-// collections is copied into the old generation through a promotion LAB
-// instead of into to-space, every other copy is one collection older; a
-// promoted object that still refers to a young one has its card dirtied
-// (the card invariant), and the dirty cards of the old generation are extra
-// roots (ParallelScavengePhase::extra_roots).
+// through promotion LABs (section 4, L162-164), the card invariant
+// (card_scan.h), and the dirty cards as extra roots.
 class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
  public:
   using CopyScavenger::CopyScavenger;
@@ -365,8 +357,7 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
 
   bool in_old(const Word* p) const { return reinterpret_cast<uintptr_t>(p) - old_begin_ < old_bytes_; }
 
-  // A promoted object's slots: a slot that keeps a young target dirties its
-  // card, so the next young collection finds it (the card invariant).
+  // The card invariant (card_scan.h) for a promoted object's slots.
   void scan_promoted_slots(Word* h, uint64_t n) {
     Value* lo = reinterpret_cast<Value*>(h - n);
     for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
@@ -398,30 +389,52 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   uint64_t bytes_promoted_ = 0;
 };
 
-// The parallel scavenge both plans run (semispace's collection and
-// markcompact's young collection): every GC thread runs its scavenger over
-// the phase, then, on the program's thread, the threads' last LABs are
-// retired, highest first, so that tails adjacent at a space's top all
-// return to it and the others become filler.
+// The GC threads both plans scavenge with (semispace's collection and
+// markcompact's young collection), allocated once: the pool, one deque per
+// thread, the overflow set, the termination protocol and the scavengers.
 template <class Scavenger>
-void run_parallel_scavenge(parallel::WorkerPool& pool, parallel::Termination& termination,
-                           const std::vector<std::unique_ptr<Scavenger>>& scavengers,
-                           const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
-  for (auto& s : scavengers) s->prepare(spaces, lab_words);
-  termination.reset(pool.size());
-  auto job = [&](unsigned worker) { scavengers[worker]->run(phase); };
-  pool.run(job);
-  std::vector<Scavenger*> order;
-  order.reserve(scavengers.size());
-  for (auto& s : scavengers) order.push_back(s.get());
-  std::sort(order.begin(), order.end(),
-            [](Scavenger* a, Scavenger* b) { return a->lab().end > b->lab().end; });
-  for (Scavenger* s : order) s->retire_lab_at_end();
-  if constexpr (requires(Scavenger * s) { s->promotion_lab(); }) {
-    std::sort(order.begin(), order.end(),
-              [](Scavenger* a, Scavenger* b) { return a->promotion_lab().end > b->promotion_lab().end; });
-    for (Scavenger* s : order) s->retire_promotion_lab_at_end();
+struct ScavengeThreads {
+  ScavengeThreads(unsigned threads, uint64_t deque_tasks) : overflow(parallel::deque_capacity(deque_tasks)) {
+    if (threads == 0) return;
+    pool = std::make_unique<parallel::WorkerPool>(threads);
+    for (unsigned w = 0; w < threads; ++w)
+      deques.push_back(std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(deque_tasks)));
   }
-}
+
+  void make_scavengers(observe::Recorder& events, const Reservation& reservation) {
+    shared =
+        std::make_unique<ScavengeShared>(ScavengeShared{deques, overflow, termination, events, reservation});
+    for (unsigned w = 0; w < pool->size(); ++w) scavengers.push_back(std::make_unique<Scavenger>(*shared, w));
+  }
+
+  // Every GC thread runs its scavenger over the phase, then, on the
+  // program's thread, the threads' last LABs are retired, highest first, so
+  // that tails adjacent at a space's top all return to it and the others
+  // become filler.
+  void run(const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
+    for (auto& s : scavengers) s->prepare(spaces, lab_words);
+    termination.reset(pool->size());
+    auto job = [&](unsigned worker) { scavengers[worker]->run(phase); };
+    pool->run(job);
+    std::vector<Scavenger*> order;
+    order.reserve(scavengers.size());
+    for (auto& s : scavengers) order.push_back(s.get());
+    std::sort(order.begin(), order.end(),
+              [](Scavenger* a, Scavenger* b) { return a->lab().end > b->lab().end; });
+    for (Scavenger* s : order) s->retire_lab_at_end();
+    if constexpr (requires(Scavenger * s) { s->promotion_lab(); }) {
+      std::sort(order.begin(), order.end(),
+                [](Scavenger* a, Scavenger* b) { return a->promotion_lab().end > b->promotion_lab().end; });
+      for (Scavenger* s : order) s->retire_promotion_lab_at_end();
+    }
+  }
+
+  std::unique_ptr<parallel::WorkerPool> pool;  // none under --gc-threads=0
+  std::vector<std::unique_ptr<parallel::TaskDeque>> deques;
+  parallel::OverflowSet overflow;
+  parallel::Termination termination;
+  std::unique_ptr<ScavengeShared> shared;
+  std::vector<std::unique_ptr<Scavenger>> scavengers;
+};
 
 }  // namespace gc

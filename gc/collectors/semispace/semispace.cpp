@@ -29,31 +29,16 @@ constexpr uint64_t kMinHeapBytes = 64ull << 10;
 // free bounds the collection cost per allocated byte.
 constexpr uint64_t kGrowWhenLiveExceedsOneIn = 2;
 
-HeapOptions resolved_options(const HeapOptions& in) {
-  HeapOptions o = in;
-  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
-  o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), kMinHeapBytes);
-  // gc_threads == 0 selects the serial Cheney collector (the baseline).
-  return o;
-}
-
 }  // namespace
 
 [[noreturn]] void semispace_to_space_overflow() {
-  // Unreachable by construction: the to-space region is twice as large as
-  // the whole heap, and collection() checks that from-space (plus the hash
-  // words it owes, plus the parallel LAB waste bound) fits before it
-  // copies.
   std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
   std::abort();
 }
 
-// ---------------------------------------------------------------------------
-// The scavenger: one GC worker's state for one collection. Everything on
-// the per-object path is inline here, with no virtual call and no
-// allocation per object (the large-object mark stack grows geometrically
-// and is kept between collections). A parallel version gives each worker
-// one of these, with a deque in place of the Cheney scan pointer.
+// The serial scavenger's state for one collection. The per-object path is
+// inline, with no virtual call and no allocation per object (the
+// large-object mark stack is kept between collections).
 
 class Scavenger {
  public:
@@ -69,8 +54,7 @@ class Scavenger {
     lab_.top = lab_.end = to_.begin();
   }
 
-  // Roots and slots alike: copy (or find the copy of) a from-space target
-  // and redirect the slot; mark a large-object target in place.
+  // Roots and slots alike, as CopyScavenger::trace_slot (psemispaces.h).
   void scavenge_slot(Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
@@ -118,7 +102,6 @@ class Scavenger {
     for (uint64_t i = 0; i < n; ++i) scavenge_slot(slots + i);
   }
 
-  // A forwarding pointer (tag 00) is the new header address.
   Word* forward(Word* old) {
     Word h = *old;
     if (Header::is_forwarded(h)) return reinterpret_cast<Word*>(h);
@@ -203,22 +186,27 @@ class SemispaceWeakResolver final : public WeakResolver {
   SemispaceCollector& c_;
 };
 
-// ---------------------------------------------------------------------------
 // Construction
 
-// Address space for large objects, in multiples of the heap bound.
+namespace {
+
+// Each semispace region is twice as large as the whole heap: S is at most
+// half of it, and copying may add one hash word per object, so survivors
+// (at most S plus S words) fit the first half; the second half is headroom
+// for parallel LAB waste (semispace.h). Large objects never move, so their
+// region is several times the heap: the byte bound is enforced on pages in
+// use, and the spare address space keeps a fragmented region from refusing
+// a request the bound allows.
 constexpr uint64_t kLargeObjectAddressFactor = 4;
 
+uint64_t reservation_bytes(const HeapOptions& o) {
+  return (4 + kLargeObjectAddressFactor) * o.max_heap_bytes;
+}
+
+}  // namespace
+
 SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& options)
-    : Collector(roots, resolved_options(options)),
-      // Each semispace region is twice as large as the whole heap: S is at
-      // most half of it, and copying may add one hash word per object, so
-      // survivors (at most S plus S words) fit the first half; the second
-      // half is headroom for parallel LAB waste (semispace.h). Large objects
-      // never move, so their region is several times the heap: the byte
-      // bound is enforced on pages in use, and the spare address space keeps
-      // a fragmented region from refusing a request the bound allows.
-      reservation_((4 + kLargeObjectAddressFactor) * options_.max_heap_bytes),
+    : BumpAllocatingCollector(roots, resolved_heap_options(options, kMinHeapBytes), reservation_bytes),
       cards_(reservation_),
       space_a_("semispace-A", reservation_.base(),
                reservation_.base() + 2 * options_.max_heap_bytes / kWordSize),
@@ -228,21 +216,14 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
       current_(&space_a_),
       other_(&space_b_),
       semispace_bytes_(std::min(kInitialSemispaceBytes, round_down_pages(options_.max_heap_bytes / 2))),
-      mutator_(*this, *this, options_.stress_interval),
       lab_words_(gc_lab_words(semispace_options(options_).gc_lab_bytes)),
-      overflow_(parallel::deque_capacity(options_.gc_deque_tasks)) {
+      threads_(options_.gc_threads, options_.gc_deque_tasks) {
   card_base = cards_.biased_base();
   current_->reset(semispace_bytes_);
   other_->reset(semispace_bytes_);
   cards_.clean(current_->begin(), current_->end());
   large_mark_stack_.reserve(256);
-  if (options_.gc_threads > 0) {
-    pool_ = std::make_unique<parallel::WorkerPool>(options_.gc_threads);
-    for (unsigned w = 0; w < options_.gc_threads; ++w)
-      deques_.push_back(
-          std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options_.gc_deque_tasks)));
-    worker_totals_.resize(options_.gc_threads);
-  }
+  worker_totals_.resize(options_.gc_threads);
   mutator_.install(*current_);
   note_heap_size();
   describe_events();
@@ -272,7 +253,6 @@ std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& o
   return std::make_unique<SemispaceCollector>(roots, options);
 }
 
-// ---------------------------------------------------------------------------
 // One collection
 
 void SemispaceCollector::collect(GcCause cause) { collect_for(cause, 0); }
@@ -294,20 +274,14 @@ bool SemispaceCollector::collection() {
   }
 
   events.count(0, "from-space bytes", current_->used_bytes());
-  events.phase_start(0, "flip");
-  flip();
-  events.phase_end(0, "flip");
+  events.phase(0, "flip", [&] { flip(); });
   if (options_.gc_threads == 0 || compact_serially_) {
     scavenge_serially();
   } else {
     scavenge_in_parallel();
   }
-  events.phase_start(0, "weak references");
-  process_weak();
-  events.phase_end(0, "weak references");
-  events.phase_start(0, "sweep large objects");
-  sweep_large_objects();
-  events.phase_end(0, "sweep large objects");
+  events.phase(0, "weak references", [&] { process_weak(); });
+  events.phase(0, "sweep large objects", [&] { los_.sweep(debug_poisoning()); });
   events.phase_start(0, "resize and release");
   resize_semispaces();
   release_from_space();
@@ -316,8 +290,7 @@ bool SemispaceCollector::collection() {
   return true;
 }
 
-// The spaces change roles: the mutator's space becomes from-space and the
-// empty one, at the current capacity, becomes to-space.
+// The mutator's space becomes from-space, the empty one to-space.
 void SemispaceCollector::flip() {
   std::swap(current_, other_);
   current_->reset(semispace_bytes_);
@@ -330,9 +303,7 @@ void SemispaceCollector::flip() {
 // The serial Cheney collector (--gc-threads=0).
 void SemispaceCollector::scavenge_serially() {
   Scavenger scavenger(*this);
-  events.phase_start(0, "scavenge roots");
-  scavenge_roots(scavenger);
-  events.phase_end(0, "scavenge roots");
+  events.phase(0, "scavenge roots", [&] { scavenge_roots(scavenger); });
   events.count(0, "root groups", root_groups_.size());
   events.phase_start(0, "trace");
   trace_transitive_closure(scavenger);
@@ -344,11 +315,8 @@ void SemispaceCollector::scavenge_serially() {
 void SemispaceCollector::scavenge_roots(Scavenger& s) {
   root_groups_.clear();
   roots_.root_groups(root_groups_);
-  for (const RootGroup& group : root_groups_) scavenge_root_group(s, group);
-}
-
-void SemispaceCollector::scavenge_root_group(Scavenger& s, const RootGroup& group) {
-  for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
+  for (const RootGroup& group : root_groups_)
+    for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
 }
 
 // Scanning to-space may mark large objects; scanning those may copy more
@@ -365,8 +333,6 @@ void SemispaceCollector::process_weak() {
   SemispaceWeakResolver resolver(*this);
   roots_.process_weak(resolver);
 }
-
-void SemispaceCollector::sweep_large_objects() { los_.sweep(debug_poisoning()); }
 
 // The sizing policy (semispace.h): grow S while live data exceeds half of
 // it, keep 2 * S + L within the heap bound, never below what is live.
@@ -389,8 +355,7 @@ void SemispaceCollector::resize_semispaces() {
   stats_.last_live_bytes = live + los_.committed_bytes();
 }
 
-// From-space is empty now. In stress and verify modes its old contents are
-// poisoned so that a stale reference reads garbage, not a plausible object.
+// From-space is empty now (poisoned in stress and verify modes).
 void SemispaceCollector::release_from_space() {
   if (debug_poisoning()) other_->poison_contents();
   if (other_->capacity_bytes() > semispace_bytes_)
@@ -398,17 +363,8 @@ void SemispaceCollector::release_from_space() {
   other_->reset(semispace_bytes_);
 }
 
-// ---------------------------------------------------------------------------
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
 // these.
-
-Word* SemispaceCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_slow(class_id, nrefs, raw_words);
-}
-
-Word* SemispaceCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  return mutator_.allocate_pinned(class_id, nrefs, raw_words);
-}
 
 void SemispaceCollector::collect_for_stress(uint64_t) { collect_for(GcCause::kStress, 0); }
 
@@ -447,14 +403,9 @@ bool SemispaceCollector::try_grow_current_space(uint64_t words) {
   return true;
 }
 
-// Parallel copying leaves filler in to-space (LAB tails, retracted copies;
-// psemispaces.cpp), which is not live but occupies the semispace: near the
-// heap limit it can make an allocation fail that the live data leaves room
-// for, and how much there is depends on thread scheduling. So before
-// reporting out of memory after a parallel collection that left filler,
-// collect once more with the serial Cheney scavenger, which copies into one
-// contiguous run and leaves none: whether a program fits then depends only
-// on its live data. False (nothing done) when there is no filler.
+// The parallel copy's filler (LAB tails, retracted copies) depends on
+// thread scheduling; the serial Cheney scavenger leaves none
+// (BumpAllocator::Plan::collect_leaving_no_gaps). False when there is none.
 bool SemispaceCollector::collect_without_waste(GcCause cause, uint64_t pending_large_bytes) {
   if (waste_words_ == 0) return false;
   compact_serially_ = true;
@@ -477,15 +428,12 @@ Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, 
   return h;
 }
 
-void SemispaceCollector::flush_stats() { mutator_.account(); }
-
 uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const {
   uint64_t large = los_.committed_bytes() + pending_large_bytes;
   uint64_t max = options_.max_heap_bytes;
   return large >= max ? 0 : round_down_pages((max - large) / 2);
 }
 
-// ---------------------------------------------------------------------------
 // Queries
 
 uint64_t SemispaceCollector::heap_used() const {
@@ -496,10 +444,6 @@ uint64_t SemispaceCollector::heap_size() const { return 2 * semispace_bytes_ + l
 
 uint64_t SemispaceCollector::hash_of_address(const Word* header) const {
   return address_hash(reservation_, header);
-}
-
-uint64_t SemispaceCollector::identity_hash(Word* header) {
-  return mutator_.identity_hash(reservation_, header);
 }
 
 void SemispaceCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) const {

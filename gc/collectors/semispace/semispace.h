@@ -1,41 +1,22 @@
 // semispace: Flood, Detlefs, Shavit and Zhang's pSemispaces (JVM'01,
-// section 4), with the serial Cheney collector (Cheney 1970) it parallelises
-// kept as the baseline.
+// section 4; psemispaces.h) with --gc-threads=N >= 1, and the serial
+// Cheney collector (Cheney 1970) it parallelises, the baseline of the
+// paper's Table 1 "seq" column, with --gc-threads=0 (semispace.cpp,
+// Scavenger): to-space is its own queue of objects to scan, large objects
+// are marked in place and scanned from a mark stack.
 //
-// --gc-threads=N, N >= 1 (psemispaces.cpp): N GC threads (the mutator's
-// thread is one of them) claim root groups dynamically (section 3.1, static
-// overpartitioning), trace with one work-stealing deque each (section 3.2)
-// until the termination protocol says every thread is idle (section 3.3),
-// overflowing into a global set (section 3.4), and copy survivors into
-// per-thread LABs in to-space, installing forwarding pointers with a CAS
-// and retracting the losing copy (section 4). Large objects are marked in
-// place with an atomic fetch-or; large arrays are scanned as chunk tasks.
+// Heap (one reservation): [ semispace A | semispace B | large objects ].
+// Each semispace region is reserved at twice the heap bound; the second
+// half is headroom for the parallel copy's LAB tails and retracted copies
+// (psemispaces.cpp, lab_words_for_collection), so to-space is never
+// overrun.
 //
-// --gc-threads=0 (semispace.cpp, the Scavenger class): the serial Cheney
-// collector, the baseline of the paper's Table 1 "seq" column:
-//   - root groups are scavenged one group at a time;
-//   - survivors are copied into to-space through a LAB that is extended in
-//     place, so the to-space region is itself the queue of objects to scan
-//     (Cheney's scan pointer);
-//   - large objects are marked in place and scanned from a mark stack.
-//
-// Heap (one reservation, heap/reservation.h):
-//   [ semispace A region | semispace B region | large-object region ]
-// Each semispace region is reserved at twice the maximum heap size (address
-// space only), the large-object region at the maximum heap size; the sizing
-// policy below decides how much of a semispace region is used. The second
-// half of a semispace region is headroom for parallel copying: LAB tails
-// and retracted copies that cannot be reused make to-space hold more than
-// the survivors, and the headroom bounds that waste (psemispaces.cpp,
-// lab_words_for_collection) so that to-space is never overrun.
-//
-// Sizing policy. --heap bounds 2 * S + L, where S is the capacity of each
-// semispace and L the bytes of large-object pages in use. S starts at
-// kInitialSemispaceBytes (or less when the heap is smaller), doubles after
-// a collection that leaves more than half of it live, and never exceeds
-// (max - L) / 2; after a collection it shrinks toward that bound when large
-// objects need the room. An allocation that does not fit after a
-// collection with S at its bound returns nullptr (out of memory).
+// Sizing policy. --heap bounds 2 * S + L, S each semispace's capacity and
+// L the large-object pages in use. S starts at kInitialSemispaceBytes,
+// doubles after a collection that leaves more than half of it live, and
+// shrinks toward (max - L) / 2 when large objects need the room. An
+// allocation that does not fit after a collection with S at its bound
+// returns nullptr (out of memory).
 #pragma once
 
 #include <cstdint>
@@ -44,11 +25,8 @@
 
 #include "gc/alloc/bump_allocator.h"
 #include "gc/collector.h"
+#include "gc/collectors/semispace/psemispaces.h"
 #include "gc/heap/reservation.h"
-#include "gc/parallel/overflow_set.h"
-#include "gc/parallel/task_deque.h"
-#include "gc/parallel/termination.h"
-#include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/large_object_space.h"
@@ -57,29 +35,19 @@
 namespace gc {
 
 class Scavenger;
-class ParallelScavenger;
-struct ScavengeShared;
 
-class SemispaceCollector final : public Collector,
-                                 public verify::VerifiableHeap,
-                                 private BumpAllocator::Plan {
+class SemispaceCollector final : public BumpAllocatingCollector {
  public:
   SemispaceCollector(RootSet& roots, const HeapOptions& options);
   ~SemispaceCollector() override;
 
-  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
-  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
   void collect(GcCause cause) override;
 
   const char* name() const override { return "semispace"; }
-  // Bytes in objects: the current semispace up to top, plus large-object
-  // pages. The rest of the current semispace is the mutator's buffer.
+  // The current semispace up to top (less filler), plus large-object pages.
   uint64_t heap_used() const override;
   // 2 * S + L: both semispaces count, as the policy above bounds them.
   uint64_t heap_size() const override;
-  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
-  uint64_t identity_hash(Word* header) override;
-  void flush_stats() override;
 
   void describe_heap(verify::HeapShape& out) const override;
   void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
@@ -89,14 +57,11 @@ class SemispaceCollector final : public Collector,
   bool in_current_space(const Word* p) const { return p >= current_->begin() && p < top; }
   bool in_large_space(const Word* p) const { return los_.contains(p); }
   const LargeObjectSpace& large_objects() const { return los_; }
-  // GC threads (0: the serial collector) and, per thread, what it did,
-  // summed over all collections (also reported per collection through
-  // Collector::events as counters).
+  // GC threads (0: the serial collector) and what each did, summed over
+  // all collections.
   unsigned gc_threads() const { return options_.gc_threads; }
   const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
-  uint64_t lab_bytes() const { return lab_words_ * kWordSize; }
-  // Serial collections made because a parallel one's filler stood between
-  // an allocation and the heap limit (collect_without_waste).
+  // Serial collections made by collect_without_waste.
   uint64_t waste_free_retries() const { return waste_free_retries_; }
 
  private:
@@ -112,10 +77,8 @@ class SemispaceCollector final : public Collector,
   void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
   uint64_t lab_words_for_collection() const;
   void scavenge_roots(Scavenger& s);
-  void scavenge_root_group(Scavenger& s, const RootGroup& group);
   void trace_transitive_closure(Scavenger& s);  // scan_to_space + trace_large_objects to a fixed point
   void process_weak();
-  void sweep_large_objects();
   void resize_semispaces();
   void release_from_space();
 
@@ -129,10 +92,8 @@ class SemispaceCollector final : public Collector,
   bool collect_without_waste(GcCause cause, uint64_t pending_large_bytes);
   uint64_t semispace_bound(uint64_t pending_large_bytes) const;
   uint64_t hash_of_address(const Word* header) const;
-  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
   void describe_events();
 
-  Reservation reservation_;
   CardTable cards_;
   CopySpace space_a_;
   CopySpace space_b_;
@@ -142,10 +103,6 @@ class SemispaceCollector final : public Collector,
 
   uint64_t semispace_bytes_;  // S
   uint64_t pending_large_bytes_ = 0;
-  // The mutator's buffer in the current space, and the hash words the
-  // space owes (to-space needs them beyond the objects themselves).
-  BumpAllocator mutator_;
-
   std::vector<RootGroup> root_groups_;   // reused: no allocation per collection
   std::vector<Word*> large_mark_stack_;  // reused
 
@@ -157,19 +114,10 @@ class SemispaceCollector final : public Collector,
   uint64_t waste_words_ = 0;
   bool compact_serially_ = false;  // this collection is collect_without_waste's
   uint64_t waste_free_retries_ = 0;
-  std::unique_ptr<parallel::WorkerPool> pool_;
-  std::vector<std::unique_ptr<parallel::TaskDeque>> deques_;
-  parallel::OverflowSet overflow_;
-  parallel::Termination termination_;
-  std::unique_ptr<ScavengeShared> scavenge_shared_;
-  std::vector<std::unique_ptr<ParallelScavenger>> scavengers_;
+  ScavengeThreads<ParallelScavenger> threads_;
   std::vector<parallel::WorkerStats> worker_totals_;
 };
 
 std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& options);
-
-// An internal error: to-space ran out during a collection. Unreachable by
-// construction (collection() checks the bound before it copies).
-[[noreturn]] void semispace_to_space_overflow();
 
 }  // namespace gc
