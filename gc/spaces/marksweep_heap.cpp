@@ -42,11 +42,13 @@ void MarkSweepHeap::collect_for(GcCause cause, uint64_t pending_large_bytes) {
   run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
     mark();
     events.phase(0, "weak references", [&] { process_weak(); });
-    space_.sweep(*pool_, worker_totals_);
+    sweep();
     events.phase(0, "resize", [&] { space_.resize(pending_large_bytes); });
     return true;
   });
 }
+
+void MarkSweepHeap::sweep() { space_.sweep(*pool_, worker_totals_); }
 
 const std::vector<RootGroup>& MarkSweepHeap::gather_roots() {
   root_groups_.clear();

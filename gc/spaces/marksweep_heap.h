@@ -2,12 +2,14 @@
 // `gpu`, `accel`): it owns the space and the GC threads, answers the
 // mutator's slow paths and says when to collect: when a cell or large
 // object does not fit under the space's trigger (it then may take up to
-// --heap, else out of memory). A plan derives from it and supplies mark().
+// --heap, else out of memory). A plan derives from it and supplies mark(),
+// and may supply sweep() (an accelerator's block sweepers).
 //
 // A collection, in order (collect_for reads as this list):
 //   mark            the plan's: every object reachable from the roots marked
 //   process_weak    fibers' native state: unmarked means dead
-//   sweep           the space's parallel block sweep, then its large objects
+//   sweep           by default the space's parallel block sweep, then its
+//                   large objects
 //   resize          the space's sizing policy
 #pragma once
 
@@ -52,6 +54,10 @@ class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
 
   // The plan's mark step (see the list above).
   virtual void mark() = 0;
+  // The sweep step; a plan with block sweepers of its own replaces it with
+  // the space's sweep steps (MarkSweepSpace::sweep_block and what follows).
+  virtual void sweep();
+  MarkSweepSpace& mutable_space() { return space_; }
 
   // The root groups for this collection (gathered again on each call).
   const std::vector<RootGroup>& gather_roots();
