@@ -1,6 +1,8 @@
 // The registry: one line per collector (DESIGN.md: a new collector is one
 // folder under gc/collectors/ plus one line here).
 #include "gc/collector.h"
+#include "gc/collectors/accel/accel.h"
+#include "gc/collectors/accel/accel_options.h"
 #include "gc/collectors/gpu/gpu.h"
 #include "gc/collectors/gpu/gpu_options.h"
 #include "gc/collectors/markcompact/markcompact.h"
@@ -25,6 +27,9 @@ const std::vector<CollectorInfo>& registered_collectors() {
        create_marksweep},
       {"gpu", "marksweep with the mark phase on an OpenCL device (Maas et al. 2012)", create_gpu,
        gpu_unavailable, gpu_option_table},
+      {"accel",
+       "marksweep marked and swept by a simulated GC accelerator against an in-order CPU (Maas et al. 2018)",
+       create_accel, nullptr, accel_option_table},
   };
   return collectors;
 }

@@ -1,0 +1,136 @@
+#include "gc/collectors/accel/accel.h"
+
+#include "gc/collectors/accel/cpu_baseline.h"
+#include "gc/collectors/accel/reclamation_unit.h"
+#include "gc/collectors/accel/traversal_unit.h"
+
+namespace gc {
+
+namespace {
+
+// The spill region's simulated physical address: above user space, apart
+// from the page table and the block list.
+constexpr uint64_t kSpillBase = uint64_t{9} << 44;
+
+const char* const kRequestCounters[accel::kSourceCount] = {
+    "accel requests: marker",  "accel requests: tracer",      "accel requests: spill",
+    "accel requests: sweeper", "accel requests: page walker", "cpu requests"};
+
+}  // namespace
+
+AccelCollector::AccelCollector(RootSet& roots, const HeapOptions& options)
+    : MarkSweepHeap(roots, options), knobs_(accel_options(options_)) {
+  knobs_.traversal.queue.spill_base = kSpillBase;
+  describe_events();
+}
+
+void AccelCollector::describe_events() {
+  for (const char* c : {"accel mark cycles", "accel sweep cycles", "cpu mark cycles", "cpu sweep cycles"})
+    events.describe_counter(c, "cycles");
+  for (const char* c : kRequestCounters) events.describe_counter(c, "requests");
+  for (const char* c : {"accel bytes moved", "accel spilled bytes"}) events.describe_counter(c, "bytes");
+  for (const char* c : {"accel objects marked", "accel mark-cache hits", "accel already marked"})
+    events.describe_counter(c, "objects");
+  for (const char* c : {"accel TLB misses", "accel page walks", "accel walker cache hits"})
+    events.describe_counter(c, "lookups");
+  for (const char* c : {"accel DRAM row hits", "accel DRAM activations"})
+    events.describe_counter(c, "commands");
+  events.describe_counter("accel queue peak", "entries");
+  events.describe_counter("accel tracer throttled cycles", "cycles");
+  events.describe_counter("accel port busy cycles", "cycles");
+}
+
+std::unique_ptr<accel::MemoryModel> AccelCollector::memory() const {
+  if (knobs_.ideal_memory) return std::make_unique<accel::IdealPipe>(knobs_.pipe);
+  return std::make_unique<accel::DramModel>(knobs_.dram);
+}
+
+// The roots go to the hwgc-space; the CPU's mark is timed and undone; the
+// traversal unit marks.
+void AccelCollector::mark() {
+  hwgc_space_.clear();
+  for (const RootGroup& g : gather_roots())
+    for (size_t i = 0; i < g.count; ++i)
+      if (g.slots[i].is_ref()) hwgc_space_.push_back(g.slots[i].as_ref());
+  std::span<Word* const> roots(hwgc_space_);
+  if (knobs_.baseline) {
+    events.phase_start(0, "cpu mark (simulated)");
+    auto memory_model = memory();
+    accel::CpuBaseline cpu(knobs_.cpu, *memory_model);
+    std::vector<Word*> marked;
+    events.count(0, "cpu mark cycles", cpu.mark(roots, marked));
+    events.count(0, "cpu requests", memory_model->submitted());
+    for (Word* h : marked) MarkSweepSpace::clear_mark(h);
+    events.phase_end(0, "cpu mark (simulated)");
+  }
+  events.phase_start(0, "mark");
+  auto memory_model = memory();
+  accel::TraversalUnit unit(knobs_.traversal, *memory_model);
+  unit.run(roots, 0);
+  events.phase_end(0, "mark");
+  report_mark(unit.stats(), *memory_model);
+}
+
+void AccelCollector::report_mark(const accel::TraversalStats& s, const accel::MemoryModel& m) {
+  events.count(0, "accel mark cycles", s.cycles);
+  const accel::MemoryStats& ms = m.stats();
+  for (unsigned src = 0; src + 1 < accel::kSourceCount; ++src)
+    if (ms.requests[src]) events.count(0, kRequestCounters[src], ms.requests[src]);
+  uint64_t bytes = 0;
+  for (uint64_t b : ms.bytes) bytes += b;
+  events.count(0, "accel bytes moved", bytes);
+  events.count(0, "accel spilled bytes",
+               s.queue.spilled_entries * (knobs_.traversal.queue.compressed ? 4 : 8));
+  events.count(0, "accel objects marked", s.marker.objects_marked);
+  events.count(0, "accel already marked", s.marker.already_marked);
+  events.count(0, "accel mark-cache hits", s.marker.mark_cache_hits);
+  events.count(0, "accel TLB misses", s.translation.l1_misses[0] + s.translation.l1_misses[1]);
+  events.count(0, "accel page walks", s.translation.walks);
+  events.count(0, "accel walker cache hits", s.translation.walker_cache_hits);
+  events.count(0, "accel DRAM row hits", ms.row_hits);
+  events.count(0, "accel DRAM activations", ms.activations());
+  events.count(0, "accel queue peak", s.queue.peak_occupancy);
+  events.count(0, "accel tracer throttled cycles", s.tracer.throttled_cycles);
+  events.count(0, "accel port busy cycles", s.port_busy_cycles);
+}
+
+// The CPU's sweep is timed on the heap as marked; then the reclamation
+// unit sweeps, and each block it finishes is freed by the space's own step.
+void AccelCollector::sweep() {
+  MarkSweepSpace& space = mutable_space();
+  std::vector<accel::SweepBlock> blocks;
+  std::vector<size_t> index;
+  const std::vector<MarkSweepSpace::Block>& all = space.blocks();
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].empty()) continue;
+    blocks.push_back(accel::SweepBlock{all[i].begin, all[i].cell_words, all[i].cells});
+    index.push_back(i);
+  }
+  if (knobs_.baseline) {
+    events.phase_start(0, "cpu sweep (simulated)");
+    auto memory_model = memory();
+    accel::CpuBaseline cpu(knobs_.cpu, *memory_model);
+    events.count(0, "cpu sweep cycles", cpu.sweep(blocks));
+    events.count(0, "cpu requests", memory_model->submitted());
+    events.phase_end(0, "cpu sweep (simulated)");
+  }
+  events.phase_start(0, "sweep");
+  auto memory_model = memory();
+  accel::ReclamationUnit unit(knobs_.reclamation, *memory_model);
+  std::vector<MarkSweepSpace::SweepTally> tallies(1);
+  unit.run(blocks, 0, [&](size_t i) { space.sweep_block(index[i], tallies[0]); });
+  events.count(0, "accel sweep cycles", unit.stats().cycles);
+  events.count(0, kRequestCounters[static_cast<unsigned>(accel::Source::kSweeper)],
+               memory_model->submitted());
+  events.count(0, "blocks swept", tallies[0].blocks);
+  events.count(0, "cells freed", tallies[0].freed_cells);
+  events.phase_end(0, "sweep");
+  space.sweep_large_objects();
+  space.account_sweep(tallies);
+}
+
+std::unique_ptr<Collector> create_accel(RootSet& roots, const HeapOptions& options) {
+  return std::make_unique<AccelCollector>(roots, options);
+}
+
+}  // namespace gc

@@ -1,0 +1,31 @@
+// accel's options (docs/collectors/accel.md), read from the command line's
+// values through its registry entry's table. Every default is the paper's
+// (Maas et al. 2018, Table I and section VI) or, where the paper gives
+// none, gclab's choice, which the docs page names.
+#pragma once
+
+#include <span>
+
+#include "gc/collector.h"
+#include "gc/collectors/accel/cpu_baseline.h"
+#include "gc/collectors/accel/memory.h"
+#include "gc/collectors/accel/reclamation_unit.h"
+#include "gc/collectors/accel/traversal_unit.h"
+#include "gc/options.h"
+
+namespace gc {
+
+struct AccelOptions {
+  bool ideal_memory = false;  // --accel-memory=ideal: the 1-cycle, 8 GB/s pipe
+  accel::DramConfig dram;
+  accel::PipeConfig pipe;
+  accel::TraversalConfig traversal;
+  accel::ReclamationConfig reclamation;
+  accel::CpuConfig cpu;
+  bool baseline = true;  // --accel-baseline=off: no CPU replay, no speedups
+};
+
+AccelOptions accel_options(const HeapOptions& heap);
+std::span<const OptionSpec> accel_option_table();
+
+}  // namespace gc
