@@ -39,7 +39,11 @@ void MemoryModel::count(const MemRequest& r) {
 // DRAM
 
 DramModel::DramModel(const DramConfig& config)
-    : config_(config), banks_(config.banks), decisions_(config.banks, kNever) {}
+    : config_(config),
+      row_shift_(static_cast<unsigned>(std::countr_zero(config.row_bytes))),
+      bank_shift_(static_cast<unsigned>(std::countr_zero(config.banks))),
+      banks_(config.banks),
+      decisions_(config.banks, kNever) {}
 
 void DramModel::submit(const MemRequest& r, Cycle now) {
   count(r);
@@ -47,13 +51,13 @@ void DramModel::submit(const MemRequest& r, Cycle now) {
   unsigned b = bank_of(r.addr);
   banks_[b].queue.push_back(Pending{r, now, next_sequence_++});
   if (banks_[b].queue.size() == 1 || config_.scheduler == DramScheduler::kFifo)
-    decisions_[b] = decision_time(banks_[b]);
+    set_decision(b, decision_time(banks_[b]));
 }
 
 // After a decision: the decided bank's time changes, and under FIFO every
 // bank's (the next request in order may sit in any).
 void DramModel::update_decisions() {
-  for (unsigned i = 0; i < banks_.size(); ++i) decisions_[i] = decision_time(banks_[i]);
+  for (unsigned i = 0; i < banks_.size(); ++i) set_decision(i, decision_time(banks_[i]));
 }
 
 // A bank decides when it is ready and holds a request that has arrived;
@@ -68,15 +72,21 @@ Cycle DramModel::decision_time(const Bank& b) const {
 }
 
 Cycle DramModel::next_decision(unsigned& bank) const {
-  Cycle best = kNever;
-  for (unsigned i = 0; i < banks_.size(); ++i) {
-    Cycle t = decisions_[i];
-    if (t < best) {
-      best = t;
-      bank = i;
+  bank = first_bank_;
+  return first_decision_;
+}
+
+// The earliest of the banks' decision times, found again whenever one
+// changes (a few times a request; the queries come every cycle).
+void DramModel::set_decision(unsigned bank, Cycle at) {
+  decisions_[bank] = at;
+  first_decision_ = kNever;
+  for (unsigned i = 0; i < decisions_.size(); ++i) {
+    if (decisions_[i] < first_decision_) {
+      first_decision_ = decisions_[i];
+      first_bank_ = i;
     }
   }
-  return best;
 }
 
 Cycle DramModel::next_event() const {
@@ -107,7 +117,7 @@ void DramModel::decide(Bank& bank, Cycle at) {
     fifo_ready_ = at;
     update_decisions();
   } else {
-    decisions_[static_cast<size_t>(&bank - banks_.data())] = decision_time(bank);
+    set_decision(static_cast<unsigned>(&bank - banks_.data()), decision_time(bank));
   }
 }
 
@@ -143,9 +153,10 @@ void DramModel::serve(Bank& bank, const Pending& p, Cycle at) {
 // already on the bus.
 Cycle DramModel::reserve_bus(Cycle wanted) {
   Cycle start = wanted;
-  auto it = bursts_.lower_bound(start >= config_.t_burst ? start - config_.t_burst + 1 : 0);
+  auto it = std::lower_bound(bursts_.begin(), bursts_.end(),
+                             start >= config_.t_burst ? start - config_.t_burst + 1 : 0);
   for (; it != bursts_.end() && *it < start + config_.t_burst; ++it) start = *it + config_.t_burst;
-  bursts_.insert(start);
+  bursts_.insert(it, start);
   return start;
 }
 
@@ -164,7 +175,9 @@ void DramModel::advance(Cycle now, std::vector<MemResponse>& out) {
   }
   // Every decision due by `now` is taken, so a new burst starts after it:
   // bursts that ended by then cannot collide with one.
-  while (!bursts_.empty() && *bursts_.begin() + config_.t_burst <= now) bursts_.erase(bursts_.begin());
+  auto ended =
+      std::find_if(bursts_.begin(), bursts_.end(), [&](Cycle b) { return b + config_.t_burst > now; });
+  bursts_.erase(bursts_.begin(), ended);
 }
 
 // ---------------------------------------------------------------------------

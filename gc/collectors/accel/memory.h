@@ -8,11 +8,11 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <queue>
-#include <set>
 #include <vector>
 
 #include "gc/collectors/accel/sim.h"
@@ -79,8 +79,8 @@ struct DramConfig {
   Cycle t_rp = 14;   // precharge to activate
   Cycle t_ras = 47;  // activate to precharge, at least
   Cycle t_burst = 4;
-  unsigned banks = 8;
-  uint64_t row_bytes = 8192;
+  unsigned banks = 8;         // a power of two
+  uint64_t row_bytes = 8192;  // a power of two
   unsigned max_in_flight = 16;
   DramScheduler scheduler = DramScheduler::kFrFcfs;
 };
@@ -94,10 +94,12 @@ class DramModel final : public MemoryModel {
   Cycle next_event() const override;
   void advance(Cycle now, std::vector<MemResponse>& out) override;
 
+  // Rows and banks are powers of two: shifts, not divisions (a request's
+  // bank is found several times).
   unsigned bank_of(uint64_t addr) const {
-    return static_cast<unsigned>(addr / config_.row_bytes % config_.banks);
+    return static_cast<unsigned>(addr >> row_shift_ & (config_.banks - 1));
   }
-  uint64_t row_of(uint64_t addr) const { return addr / config_.row_bytes / config_.banks; }
+  uint64_t row_of(uint64_t addr) const { return addr >> row_shift_ >> bank_shift_; }
 
  private:
   struct Pending {
@@ -106,7 +108,7 @@ class DramModel final : public MemoryModel {
     uint64_t sequence;  // arrival order, for FIFO and for ties
   };
   struct Bank {
-    std::deque<Pending> queue;  // arrival order
+    std::vector<Pending> queue;  // arrival order (a few entries: the in-flight limit bounds them)
     bool open = false;
     uint64_t row = 0;
     Cycle ready = 0;         // the next column or precharge command may issue
@@ -126,20 +128,27 @@ class DramModel final : public MemoryModel {
   Cycle next_decision(unsigned& bank) const;
   Cycle decision_time(const Bank& b) const;
   void update_decisions();
+  void set_decision(unsigned bank, Cycle at);
   // At cycle `at`, the bank picks one request and sends its commands.
   void decide(Bank& bank, Cycle at);
   void serve(Bank& bank, const Pending& p, Cycle at);
   Cycle reserve_bus(Cycle wanted);
 
   DramConfig config_;
+  unsigned row_shift_;
+  unsigned bank_shift_;
   std::vector<Bank> banks_;
-  std::vector<Cycle> decisions_;  // decision_time of each bank
+  std::vector<Cycle> decisions_;   // decision_time of each bank
+  Cycle first_decision_ = kNever;  // the earliest of them, and its bank
+  unsigned first_bank_ = 0;
   std::priority_queue<InService, std::vector<InService>, std::greater<>> in_service_;
   unsigned in_flight_ = 0;
   uint64_t next_sequence_ = 0;
   uint64_t fifo_next_ = 0;  // FIFO: the sequence number that must go next
   Cycle fifo_ready_ = 0;    // FIFO: when the previous one was decided
-  std::set<Cycle> bursts_;  // start cycles of data bursts that may still collide
+  // Start cycles of data bursts that may still collide, in order (a few:
+  // the in-flight limit bounds them).
+  std::vector<Cycle> bursts_;
 };
 
 // The paper's "latency-bandwidth pipe" (L306): every request takes the

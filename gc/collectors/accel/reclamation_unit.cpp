@@ -44,7 +44,7 @@ Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start,
 bool ReclamationUnit::step(Cycle now, std::span<const SweepBlock> blocks,
                            const std::function<void(size_t)>& swept) {
   responses_.clear();
-  memory_.advance(now, responses_);
+  if (memory_.next_event() <= now) memory_.advance(now, responses_);
   for (const MemResponse& r : responses_) on_response(r, blocks);
   bool progress = !responses_.empty();
   progress |= read_block_list(now, blocks);
