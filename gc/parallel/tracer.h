@@ -164,12 +164,8 @@ class Tracer {
         }
       }
     }
-    // From the last field to the first, so the first field's target is
-    // scanned next. The other order (the last constructor argument first,
-    // allocated just below its parent) made the forest's pSemispaces 10%
-    // and marksweep's parallel mark 2x faster, but pMarkcompact's mark 5x
-    // slower on the heap its promotion lays out (docs/collectors/
-    // semispace.md, "The forest"), so the order stays as it was.
+    // Last field first: the other order made pMarkcompact's mark 5x slower
+    // (docs/collectors/semispace.md, "The forest").
     for (Value* slot = lo; slot < hi; ++slot) policy().trace_slot(slot);
   }
 

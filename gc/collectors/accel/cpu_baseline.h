@@ -37,13 +37,11 @@ struct CpuConfig {
 };
 
 struct CpuStats {
-  uint64_t instructions = 0;
-  uint64_t loads = 0;
-  uint64_t stores = 0;
-  uint64_t l1_misses = 0;
-  uint64_t l2_misses = 0;
-  uint64_t dtlb_misses = 0;
-  uint64_t memory_stall_cycles = 0;  // waiting for line fills
+  uint64_t instructions = 0;  // loads and stores included
+  uint64_t loads = 0, stores = 0;
+  uint64_t l1_misses = 0, l2_misses = 0;  // a miss in both is a line from memory
+  uint64_t dtlb_misses = 0;               // each a walk of three loads
+  uint64_t memory_stall_cycles = 0;       // waiting for line fills
 };
 
 class CpuBaseline {

@@ -1,6 +1,8 @@
 #include "gc/collectors/accel/memory.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 
 namespace gc::accel {
@@ -21,6 +23,12 @@ const char* source_name(Source s) {
       return "cpu";
   }
   return "?";
+}
+
+void stalled(const char* unit, Cycle at) {
+  std::fprintf(stderr, "vm: internal error: accel's %s stalled with work left at cycle %llu\n", unit,
+               static_cast<unsigned long long>(at));
+  std::abort();
 }
 
 uint64_t MemoryStats::total_requests() const {

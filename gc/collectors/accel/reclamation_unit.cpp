@@ -1,8 +1,6 @@
 #include "gc/collectors/accel/reclamation_unit.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 namespace gc::accel {
 
@@ -10,12 +8,6 @@ namespace {
 
 constexpr uint64_t kEntriesPerLine = 8;
 constexpr uint64_t kListTag = uint64_t{1} << 63;  // else the sweeper's index
-
-[[noreturn]] void stalled(Cycle at) {
-  std::fprintf(stderr, "vm: internal error: accel's reclamation unit stalled with work left at cycle %llu\n",
-               static_cast<unsigned long long>(at));
-  std::abort();
-}
 
 }  // namespace
 
@@ -36,7 +28,7 @@ Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start,
   }
   bool idle = std::all_of(sweepers_.begin(), sweepers_.end(),
                           [](const Sweeper& s) { return s.state == State::kIdle; });
-  if (!idle || listed_ != blocks.size() || !ready_blocks_.empty()) stalled(now);
+  if (!idle || listed_ != blocks.size() || !ready_blocks_.empty()) stalled("reclamation unit", now);
   stats_.cycles = now - start;
   return now;
 }

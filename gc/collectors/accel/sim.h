@@ -22,6 +22,10 @@ inline constexpr unsigned kSourceCount = 6;
 
 const char* source_name(Source s);
 
+// A unit found itself with work left and nothing that could move it: an
+// internal error, reported with the unit's name and the cycle.
+[[noreturn]] void stalled(const char* unit, Cycle at);
+
 // One request on the memory port: at most one 64-byte line, aligned to
 // its power-of-two size (the interconnect's rule, L252).
 struct MemRequest {

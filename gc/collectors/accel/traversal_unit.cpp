@@ -1,20 +1,8 @@
 #include "gc/collectors/accel/traversal_unit.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 namespace gc::accel {
-
-namespace {
-
-[[noreturn]] void stalled(Cycle at) {
-  std::fprintf(stderr, "vm: internal error: accel's traversal unit stalled with work left at cycle %llu\n",
-               static_cast<unsigned long long>(at));
-  std::abort();
-}
-
-}  // namespace
 
 TraversalUnit::TraversalUnit(const TraversalConfig& config, MemoryModel& memory)
     : config_(config),
@@ -37,7 +25,7 @@ Cycle TraversalUnit::run(std::span<Word* const> roots, Cycle start) {
     if (next == kNever) break;
     now = std::max(next, now + 1);
   }
-  if (!finished(reader)) stalled(now);
+  if (!finished(reader)) stalled("traversal unit", now);
   stats_.cycles = now - start;
   stats_.marker = marker_.stats();
   stats_.tracer = tracer_.stats();
