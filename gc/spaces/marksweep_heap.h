@@ -8,8 +8,7 @@
 // A collection, in order (collect_for reads as this list):
 //   mark            the plan's: every object reachable from the roots marked
 //   process_weak    fibers' native state: unmarked means dead
-//   sweep           by default the space's parallel block sweep, then its
-//                   large objects
+//   sweep           the space's parallel block sweep and large objects
 //   resize          the space's sizing policy
 #pragma once
 
@@ -54,8 +53,8 @@ class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
 
   // The plan's mark step (see the list above).
   virtual void mark() = 0;
-  // The sweep step; a plan with block sweepers of its own replaces it with
-  // the space's sweep steps (MarkSweepSpace::sweep_block and what follows).
+  // A plan with block sweepers of its own replaces the sweep step with the
+  // space's steps (MarkSweepSpace::sweep_block and what follows it).
   virtual void sweep();
   MarkSweepSpace& mutable_space() { return space_; }
 
