@@ -141,13 +141,10 @@ class Tracer {
 
   void trace();
 
-  // Whether scan_slots prefetches the targets of a small object's slots
-  // before tracing them; a policy may say otherwise by declaring its own.
-  // Marking reads each target's header and does little else, so the
-  // targets' misses overlap. A copy policy's copy of one target waits for
-  // that target's header anyway, and the next object it scans is the one
-  // it just copied: on the forest (bench/forest_gc.src) the prefetch pass
-  // cost pSemispaces more than it saved.
+  // Whether scan_slots prefetches a small object's targets before tracing
+  // them (a policy may declare its own): marking does little but read the
+  // targets' headers, so their misses overlap; for copying the pass cost
+  // more than it saved (docs/collectors/semispace.md, "The forest").
   static constexpr bool kPrefetchTargets = true;
 
   // Slots [begin, end) of the object whose header is h, their targets
