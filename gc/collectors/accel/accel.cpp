@@ -19,7 +19,7 @@ const char* const kRequestCounters[accel::kSourceCount] = {
 }  // namespace
 
 AccelCollector::AccelCollector(RootSet& roots, const HeapOptions& options)
-    : MarkSweepHeap(roots, options), knobs_(accel_options(options_)) {
+    : MarkSweepHeap(roots, options), knobs_(accel_options(options_)), cpu_(knobs_.cpu) {
   knobs_.traversal.queue.spill_base = kSpillBase;
   describe_events();
 }
@@ -56,9 +56,9 @@ void AccelCollector::mark() {
   if (knobs_.baseline) {
     events.phase_start(0, "cpu mark (simulated)");
     auto memory_model = memory();
-    accel::CpuBaseline cpu(knobs_.cpu, *memory_model);
+    cpu_.start(*memory_model);
     std::vector<Word*> marked;
-    events.count(0, "cpu mark cycles", cpu.mark(roots, marked));
+    events.count(0, "cpu mark cycles", cpu_.mark(roots, marked));
     events.count(0, "cpu requests", memory_model->submitted());
     for (Word* h : marked) MarkSweepSpace::clear_mark(h);
     events.phase_end(0, "cpu mark (simulated)");
@@ -109,8 +109,8 @@ void AccelCollector::sweep() {
   if (knobs_.baseline) {
     events.phase_start(0, "cpu sweep (simulated)");
     auto memory_model = memory();
-    accel::CpuBaseline cpu(knobs_.cpu, *memory_model);
-    events.count(0, "cpu sweep cycles", cpu.sweep(blocks));
+    cpu_.start(*memory_model);
+    events.count(0, "cpu sweep cycles", cpu_.sweep(blocks));
     events.count(0, "cpu requests", memory_model->submitted());
     events.phase_end(0, "cpu sweep (simulated)");
   }

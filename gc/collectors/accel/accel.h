@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "gc/collectors/accel/accel_options.h"
+#include "gc/collectors/accel/cpu_baseline.h"
 #include "gc/spaces/marksweep_heap.h"
 
 namespace gc {
@@ -40,6 +41,7 @@ class AccelCollector final : public MarkSweepHeap {
   void describe_events();
 
   AccelOptions knobs_;
+  accel::CpuBaseline cpu_;         // kept: its caches are emptied, not rebuilt, for each run
   std::vector<Word*> hwgc_space_;  // this collection's roots, as the unit reads them
 };
 

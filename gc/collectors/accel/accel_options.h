@@ -22,7 +22,7 @@ struct AccelOptions {
   accel::TraversalConfig traversal;
   accel::ReclamationConfig reclamation;
   accel::CpuConfig cpu;
-  bool baseline = true;  // --accel-baseline=off: no CPU replay, no speedups
+  bool baseline = true;  // --accel-baseline: the CPU's replay, for the speedups
 };
 
 AccelOptions accel_options(const HeapOptions& heap);

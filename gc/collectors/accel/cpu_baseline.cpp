@@ -40,12 +40,21 @@ constexpr uint64_t kBlockInstructions = 10;
 
 }  // namespace
 
-CpuBaseline::CpuBaseline(const CpuConfig& config, MemoryModel& memory)
+CpuBaseline::CpuBaseline(const CpuConfig& config)
     : config_(config),
-      memory_(memory),
       l1_(config.l1_bytes / kLineBytes / config.l1_ways, config.l1_ways),
       l2_(config.l2_bytes / kLineBytes / config.l2_ways, config.l2_ways),
       dtlb_(TagArray::fully_associative(config.dtlb_entries)) {}
+
+void CpuBaseline::start(MemoryModel& memory) {
+  memory_ = &memory;
+  l1_.clear();
+  l2_.clear();
+  dtlb_.clear();
+  now_ = 0;
+  memory_now_ = 0;
+  stats_ = CpuStats{};
+}
 
 void CpuBaseline::load(const void* addr) {
   stats_.loads++;
@@ -86,7 +95,7 @@ Cycle CpuBaseline::access_line(uint64_t addr, bool is_store) {
 void CpuBaseline::advance_memory(Cycle t) {
   memory_now_ = std::max(memory_now_, t);
   responses_.clear();
-  memory_.advance(memory_now_, responses_);
+  memory_->advance(memory_now_, responses_);
 }
 
 // A line from memory: the cycles until it arrives when the core waits for
@@ -95,16 +104,16 @@ void CpuBaseline::advance_memory(Cycle t) {
 Cycle CpuBaseline::fill_from_memory(uint64_t line_addr, bool wait) {
   Cycle start = now_;
   advance_memory(now_);
-  while (!memory_.can_accept()) advance_memory(memory_.next_event());
+  while (!memory_->can_accept()) advance_memory(memory_->next_event());
   Cycle issue = std::max(now_, memory_now_);
   uint64_t tag = next_tag_++;
-  memory_.submit(MemRequest{line_addr, kLineBytes, false, Source::kCpu, tag}, issue);
+  memory_->submit(MemRequest{line_addr, kLineBytes, false, Source::kCpu, tag}, issue);
   if (!wait) {
     stats_.memory_stall_cycles += issue - start;
     return issue - start;
   }
   for (;;) {
-    advance_memory(memory_.next_event());
+    advance_memory(memory_->next_event());
     for (const MemResponse& r : responses_) {
       if (r.request.tag == tag) {
         stats_.memory_stall_cycles += r.at - start;
@@ -116,7 +125,7 @@ Cycle CpuBaseline::fill_from_memory(uint64_t line_addr, bool wait) {
 
 // The core is done when its last fills have arrived.
 void CpuBaseline::drain_memory() {
-  while (memory_.next_event() != kNever) advance_memory(memory_.next_event());
+  while (memory_->next_event() != kNever) advance_memory(memory_->next_event());
   now_ = std::max(now_, memory_now_);
 }
 

@@ -46,7 +46,12 @@ struct CpuStats {
 
 class CpuBaseline {
  public:
-  CpuBaseline(const CpuConfig& config, MemoryModel& memory);
+  explicit CpuBaseline(const CpuConfig& config);
+  CpuBaseline(const CpuConfig& config, MemoryModel& memory) : CpuBaseline(config) { start(memory); }
+
+  // A new run over `memory`, from cycle 0 with empty caches and TLB (kept
+  // between collections: emptying them costs nothing).
+  void start(MemoryModel& memory);
 
   // The software mark from the roots (header addresses). It marks the real
   // headers, as the serial marker does, and lists what it marked so that
@@ -75,7 +80,7 @@ class CpuBaseline {
   void mark_target(Value v, std::vector<Word*>& stack, std::vector<Word*>& marked);
 
   CpuConfig config_;
-  MemoryModel& memory_;
+  MemoryModel* memory_ = nullptr;
   TagArray l1_;
   TagArray l2_;
   TagArray dtlb_;

@@ -20,7 +20,7 @@ class TagArray {
   bool access(uint64_t key) {
     Entry* set = &entries_[set_of(key) * ways_];
     for (unsigned w = 0; w < ways_; ++w) {
-      if (set[w].valid && set[w].key == key) {
+      if (set[w].epoch == epoch_ && set[w].key == key) {
         set[w].last_use = ++clock_;
         return true;
       }
@@ -34,13 +34,13 @@ class TagArray {
     Entry* set = &entries_[set_of(key) * ways_];
     Entry* victim = set;
     for (unsigned w = 0; w < ways_; ++w) {
-      if (!set[w].valid) {
+      if (set[w].epoch != epoch_) {
         victim = &set[w];
         break;
       }
       if (set[w].last_use < victim->last_use) victim = &set[w];
     }
-    *victim = Entry{key, ++clock_, true};
+    *victim = Entry{key, ++clock_, epoch_};
   }
 
   // access(key), and fill(key) on a miss. True on a hit.
@@ -50,14 +50,16 @@ class TagArray {
     return false;
   }
 
-  void clear() { entries_.assign(entries_.size(), Entry{}); }
+  void clear() { epoch_++; }
   uint64_t capacity() const { return entries_.size(); }
 
  private:
+  // An entry is valid when its epoch is the array's: clear() moves the
+  // array to a new epoch, which empties it without touching the entries.
   struct Entry {
     uint64_t key = 0;
     uint64_t last_use = 0;
-    bool valid = false;
+    uint64_t epoch = 0;
   };
 
   uint64_t set_of(uint64_t key) const { return key & (sets_ - 1); }
@@ -66,6 +68,7 @@ class TagArray {
   unsigned ways_;
   std::vector<Entry> entries_;
   uint64_t clock_ = 0;
+  uint64_t epoch_ = 1;  // entries start invalid, at epoch 0
 };
 
 }  // namespace gc::accel
