@@ -47,6 +47,21 @@ class Arena {
 
 void link(Word* from, uint64_t slot, Word* to) { ref_slot(from, slot) = Value::ref(to); }
 
+// An array of kWidth references to as many leaves, its object starting a
+// line.
+constexpr uint64_t kWidth = 4096;
+struct WideArray {
+  Arena arena{kWidth * 2 + kWidth + 64};
+  std::vector<Word*> leaves;
+  Word* array = nullptr;
+  WideArray() {
+    for (uint64_t i = 0; i < kWidth; ++i) leaves.push_back(arena.object(0, 0));
+    arena.align_line();
+    array = arena.object(kWidth);
+    for (uint64_t i = 0; i < kWidth; ++i) link(array, i, leaves[i]);
+  }
+};
+
 TraversalConfig plain(WalkerMode walker = WalkerMode::kOff) {
   TraversalConfig c;
   c.translation.walker = walker;
@@ -113,13 +128,8 @@ TEST_CASE("traversal: a long list costs two memory latencies a node (latency bou
 }
 
 TEST_CASE("traversal: a wide array is bandwidth bound: the pipe is busy nearly every cycle") {
-  constexpr uint64_t kWidth = 4096;
-  Arena arena(kWidth * 2 + kWidth + 64);
-  std::vector<Word*> leaves;
-  for (uint64_t i = 0; i < kWidth; ++i) leaves.push_back(arena.object(0, 0));
-  arena.align_line();
-  Word* array = arena.object(kWidth);
-  for (uint64_t i = 0; i < kWidth; ++i) link(array, i, leaves[i]);
+  WideArray wide;
+  auto& [arena, leaves, array] = wide;
   IdealPipe memory(PipeConfig{});
   TraversalStats stats;
   Cycle end = mark(plain(), memory, {array}, &stats);
@@ -144,13 +154,8 @@ TEST_CASE("traversal: a wide array is bandwidth bound: the pipe is busy nearly e
 }
 
 TEST_CASE("traversal: a queue that must spill writes lines out and reads them back, losing nothing") {
-  constexpr uint64_t kWidth = 4096;
-  Arena arena(kWidth * 2 + kWidth + 64);
-  std::vector<Word*> leaves;
-  for (uint64_t i = 0; i < kWidth; ++i) leaves.push_back(arena.object(0, 0));
-  arena.align_line();
-  Word* array = arena.object(kWidth);
-  for (uint64_t i = 0; i < kWidth; ++i) link(array, i, leaves[i]);
+  WideArray wide;
+  auto& [arena, leaves, array] = wide;
   TraversalConfig config = plain();
   config.queue.entries = 16;
   config.queue.spill_base = uint64_t{1} << 46;
