@@ -10,7 +10,9 @@
 # skips the stressed run); GCLAB_PLAIN=none skips the plain run (the
 # sanitizer builds run the stressed one only, which covers the same code
 # and the collector besides);
-# GCLAB_EXTRA_FLAGS adds flags to every run (e.g. --gc-threads=4).
+# GCLAB_EXTRA_FLAGS adds flags to every run (e.g. --gc-threads=4);
+# GCLAB_SKIP_GCS names collectors to leave out (e.g. the TSan run leaves out
+# those with no parallel code, whose simulations TSan only slows down).
 set -u
 vm=$1
 test_src=$2
@@ -19,7 +21,10 @@ stress=${GCLAB_STRESS:---gc-stress=1 --gc-verify}
 plain=${GCLAB_PLAIN:-}
 extra=${GCLAB_EXTRA_FLAGS:-}
 
-collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
+skip=" ${GCLAB_SKIP_GCS:-} "
+collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}' | while read -r gc; do
+  [[ $skip == *" $gc "* ]] || echo "$gc"
+done)
 if [ -z "$collectors" ]; then
   echo "each_collector.sh: $vm lists no collectors" >&2
   exit 2
