@@ -57,7 +57,7 @@ class Marker {
   const MarkerStats& stats() const { return stats_; }
 
  private:
-  enum class State : uint8_t { kFree, kParked, kTranslated, kReading, kWriteBack, kToTracer };
+  enum class State : uint8_t { kFree, kParked, kTranslated, kReading, kWriteBack, kToTracer, kCount };
   struct Slot {
     State state = State::kFree;
     Word* header = nullptr;
@@ -75,7 +75,7 @@ class Marker {
   unsigned busy_ = 0;
   // Slots in each state, so that a step looks for a state only when some
   // slot is in it.
-  unsigned in_state_[6] = {};
+  unsigned in_state_[static_cast<unsigned>(State::kCount)] = {};
   bool cache_enabled_;
   TagArray mark_cache_;
   MarkerStats stats_;

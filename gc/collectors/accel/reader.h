@@ -3,7 +3,9 @@
 // The runtime has written the roots there (the plan gathers the root
 // set's references into one array, whose address is the hwgc-space); the
 // reader streams it a line of 8 references at a time through the unit's
-// port, and pushes each line's references when it arrives. It reads a
+// port, and pushes each line's references when it arrives. Its requests
+// count as the tracer's (the paper's sources have no reader; it copies
+// references into the mark queue as the tracer does). It reads a
 // line only when the mark queue has room for it and every line before it.
 #pragma once
 
