@@ -517,8 +517,9 @@ Value b_gc(VM& vm, Value*, int) {
 }
 
 // The --gc-stats summary as a flat map of nums (docs/observability.md):
-// phases and counters appear as "phase_ms:NAME" and "counter:NAME" when
-// the run records them (any --gc-* output, or the REPL).
+// phases, counters and ratios appear as "phase_ms:NAME", "counter:NAME"
+// and "ratio:NAME" when the run records them (any --gc-* output, or the
+// REPL).
 Value b_gc_stats(VM& vm, Value*, int) {
   // Read everything first, so the map's own allocation does not show.
   gc::Collector& heap = vm.heap();
@@ -548,6 +549,7 @@ Value b_gc_stats(VM& vm, Value*, int) {
   for (const gc::observe::PhaseTotal& p : s.phases) nums.emplace_back("phase_ms:" + p.name, p.wall_ms);
   for (const gc::observe::CounterTotal& k : s.counters)
     nums.emplace_back("counter:" + k.name, static_cast<double>(k.total));
+  for (const gc::observe::RatioTotal& q : s.ratios) nums.emplace_back("ratio:" + q.name, q.run);
   RootSlots r(vm, 3);  // map, key, value
   Value v = vm.new_map();
   *r.at(0) = v;

@@ -99,6 +99,22 @@ std::string debug_lines(const Recorder& r, size_t i) {
       if (k.worker == w) line += ", " + r.counter_names()[k.counter] + " " + std::to_string(k.value);
     out += head_workers + line + "\n";
   }
+
+  // Ratios the collector described, from this collection's counters.
+  std::string head_ratios = uptime(c.end_ns) + "[gc,ratios] GC(" + std::to_string(c.id) + ")   ";
+  for (const RatioSpec& q : r.ratios()) {
+    uint64_t num = 0, den = 0;
+    for (const CounterRecord& k : r.counters_of(i)) {
+      const std::string& name = r.counter_names()[k.counter];
+      if (name == q.numerator) num += k.value;
+      if (name == q.denominator) den += k.value;
+    }
+    if (den == 0) continue;
+    std::snprintf(buf, sizeof buf, "%s: %.2f (%s / %s)", q.name.c_str(),
+                  static_cast<double>(num) / static_cast<double>(den), q.numerator.c_str(),
+                  q.denominator.c_str());
+    out += head_ratios + buf + "\n";
+  }
   return out;
 }
 

@@ -11,6 +11,8 @@
 //                                         the GPU's queue width per iteration)
 //   add_panel, add_sequence_panel         once, at construction: pictures of
 //                                         the collector's own for --gc-report
+//   describe_ratio                        once, at construction: a ratio of
+//                                         two counters the summaries show
 //
 // and everything a user sees (--gc-log, --gc-stats, --gc-trace,
 // --gc-report, gc_stats(), the REPL) is made from what it keeps.
@@ -66,6 +68,15 @@ struct PanelSpec {
   std::string description;  // one or two sentences under the title: what to look for
   std::vector<PanelSeries> series;
 };
+// A ratio of two counters that a collector names (accel: the in-order
+// CPU's cycles over the unit's, the paper's speedup). Summaries give it
+// over the run (total over total) and per collection (smallest, largest);
+// collections where the denominator is 0 are left out.
+struct RatioSpec {
+  std::string name;
+  std::string numerator;
+  std::string denominator;
+};
 // A picture of one collection's sequence (chosen with a slider): one bar
 // per value, x_ticks naming the values (empty: their index).
 struct SequencePanelSpec {
@@ -75,6 +86,9 @@ struct SequencePanelSpec {
   std::string sequence;
   std::string x_label;
   std::vector<std::string> x_ticks;
+  // The counter whose value in the same collection is the x distance
+  // between values (e.g. cycles per sample); empty: 1.
+  std::string x_step_counter;
 };
 
 // --- what the Recorder keeps when enabled (times in ns since the recorder
@@ -187,6 +201,7 @@ class Recorder {
   void describe_counter(const char* counter, const char* unit);
   void add_panel(PanelSpec panel) { panels_.push_back(std::move(panel)); }
   void add_sequence_panel(SequencePanelSpec panel) { sequence_panels_.push_back(std::move(panel)); }
+  void describe_ratio(RatioSpec ratio) { ratios_.push_back(std::move(ratio)); }
 
   // --- what consumers read
   int64_t now_ns() const;
@@ -203,6 +218,7 @@ class Recorder {
   const std::vector<std::string>& space_names() const { return space_names_; }
   const std::vector<PanelSpec>& panels() const { return panels_; }
   const std::vector<SequencePanelSpec>& sequence_panels() const { return sequence_panels_; }
+  const std::vector<RatioSpec>& ratios() const { return ratios_; }
   std::string counter_unit(const std::string& counter) const;
   unsigned workers() const { return static_cast<unsigned>(buffers_.size()); }
   // Ranges of one record (index into records()).
@@ -271,6 +287,7 @@ class Recorder {
   std::vector<std::pair<std::string, std::string>> counter_units_;
   std::vector<PanelSpec> panels_;
   std::vector<SequencePanelSpec> sequence_panels_;
+  std::vector<RatioSpec> ratios_;
   std::vector<SpaceUsage> space_scratch_;
 };
 

@@ -131,7 +131,7 @@ std::string report_data_json(Collector& heap) {
   j.key("sequence_panels").begin_array();
   for (const SequencePanelSpec& p : r.sequence_panels()) {
     j.begin_object().field("title", p.title).field("y_label", p.y_label).field("description", p.description);
-    j.field("sequence", p.sequence).field("x_label", p.x_label);
+    j.field("sequence", p.sequence).field("x_label", p.x_label).field("x_step_counter", p.x_step_counter);
     j.key("x_ticks").begin_array();
     for (const std::string& t : p.x_ticks) j.value(t);
     j.end_array().end_object();

@@ -206,6 +206,34 @@ void summarize_sequences(const Recorder& r, Summary& s) {
   }
 }
 
+// Per ratio: the totals' quotient, and the smallest and largest of the
+// collections' own.
+void summarize_ratios(const Recorder& r, Summary& s) {
+  const std::vector<std::string>& names = r.counter_names();
+  auto index = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  std::vector<uint64_t> per_collection(names.size() + 1);  // the last: a counter never counted
+  for (const RatioSpec& spec : r.ratios()) {
+    RatioTotal t{spec.name, spec.numerator, spec.denominator};
+    size_t num = index(spec.numerator), den = index(spec.denominator);
+    uint64_t num_total = 0, den_total = 0;
+    for (size_t i = 0; i < r.records().size(); ++i) {
+      std::fill(per_collection.begin(), per_collection.end(), 0);
+      for (const CounterRecord& k : r.counters_of(i)) per_collection[k.counter] += k.value;
+      if (per_collection[den] == 0) continue;
+      double q = static_cast<double>(per_collection[num]) / static_cast<double>(per_collection[den]);
+      t.min_per_collection = t.collections ? std::min(t.min_per_collection, q) : q;
+      t.max_per_collection = std::max(t.max_per_collection, q);
+      t.collections++;
+      num_total += per_collection[num];
+      den_total += per_collection[den];
+    }
+    if (den_total) t.run = static_cast<double>(num_total) / static_cast<double>(den_total);
+    s.ratios.push_back(std::move(t));
+  }
+}
+
 }  // namespace
 
 Summary summarize(Collector& heap) {
@@ -220,6 +248,7 @@ Summary summarize(Collector& heap) {
   summarize_counters(r, s);
   summarize_workers(r, s);
   summarize_sequences(r, s);
+  summarize_ratios(r, s);
   return s;
 }
 
@@ -283,6 +312,12 @@ std::string stats_table(const Summary& s) {
       line("  %-24s %-8s %16llu %14.1f %14llu\n", k.name.c_str(), k.unit.c_str(),
            static_cast<unsigned long long>(k.total), k.mean_per_collection,
            static_cast<unsigned long long>(k.max_per_collection));
+  }
+  if (!s.ratios.empty()) {
+    line("\n  %-24s %11s %11s %11s  %s\n", "ratio", "run", "min/GC", "max/GC", "of");
+    for (const RatioTotal& q : s.ratios)
+      line("  %-24s %11.2f %11.2f %11.2f  %s / %s\n", q.name.c_str(), q.run, q.min_per_collection,
+           q.max_per_collection, q.numerator.c_str(), q.denominator.c_str());
   }
   if (!s.sequences.empty()) {
     line("\n  %-24s %11s %11s %11s %11s %11s\n", "sequence", "collections", "mean len", "max len",
@@ -357,6 +392,17 @@ std::string stats_json(const Summary& s) {
       j.begin_object().field("name", q.name).field("collections", q.collections);
       j.field("mean_length", q.mean_length, 3).field("max_length", q.max_length);
       j.field("mean_value", q.mean_value, 3).field("max_value", q.max_value);
+      j.end_object();
+    }
+    j.end_array();
+  }
+  if (!s.ratios.empty()) {
+    j.key("ratios").begin_array();
+    for (const RatioTotal& q : s.ratios) {
+      j.begin_object().field("name", q.name).field("numerator", q.numerator);
+      j.field("denominator", q.denominator).field("collections", q.collections);
+      j.field("run", q.run, 4).field("min_per_collection", q.min_per_collection, 4);
+      j.field("max_per_collection", q.max_per_collection, 4);
       j.end_object();
     }
     j.end_array();

@@ -44,6 +44,17 @@ struct SequenceTotal {
   uint64_t max_value = 0;
 };
 
+// A ratio the collector described (Recorder::describe_ratio).
+struct RatioTotal {
+  std::string name;
+  std::string numerator;
+  std::string denominator;
+  uint64_t collections = 0;  // collections with a nonzero denominator
+  double run = 0;            // the numerator's total over the denominator's
+  double min_per_collection = 0;
+  double max_per_collection = 0;
+};
+
 struct Summary {
   std::string collector;
   unsigned gc_threads = 1;
@@ -69,6 +80,7 @@ struct Summary {
   double balance = 1;  // max busy / mean busy over the workers (1: perfect)
   std::vector<CounterTotal> counters;
   std::vector<SequenceTotal> sequences;
+  std::vector<RatioTotal> ratios;
 };
 
 Summary summarize(Collector& heap);

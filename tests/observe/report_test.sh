@@ -62,6 +62,9 @@ run_case gcbench "$semispace" --gc-threads=0 "$top/samples/gcbench.src" 6
 # gpu's own: Figure 2 (frontier per iteration), Figure 3 (out-degrees), and
 # its device time beside marksweep's two panels.
 run_case gpu "$generic collector-2 sequence-0 sequence-1" --gc=gpu "$top/samples/binary_trees.src" 14
+# accel's own, after marksweep's two: the speedups, requests by source,
+# and one mark's bandwidth and queue occupancy over time.
+run_case accel "$generic collector-2 collector-3 sequence-0 sequence-1" --gc=accel "$top/samples/binary_trees.src" 12
 run_case explicit "$generic" -e 'for (let i = 0; i < 4; i += 1) { gc(); }'
 
 echo "$pass passed, $fail failed"

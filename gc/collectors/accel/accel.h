@@ -39,6 +39,7 @@ class AccelCollector final : public MarkSweepHeap {
   std::unique_ptr<accel::MemoryModel> memory() const;
   void report_mark(const accel::TraversalStats& unit, const accel::MemoryModel& memory);
   void describe_events();
+  void add_panels();
 
   AccelOptions knobs_;
   accel::CpuBaseline cpu_;         // kept: its caches are emptied, not rebuilt, for each run

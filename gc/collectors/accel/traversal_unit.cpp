@@ -16,7 +16,16 @@ TraversalUnit::TraversalUnit(const TraversalConfig& config, MemoryModel& memory)
 Cycle TraversalUnit::run(std::span<Word* const> roots, Cycle start) {
   Reader reader(roots);
   Cycle now = start;
+  Timeline bandwidth(Timeline::Kind::kRate, kSampleCycles, start);
+  Timeline occupancy(Timeline::Kind::kLevel, kSampleCycles, start);
+  uint64_t sampled_requests = memory_.submitted();
   for (;;) {
+    // Requests are sent at the cycle stepped, so those before `now` are in.
+    while (bandwidth.due(now)) {
+      bandwidth.close(memory_.submitted() - sampled_requests);
+      sampled_requests = memory_.submitted();
+      occupancy.close(queue_.occupancy());
+    }
     if (step(now, reader)) {
       now++;
       continue;
@@ -34,6 +43,9 @@ Cycle TraversalUnit::run(std::span<Word* const> roots, Cycle start) {
   stats_.root_lines = reader.lines_read();
   stats_.port_busy_cycles = port_.busy_cycles();
   stats_.tracer_queue_peak = traced_.peak();
+  stats_.bandwidth = bandwidth.values();
+  stats_.occupancy = occupancy.values();
+  stats_.sample_interval = bandwidth.interval();
   return now;
 }
 

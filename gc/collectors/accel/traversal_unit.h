@@ -21,6 +21,7 @@
 #include "gc/collectors/accel/memory.h"
 #include "gc/collectors/accel/port.h"
 #include "gc/collectors/accel/reader.h"
+#include "gc/collectors/accel/timeline.h"
 #include "gc/collectors/accel/tracer.h"
 #include "gc/collectors/accel/tracer_queue.h"
 #include "gc/collectors/accel/translation.h"
@@ -43,10 +44,17 @@ struct TraversalStats {
   uint64_t root_lines = 0;
   uint64_t port_busy_cycles = 0;
   uint64_t tracer_queue_peak = 0;
+  // For the report: memory requests (each at most one 64-byte line) per
+  // kSampleCycles, and Q's occupancy, over the mark.
+  std::vector<uint64_t> bandwidth;
+  std::vector<uint64_t> occupancy;
+  Cycle sample_interval = 0;  // cycles between two values of either
 };
 
 class TraversalUnit {
  public:
+  static constexpr Cycle kSampleCycles = 1000;
+
   TraversalUnit(const TraversalConfig& config, MemoryModel& memory);
 
   // Marks every object reachable from `roots` (header addresses; the

@@ -46,14 +46,15 @@ void GpuCollector::describe_gpu_events() {
                              "finishes once the queue stays below --gpu-tail's width.",
                              "gpu frontier width",
                              "iteration",
-                             {}});
+                             {},
+                             ""});
   std::vector<std::string> ticks;
   for (const char* c : gpu::kDegreeCounterNames) ticks.push_back(std::string(c).substr(11));
   events.add_sequence_panel(
       {"Out-degree of live objects", "objects",
        "The paper's Figure 3: most objects have few references, a few have many. Objects "
        "above --gpu-split's count are copied by the whole work-group.",
-       "gpu out-degree", "references per object", ticks});
+       "gpu out-degree", "references per object", ticks, ""});
   events.add_panel({"GPU mark time per collection",
                     "ms",
                     "Device time of the mark kernel (profiling, launch overhead excluded) against the wall "

@@ -7,7 +7,7 @@ window.onerror = function (msg, src, line, col, err) {
 var DATA = /*GCLAB_DATA*/null;
 var SVGNS = "http://www.w3.org/2000/svg";
 var COLORS = { full: "#c0392b", young: "#2e86de", size: "#8a94a3", used: "#2e86de", live: "#27ae60",
-               busy: "#2e86de", idle: "#d5dbe3", free: "#eef1f5", series: ["#8e44ad", "#e67e22", "#16a085", "#2c3e50"] };
+               busy: "#2e86de", idle: "#d5dbe3", free: "#eef1f5", series: ["#8e44ad", "#e67e22", "#16a085", "#2c3e50", "#c0a000", "#b03060"] };
 var MANY = 4000;  // above this many marks, one path replaces per-mark shapes and tooltips
 
 function el(tag, attrs, parent, text) {
@@ -279,6 +279,13 @@ function drawHeapMap() {
   return drawn;
 }
 
+// A counter's value in collection ci, summed over the workers.
+function counterIn(ci, name) {
+  var K = DATA.counters, idx = DATA.counter_names.indexOf(name), v = 0;
+  for (var j = 0; j < K.c.length; j++) if (K.c[j] === ci && K.counter[j] === idx) v += K.value[j];
+  return v;
+}
+
 // A sequence panel: the values one collection recorded (e.g. the GPU's queue
 // width per iteration), one bar each; the slider picks the collection and
 // starts at the one with the longest sequence.
@@ -297,16 +304,17 @@ function drawSequencePanel(s, p, pi) {
   function draw(k) {
     holder.textContent = "";
     var ci = which[k], j = of[ci], n = Q.count[j], v = Q.values.slice(Q.first[j], Q.first[j] + n);
-    out.textContent = " GC(" + C.id[ci] + "): " + n + " values";
+    var step = p.x_step_counter ? counterIn(ci, p.x_step_counter) || 1 : 1;
+    out.textContent = " GC(" + C.id[ci] + "): " + n + " values" + (step > 1 ? ", one per " + step + " " + p.x_label : "");
     var ymax = 0;
     v.forEach(function (x) { ymax = Math.max(ymax, x); });
-    var a = axes(holder, { xMin: -0.5, xMax: Math.max(n, 1) - 0.5, xExact: true, xInteger: true, yMax: ymax || 1,
+    var a = axes(holder, { xMin: -0.5 * step, xMax: (Math.max(n, 1) - 0.5) * step, xExact: true, xInteger: true, yMax: ymax || 1,
                            xLabel: p.x_label, yLabel: p.y_label });
-    var bw = Math.max(1, a.sx(1) - a.sx(0) - 1), d = "", count = 0;
+    var bw = Math.max(1, a.sx(step) - a.sx(0) - 1), d = "", count = 0;
     v.forEach(function (x, i) {
-      var name = p.x_ticks.length ? p.x_ticks[i] : String(i);
-      if (n > MANY) { d += "M" + a.sx(i).toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(x).toFixed(1); if (x > 0) count++; return; }
-      var r = el("rect", { x: a.sx(i - 0.5), width: bw, y: a.sy(x), height: Math.max(0, a.sy(0) - a.sy(x)), fill: COLORS.series[0] }, a.g);
+      var name = p.x_ticks.length ? p.x_ticks[i] : String(i * step);
+      if (n > MANY) { d += "M" + a.sx(i * step).toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(x).toFixed(1); if (x > 0) count++; return; }
+      var r = el("rect", { x: a.sx((i - 0.5) * step), width: bw, y: a.sy(x), height: Math.max(0, a.sy(0) - a.sy(x)), fill: COLORS.series[0] }, a.g);
       tip(r, p.x_label + " " + name + ": " + x + " (" + p.y_label + ")");
       if (x > 0) count++;
     });
@@ -347,7 +355,7 @@ function drawCollectorPanels() {
     });
     var ymax = 0;
     lines.forEach(function (l) { l.forEach(function (v) { ymax = Math.max(ymax, v); }); });
-    if (p.series.length > 1) legend(s, p.series.map(function (sr, k) { return [sr.label, COLORS.series[k % 4]]; }));
+    if (p.series.length > 1) legend(s, p.series.map(function (sr, k) { return [sr.label, COLORS.series[k % COLORS.series.length]]; }));
     var a = axes(s, { xMin: -0.5, xMax: N - 0.5, xExact: true, xInteger: true, yMax: ymax || 1, xLabel: "collection (GC number)", yLabel: p.y_label });
     var n = 0, bw = Math.max(1, (a.sx(1) - a.sx(0)) / lines.length - 1);
     lines.forEach(function (l, k) {
@@ -355,11 +363,11 @@ function drawCollectorPanels() {
       l.forEach(function (v, i) {
         var x = a.sx(i - 0.5) + k * bw + (a.sx(1) - a.sx(0) > 4 ? 1 : 0);
         if (N > MANY) { d += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(v).toFixed(1); if (v > 0) n++; return; }
-        var r = el("rect", { x: x, width: bw, y: a.sy(v), height: Math.max(0, a.sy(0) - a.sy(v)), fill: COLORS.series[k % 4] }, a.g);
+        var r = el("rect", { x: x, width: bw, y: a.sy(v), height: Math.max(0, a.sy(0) - a.sy(v)), fill: COLORS.series[k % COLORS.series.length] }, a.g);
         tip(r, "GC(" + C.id[i] + "): " + p.series[k].label + " " + fmt(v, 2) + " (" + p.y_label + ")");
         if (v > 0) n++;
       });
-      if (d) el("path", { d: d, stroke: COLORS.series[k % 4] }, a.g);
+      if (d) el("path", { d: d, stroke: COLORS.series[k % COLORS.series.length] }, a.g);
     });
     marks(a, n);
   });
