@@ -187,6 +187,10 @@ struct CollectorInfo {
   std::string (*unavailable)() = nullptr;
   // The collector's own command-line options (gc/options.h), or nullptr.
   std::span<const OptionSpec> (*options)() = nullptr;
+  // False for a collector that runs only on the collecting thread whatever
+  // --gc-threads says (--list-gcs says so; CI's TSan run, which checks the
+  // GC threads, leaves it out).
+  bool uses_gc_threads = true;
 };
 const std::vector<CollectorInfo>& registered_collectors();
 const CollectorInfo* find_collector(const std::string& name);

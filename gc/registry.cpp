@@ -27,9 +27,12 @@ const std::vector<CollectorInfo>& registered_collectors() {
        create_marksweep},
       {"gpu", "marksweep with the mark phase on an OpenCL device (Maas et al. 2012)", create_gpu,
        gpu_unavailable, gpu_option_table},
-      {"accel",
-       "marksweep marked and swept by a simulated GC accelerator against an in-order CPU (Maas et al. 2018)",
-       create_accel, nullptr, accel_option_table},
+      {.name = "accel",
+       .description = "marksweep marked and swept by a simulated GC accelerator against an in-order CPU "
+                      "(Maas et al. 2018)",
+       .create = create_accel,
+       .options = accel_option_table,
+       .uses_gc_threads = false},
   };
   return collectors;
 }

@@ -123,7 +123,8 @@ std::string check_collector(const std::string& v) {
 void list_collectors() {
   for (const gc::CollectorInfo& c : gc::registered_collectors()) {
     std::string why = c.unavailable ? c.unavailable() : "";
-    std::cout << c.name << "  " << c.description << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
+    std::cout << c.name << "  " << c.description << (c.uses_gc_threads ? "" : " (no GC threads)")
+              << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
   }
 }
 
