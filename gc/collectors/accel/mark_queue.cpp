@@ -22,26 +22,14 @@ void MarkQueue::push(uint64_t ref) {
   }
 }
 
-uint64_t MarkQueue::pop() {
-  std::deque<uint64_t>& from = q_.empty() ? in_ : q_;
-  uint64_t ref = from.front();
-  from.pop_front();
-  return ref;
-}
+uint64_t MarkQueue::pop() { return q_.empty() ? in_.pop_front() : q_.pop_front(); }
 
 bool MarkQueue::empty() const {
   return q_.empty() && in_.empty() && out_.empty() && spilled_.empty() && writes_in_flight_ == 0 &&
          !read_in_flight_;
 }
 
-// The top line comes back when its write is done, outQ is empty (its
-// writes go first) and inQ has room for all of it.
-bool MarkQueue::can_read_line() const {
-  return out_.empty() && !read_in_flight_ && !spilled_.empty() && spilled_.back().written &&
-         in_.size() + spilled_.back().refs.size() <= config_.side_entries;
-}
-
-Cycle MarkQueue::next_event(Cycle now, const MemoryModel& memory) const {
+Cycle MarkQueue::next_spill_event(Cycle now, const MemoryModel& memory) const {
   if (can_move_directly()) return now;
   if ((can_write_line() || can_read_line()) && memory.can_accept()) return now;
   return kNever;
@@ -49,19 +37,17 @@ Cycle MarkQueue::next_event(Cycle now, const MemoryModel& memory) const {
 
 // One step of the spill machine: direct moves, then at most one memory
 // request, a write before a read.
-bool MarkQueue::advance(Cycle now, MemoryModel& memory) {
+bool MarkQueue::advance_spill(Cycle now, MemoryModel& memory) {
   bool moved = can_move_directly();
   while (can_move_directly()) {
-    in_.push_back(out_.front());
-    out_.pop_front();
+    in_.push_back(out_.pop_front());
     stats_.direct_moves++;
   }
   if (!memory.can_accept()) return moved;
   if (can_write_line()) {
     Line line;
     for (unsigned i = 0; i < entries_per_line(); ++i) {
-      line.refs.push_back(out_.front());
-      out_.pop_front();
+      line.refs.push_back(out_.pop_front());
     }
     uint64_t index = spilled_.size();
     spilled_.push_back(std::move(line));
@@ -87,7 +73,7 @@ bool MarkQueue::advance(Cycle now, MemoryModel& memory) {
 void MarkQueue::on_response(const MemResponse& response) {
   uint64_t tag = response.request.tag;
   if (tag & kReadTag) {
-    in_.insert(in_.end(), reading_.begin(), reading_.end());
+    for (uint64_t ref : reading_) in_.push_back(ref);
     reading_.clear();
     in_reserved_ = 0;
     read_in_flight_ = false;

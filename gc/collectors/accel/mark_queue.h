@@ -24,14 +24,44 @@
 // L279) and reports how far it went (Stats::spill_peak_bytes).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "gc/collectors/accel/memory.h"
 #include "gc/collectors/accel/sim.h"
 
 namespace gc::accel {
+
+// A first-in first-out queue in one array used round, growing when full
+// (std::deque's size and ends cost more, and the simulation asks for
+// them every cycle).
+template <class T>
+class Ring {
+ public:
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  void push_back(const T& v) {
+    if (size() == slots_.size()) grow();
+    slots_[tail_++ & mask_] = v;
+  }
+  T pop_front() { return slots_[head_++ & mask_]; }
+
+ private:
+  void grow() {
+    std::vector<T> slots(slots_.empty() ? 16 : 2 * slots_.size());
+    for (size_t i = 0; i < size(); ++i) slots[i] = slots_[(head_ + i) & mask_];
+    tail_ = size();
+    head_ = 0;
+    slots_ = std::move(slots);
+    mask_ = slots_.size() - 1;
+  }
+
+  std::vector<T> slots_;
+  size_t mask_ = 0;
+  size_t head_ = 0;  // counts of pops and pushes, taken modulo the size
+  size_t tail_ = 0;
+};
 
 struct MarkQueueConfig {
   unsigned entries = 1024;     // Q's size in 64-bit entries (twice as many when compressed)
@@ -60,10 +90,14 @@ class MarkQueue {
   // Nothing anywhere: Q, inQ, outQ, the spill region, or on the way.
   bool empty() const;
 
-  // The spill machine, for the simulation loop.
-  Cycle next_event(Cycle now, const MemoryModel& memory) const;
+  // The spill machine, for the simulation loop. It has work only while
+  // outQ holds entries or a spilled line waits to come back (the loop
+  // asks every cycle, and mostly it has none).
+  Cycle next_event(Cycle now, const MemoryModel& memory) const {
+    return idle() ? kNever : next_spill_event(now, memory);
+  }
   // True if it moved entries or sent a request.
-  bool advance(Cycle now, MemoryModel& memory);
+  bool advance(Cycle now, MemoryModel& memory) { return !idle() && advance_spill(now, memory); }
   void on_response(const MemResponse& response);
 
   struct Stats {
@@ -85,18 +119,27 @@ class MarkQueue {
     bool written = false;  // its write has been acknowledged
   };
 
+  // Nothing to move, write or read back.
+  bool idle() const { return out_.empty() && !can_read_line(); }
+  Cycle next_spill_event(Cycle now, const MemoryModel& memory) const;
+  bool advance_spill(Cycle now, MemoryModel& memory);
   unsigned entries_per_line() const { return config_.compressed ? 16 : 8; }
   unsigned bytes_per_entry() const { return config_.compressed ? 4 : 8; }
   uint64_t line_address(size_t index) const { return config_.spill_base + index * 64; }
   bool can_move_directly() const { return !out_.empty() && in_.size() + in_reserved_ < config_.side_entries; }
   bool can_write_line() const { return out_.size() >= entries_per_line(); }
-  bool can_read_line() const;
+  // The top line comes back when its write is done, outQ is empty (its
+  // writes go first) and inQ has room for all of it.
+  bool can_read_line() const {
+    return out_.empty() && !read_in_flight_ && !spilled_.empty() && spilled_.back().written &&
+           in_.size() + spilled_.back().refs.size() <= config_.side_entries;
+  }
 
   MarkQueueConfig config_;
   unsigned q_capacity_;
-  std::deque<uint64_t> q_;
-  std::deque<uint64_t> out_;
-  std::deque<uint64_t> in_;
+  Ring<uint64_t> q_;
+  Ring<uint64_t> out_;
+  Ring<uint64_t> in_;
   std::vector<Line> spilled_;      // the spill region, a stack of lines
   std::vector<uint64_t> reading_;  // the line a read in flight brings back
   unsigned writes_in_flight_ = 0;

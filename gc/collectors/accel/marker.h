@@ -17,6 +17,8 @@
 // hardware could trace such an object twice, which is harmless.
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -52,8 +54,13 @@ class Marker {
   void on_response(const MemResponse& response);
 
   bool idle() const { return busy_ == 0; }
-  // The earliest cycle a translated slot may send its read (kNever: none).
-  Cycle next_wake(Cycle now) const;
+  // Whether a step at `at` could do anything, as things stand (the unit
+  // skips the cycles where no box can).
+  bool may_act(Cycle at, const MemoryModel& memory, const Translation& tr, const MarkQueue& queue,
+               const TracerQueue& traced) const;
+  // The earliest cycle a translated slot may send its read (kNever: none,
+  // or the memory is full: a response frees it and wakes the unit).
+  Cycle next_wake(Cycle now, const MemoryModel& memory) const;
   const MarkerStats& stats() const { return stats_; }
 
  private:
@@ -65,17 +72,43 @@ class Marker {
     uint64_t nrefs = 0;
   };
 
+  // The slots in one state, a bit each, so that finding the first of them
+  // (the order the hardware's arbiter takes them in) is a bit scan.
+  class SlotSet {
+   public:
+    static constexpr size_t kNone = SIZE_MAX;
+    explicit SlotSet(size_t slots) : words_((slots + 63) / 64) {}
+    void add(size_t i) { words_[i / 64] |= uint64_t{1} << (i % 64); }
+    void remove(size_t i) { words_[i / 64] &= ~(uint64_t{1} << (i % 64)); }
+    // The lowest slot in the set from `from` on (kNone: none).
+    size_t first(size_t from = 0) const {
+      size_t w = from / 64;
+      if (w >= words_.size()) return kNone;
+      uint64_t bits = words_[w] & (~uint64_t{0} << (from % 64));
+      while (bits == 0) {
+        if (++w == words_.size()) return kNone;
+        bits = words_[w];
+      }
+      return w * 64 + static_cast<size_t>(std::countr_zero(bits));
+    }
+
+   private:
+    std::vector<uint64_t> words_;
+  };
+
   bool send_one_request(Cycle now, MemoryPort& port);
   bool hand_one_to_tracer(TracerQueue& traced);
   bool take_one_reference(Cycle now, Translation& tr, MarkQueue& queue);
-  void set(Slot& s, State state);
+  void set(size_t slot, State state);
   unsigned in(State state) const { return in_state_[static_cast<unsigned>(state)]; }
+  const SlotSet& slots_in(State state) const { return slot_sets_[static_cast<unsigned>(state)]; }
 
   std::vector<Slot> slots_;
   unsigned busy_ = 0;
   // Slots in each state, so that a step looks for a state only when some
-  // slot is in it.
+  // slot is in it, and which they are.
   unsigned in_state_[static_cast<unsigned>(State::kCount)] = {};
+  std::vector<SlotSet> slot_sets_;
   bool cache_enabled_;
   TagArray mark_cache_;
   MarkerStats stats_;

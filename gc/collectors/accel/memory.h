@@ -9,10 +9,9 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <memory>
-#include <queue>
 #include <vector>
 
 #include "gc/collectors/accel/sim.h"
@@ -42,15 +41,20 @@ class MemoryModel {
   // Whether a request submitted now would be taken: the controller holds
   // at most its limit of requests, queued or in service, and a sender
   // that finds it full waits (back-pressure).
-  virtual bool can_accept() const = 0;
+  bool can_accept() const { return !full_; }
   // A request at cycle `now`, which is not before any earlier call's.
   virtual void submit(const MemRequest& r, Cycle now) = 0;
   // The next cycle at which the model has something to do or to deliver;
   // kNever when it holds no request.
-  virtual Cycle next_event() const = 0;
+  Cycle next_event() const { return next_event_; }
   // Time moves to `now`: the scheduling decisions due by then are taken,
   // and every response due by then is appended to `out`, earliest first.
   virtual void advance(Cycle now, std::vector<MemResponse>& out) = 0;
+  // For a sender that will submit nothing before `until`: the scheduling
+  // decisions due by then, up to the next response, are taken now. Each
+  // sees the requests submitted before its time, as it would at its time,
+  // so nothing changes but that the sender need not stop at each.
+  virtual void settle(Cycle until) = 0;
 
   const MemoryStats& stats() const { return stats_; }
   // Requests submitted so far (the sum of stats().requests, kept as it goes).
@@ -61,6 +65,10 @@ class MemoryModel {
 
   MemoryStats stats_;
   uint64_t submitted_ = 0;
+  // The units ask both every simulated cycle: the models keep them up to
+  // date as they change, so that asking costs no virtual call.
+  bool full_ = false;
+  Cycle next_event_ = kNever;
 };
 
 enum class DramScheduler : uint8_t {
@@ -89,10 +97,9 @@ class DramModel final : public MemoryModel {
  public:
   explicit DramModel(const DramConfig& config);
 
-  bool can_accept() const override { return in_flight_ < config_.max_in_flight; }
   void submit(const MemRequest& r, Cycle now) override;
-  Cycle next_event() const override;
   void advance(Cycle now, std::vector<MemResponse>& out) override;
+  void settle(Cycle until) override;
 
   // Rows and banks are powers of two: shifts, not divisions (a request's
   // bank is found several times).
@@ -102,53 +109,76 @@ class DramModel final : public MemoryModel {
   uint64_t row_of(uint64_t addr) const { return addr >> row_shift_ >> bank_shift_; }
 
  private:
-  struct Pending {
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // A request the controller holds, from its submission to its response.
+  // Requests stay in one place (entries_): a bank's queue links them in
+  // arrival order, so that taking one from its middle moves nothing.
+  struct Entry {
     MemRequest request;
+    uint64_t row;
     Cycle arrival;
     uint64_t sequence;  // arrival order, for FIFO and for ties
+    uint32_t next;      // the next in the bank's queue, or in the free list
   };
   struct Bank {
-    std::vector<Pending> queue;  // arrival order (a few entries: the in-flight limit bounds them)
+    uint32_t head = kNone;  // the oldest request queued
+    uint32_t tail = kNone;
     bool open = false;
     uint64_t row = 0;
     Cycle ready = 0;         // the next column or precharge command may issue
     Cycle activated_at = 0;  // for t_ras
   };
+  // A decided request: its data burst ends at `done` and it is delivered
+  // then. The requests in service are exactly the bursts that may still
+  // collide with a new one (both end at `done`), so one list, in order of
+  // (done, sequence), is both the response queue and the bus's bookings.
   struct InService {
     Cycle done;
     uint64_t sequence;
-    MemRequest request;
+    uint32_t entry;
     bool operator>(const InService& o) const {
       return done != o.done ? done > o.done : sequence > o.sequence;
     }
   };
 
-  // The bank whose next decision comes first, and when (kNever: none),
-  // from each bank's decision time, kept up to date as banks change.
-  Cycle next_decision(unsigned& bank) const;
   Cycle decision_time(const Bank& b) const;
   void update_decisions();
-  void set_decision(unsigned bank, Cycle at);
+  void find_first_decision();
   // At cycle `at`, the bank picks one request and sends its commands.
-  void decide(Bank& bank, Cycle at);
-  void serve(Bank& bank, const Pending& p, Cycle at);
-  Cycle reserve_bus(Cycle wanted);
+  void decide(unsigned bank, Cycle at);
+  void serve(Bank& bank, uint32_t entry, Cycle at);
+  // Books the earliest burst slot at or after `wanted` that overlaps no
+  // burst booked already, for the entry.
+  void reserve_bus(Cycle wanted, uint32_t entry);
+  void deliver(Cycle now, std::vector<MemResponse>& out);
+  Cycle next_delivery() const {
+    return delivered_ < in_service_.size() ? in_service_[delivered_].done : kNever;
+  }
+  void update_next_event();
 
   DramConfig config_;
   unsigned row_shift_;
   unsigned bank_shift_;
+  std::vector<Entry> entries_;
+  uint32_t free_ = kNone;  // the free list through Entry::next
   std::vector<Bank> banks_;
-  std::vector<Cycle> decisions_;   // decision_time of each bank
+  std::vector<Cycle> decisions_;  // decision_time of each bank
+  // A bit a bank that holds queued requests: only those have a decision.
+  std::vector<uint64_t> queued_banks_;
   Cycle first_decision_ = kNever;  // the earliest of them, and its bank
   unsigned first_bank_ = 0;
-  std::priority_queue<InService, std::vector<InService>, std::greater<>> in_service_;
+  // In order from in_service_[delivered_]; the delivered ones before it
+  // are dropped now and then, not one by one.
+  std::vector<InService> in_service_;
+  size_t delivered_ = 0;
+  // From here to the end, each burst starts where the one before ends:
+  // on a busy bus a new burst goes after all of them, found at once.
+  size_t back_to_back_ = 0;
   unsigned in_flight_ = 0;
   uint64_t next_sequence_ = 0;
   uint64_t fifo_next_ = 0;  // FIFO: the sequence number that must go next
   Cycle fifo_ready_ = 0;    // FIFO: when the previous one was decided
-  // Start cycles of data bursts that may still collide, in order (a few:
-  // the in-flight limit bounds them).
-  std::vector<Cycle> bursts_;
 };
 
 // The paper's "latency-bandwidth pipe" (L306): every request takes the
@@ -164,10 +194,9 @@ class IdealPipe final : public MemoryModel {
  public:
   explicit IdealPipe(const PipeConfig& config) : config_(config) {}
 
-  bool can_accept() const override { return true; }
   void submit(const MemRequest& r, Cycle now) override;
-  Cycle next_event() const override { return responses_.empty() ? kNever : responses_.front().at; }
   void advance(Cycle now, std::vector<MemResponse>& out) override;
+  void settle(Cycle) override {}  // the pipe decides nothing
 
  private:
   PipeConfig config_;

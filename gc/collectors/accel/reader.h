@@ -27,6 +27,9 @@ class Reader {
   bool step(Cycle now, MemoryPort& port, const MarkQueue& queue);
   void on_response(const MemResponse& response, MarkQueue& queue);
 
+  // Whether a step could do anything, as things stand: a line to request
+  // and a port that may take it (the room in the mark queue is not asked).
+  bool may_act(const MemoryModel& memory) const { return next_ != roots_.size() && memory.can_accept(); }
   bool done() const { return next_ == roots_.size() && lines_in_flight_ == 0; }
   uint64_t lines_read() const { return lines_read_; }
 

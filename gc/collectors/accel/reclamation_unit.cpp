@@ -28,23 +28,31 @@ Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start,
   }
   bool idle = std::all_of(sweepers_.begin(), sweepers_.end(),
                           [](const Sweeper& s) { return s.state == State::kIdle; });
-  if (!idle || listed_ != blocks.size() || !ready_blocks_.empty()) stalled("reclamation unit", now);
+  if (!idle || listed_ != blocks.size() || ready_ != arrived_) stalled("reclamation unit", now);
   stats_.cycles = now - start;
   return now;
 }
 
 bool ReclamationUnit::step(Cycle now, std::span<const SweepBlock> blocks,
                            const std::function<void(size_t)>& swept) {
-  responses_.clear();
-  if (memory_.next_event() <= now) memory_.advance(now, responses_);
-  for (const MemResponse& r : responses_) on_response(r, blocks);
-  bool progress = !responses_.empty();
-  progress |= read_block_list(now, blocks);
-  for (unsigned k = 0; k < sweepers_.size(); ++k) {
-    unsigned id = (next_sweeper_ + k) % sweepers_.size();
+  bool progress = false;
+  if (memory_.next_event() <= now) {
+    responses_.clear();
+    memory_.advance(now, responses_);
+    for (const MemResponse& r : responses_) on_response(r, blocks);
+    progress = !responses_.empty();
+  }
+  if (listed_ != blocks.size()) progress |= read_block_list(now, blocks);
+  // Round robin from the sweeper after the last that acted, which may
+  // change as the loop goes. The sums stay below twice the count: a
+  // subtraction, not a division.
+  auto n = static_cast<unsigned>(sweepers_.size());
+  for (unsigned k = 0; k < n; ++k) {
+    unsigned id = next_sweeper_ + k;
+    if (id >= n) id -= n;
     if (step_sweeper(sweepers_[id], id, now, blocks, swept)) {
       progress = true;
-      next_sweeper_ = (id + 1) % sweepers_.size();
+      next_sweeper_ = id + 1 == n ? 0 : id + 1;
     }
   }
   return progress;
@@ -53,7 +61,7 @@ bool ReclamationUnit::step(Cycle now, std::span<const SweepBlock> blocks,
 // The block list, a line of 8 entries at a time, kept a line ahead of the
 // sweepers.
 bool ReclamationUnit::read_block_list(Cycle now, std::span<const SweepBlock> blocks) {
-  if (listed_ == blocks.size() || list_reads_in_flight_ > 0 || ready_blocks_.size() >= kEntriesPerLine ||
+  if (listed_ == blocks.size() || list_reads_in_flight_ > 0 || arrived_ - ready_ >= kEntriesPerLine ||
       !port_.ready(now))
     return false;
   uint64_t line = listed_ / kEntriesPerLine;
@@ -68,9 +76,8 @@ bool ReclamationUnit::step_sweeper(Sweeper& s, unsigned id, Cycle now, std::span
                                    const std::function<void(size_t)>& swept) {
   switch (s.state) {
     case State::kIdle:
-      if (ready_blocks_.empty()) return false;
-      s.block = ready_blocks_.front();
-      ready_blocks_.pop_front();
+      if (ready_ == arrived_) return false;
+      s.block = ready_++;
       s.cell = 0;
       stats_.blocks++;
       s.state = blocks[s.block].cells ? State::kReadCell : State::kWriteBlock;
@@ -90,6 +97,9 @@ bool ReclamationUnit::step_sweeper(Sweeper& s, unsigned id, Cycle now, std::span
   switch (s.state) {
     case State::kReadCell:
       port_.submit(MemRequest{reinterpret_cast<uint64_t>(cell), kWordSize, false, Source::kSweeper, id}, now);
+      // The host reads the cell when the simulated read returns: its line
+      // comes into the host's cache meanwhile.
+      __builtin_prefetch(cell);
       stats_.cell_reads++;
       s.state = State::kWaitCell;
       break;
@@ -123,9 +133,7 @@ void ReclamationUnit::on_response(const MemResponse& r, std::span<const SweepBlo
   uint64_t tag = r.request.tag;
   if (tag & kListTag) {
     uint64_t first = tag & ~kListTag;
-    for (uint64_t i = first;
-         i < std::min<uint64_t>(blocks.size(), first / kEntriesPerLine * kEntriesPerLine + 8); ++i)
-      ready_blocks_.push_back(i);
+    arrived_ = std::min<uint64_t>(blocks.size(), first / kEntriesPerLine * kEntriesPerLine + 8);
     list_reads_in_flight_--;
     return;
   }

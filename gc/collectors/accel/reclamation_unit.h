@@ -22,7 +22,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <span>
 #include <vector>
@@ -90,8 +89,11 @@ class ReclamationUnit {
   MemoryModel& memory_;
   MemoryPort port_;
   std::vector<Sweeper> sweepers_;
-  std::deque<size_t> ready_blocks_;  // read from the list, not yet taken
-  size_t listed_ = 0;                // blocks whose list entry was requested
+  // Read from the list, not yet taken: the list is read in order, a line
+  // at a time, so these are the blocks from ready_ to arrived_.
+  size_t ready_ = 0;
+  size_t arrived_ = 0;
+  size_t listed_ = 0;  // blocks whose list entry was requested
   unsigned list_reads_in_flight_ = 0;
   unsigned next_sweeper_ = 0;  // round robin
   ReclamationStats stats_;

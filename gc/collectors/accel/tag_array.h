@@ -4,6 +4,7 @@
 // data from the real heap and needs from a cache only whether it hit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,35 +13,50 @@ namespace gc::accel {
 class TagArray {
  public:
   // sets * ways entries; sets a power of two. One set: fully associative.
-  TagArray(uint64_t sets, unsigned ways) : sets_(sets), ways_(ways), entries_(sets * ways) {}
+  TagArray(uint64_t sets, unsigned ways) : sets_(sets), ways_(ways), entries_(sets * ways), held_(sets) {}
 
   static TagArray fully_associative(unsigned entries) { return TagArray(1, entries); }
 
   // True if `key` is held, which makes it the set's most recently used.
   bool access(uint64_t key) {
-    Entry* set = &entries_[set_of(key) * ways_];
-    for (unsigned w = 0; w < ways_; ++w) {
-      if (set[w].epoch == epoch_ && set[w].key == key) {
-        set[w].last_use = ++clock_;
+    // Accesses come in runs to one key (a page, a line): the entry the
+    // last one used is tried first. Keys are held once, so it is the
+    // entry the walk over the set would find.
+    if (last_valid_ && entries_[last_].key == key) {
+      entries_[last_].last_use = ++clock_;
+      return true;
+    }
+    uint64_t set = set_of(key);
+    size_t base = set * ways_;
+    size_t end = base + held(set);
+    for (size_t i = base; i < end; ++i) {
+      if (entries_[i].key == key) {
+        entries_[i].last_use = ++clock_;
+        last_ = i;
+        last_valid_ = true;
         return true;
       }
     }
     return false;
   }
 
-  // Puts `key` in its set (not held already), replacing an invalid entry
-  // or else the least recently used.
+  // Puts `key` in its set (not held already), in its first empty way, or
+  // else in place of the least recently used.
   void fill(uint64_t key) {
-    Entry* set = &entries_[set_of(key) * ways_];
-    Entry* victim = set;
-    for (unsigned w = 0; w < ways_; ++w) {
-      if (set[w].epoch != epoch_) {
-        victim = &set[w];
-        break;
-      }
-      if (set[w].last_use < victim->last_use) victim = &set[w];
+    uint64_t set = set_of(key);
+    Held& h = held_[set];
+    if (h.epoch != epoch_) h = Held{epoch_, 0};
+    size_t base = set * ways_;
+    size_t victim = base;
+    if (h.ways < ways_) {
+      victim += h.ways++;
+    } else {
+      for (size_t i = base + 1; i < base + ways_; ++i)
+        if (entries_[i].last_use < entries_[victim].last_use) victim = i;
     }
-    *victim = Entry{key, ++clock_, epoch_};
+    entries_[victim] = Entry{key, ++clock_};
+    last_ = victim;
+    last_valid_ = true;
   }
 
   // access(key), and fill(key) on a miss. True on a hit.
@@ -50,25 +66,36 @@ class TagArray {
     return false;
   }
 
-  void clear() { epoch_++; }
+  void clear() {
+    epoch_++;
+    last_valid_ = false;
+  }
   uint64_t capacity() const { return entries_.size(); }
 
  private:
-  // An entry is valid when its epoch is the array's: clear() moves the
-  // array to a new epoch, which empties it without touching the entries.
   struct Entry {
     uint64_t key = 0;
     uint64_t last_use = 0;
+  };
+  // Ways fill in order and empty only all at once, so a set holds its
+  // first `ways` entries, if `epoch` is the array's: clear() moves the
+  // array to a new epoch, which empties every set without touching it.
+  struct Held {
     uint64_t epoch = 0;
+    unsigned ways = 0;
   };
 
   uint64_t set_of(uint64_t key) const { return key & (sets_ - 1); }
+  unsigned held(uint64_t set) const { return held_[set].epoch == epoch_ ? held_[set].ways : 0; }
 
   uint64_t sets_;
   unsigned ways_;
   std::vector<Entry> entries_;
+  std::vector<Held> held_;
   uint64_t clock_ = 0;
-  uint64_t epoch_ = 1;  // entries start invalid, at epoch 0
+  uint64_t epoch_ = 1;  // sets start empty, at epoch 0
+  size_t last_ = 0;     // the entry the last hit or fill used, if valid
+  bool last_valid_ = false;
 };
 
 }  // namespace gc::accel

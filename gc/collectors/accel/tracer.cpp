@@ -57,6 +57,9 @@ bool Tracer::step(Cycle now, MemoryPort& port, Translation& tr, MarkQueue& queue
   if (held_) stats_.throttled_cycles += now - held_since_;
   held_ = false;
   port.submit(MemRequest{cursor_, bytes, false, Source::kTracer, kTag}, now);
+  // The host reads the words when the simulated read returns: their line
+  // comes into the host's cache meanwhile.
+  __builtin_prefetch(reinterpret_cast<const void*>(cursor_));
   stats_.requests++;
   stats_.bytes += bytes;
   refs_in_flight_ += refs;
@@ -82,8 +85,18 @@ void Tracer::on_response(const MemResponse& response, MarkQueue& queue) {
   refs_in_flight_ -= n;
 }
 
-Cycle Tracer::next_wake(Cycle now) const {
-  return active_ && translating_ == Translating::kDone && page_ready_ > now ? page_ready_ : kNever;
+bool Tracer::may_act(Cycle at, const MemoryModel& memory, const Translation& tr,
+                     const TracerQueue& traced) const {
+  if (tr.has_done(Port::kTracer)) return true;
+  if (!active_) return !traced.empty();
+  if (translating_ == Translating::kNeeded) return !tr.blocked(Port::kTracer);
+  return translating_ == Translating::kDone && page_ready_ <= at && memory.can_accept();
+}
+
+Cycle Tracer::next_wake(Cycle now, const MemoryModel& memory) const {
+  return active_ && translating_ == Translating::kDone && page_ready_ > now && memory.can_accept()
+             ? page_ready_
+             : kNever;
 }
 
 }  // namespace gc::accel

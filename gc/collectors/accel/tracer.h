@@ -47,7 +47,13 @@ class Tracer {
   void on_response(const MemResponse& response, MarkQueue& queue);
 
   bool idle() const { return !active_ && refs_in_flight_ == 0; }
-  Cycle next_wake(Cycle now) const;
+  // Whether a step at `at` could do anything, as things stand (the unit
+  // skips the cycles where no box can). Being held back by the mark
+  // queue counts: the cycle it starts is counted.
+  bool may_act(Cycle at, const MemoryModel& memory, const Translation& tr, const TracerQueue& traced) const;
+  // The cycle its page's translation becomes usable (kNever: none, or the
+  // memory is full: a response frees it and wakes the unit).
+  Cycle next_wake(Cycle now, const MemoryModel& memory) const;
   const TracerStats& stats() const { return stats_; }
 
   // The tag of the tracer's requests, beside the root reader's on the same source.

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 
+#include "gc/collectors/accel/mark_queue.h"
 #include "gc/layout.h"
 
 namespace gc::accel {
@@ -28,16 +28,12 @@ class TracerQueue {
     entries_.push_back(e);
     peak_ = std::max<uint64_t>(peak_, entries_.size());
   }
-  TracerEntry pop() {
-    TracerEntry e = entries_.front();
-    entries_.pop_front();
-    return e;
-  }
+  TracerEntry pop() { return entries_.pop_front(); }
   uint64_t peak() const { return peak_; }
 
  private:
   unsigned capacity_;
-  std::deque<TracerEntry> entries_;
+  Ring<TracerEntry> entries_;
   uint64_t peak_ = 0;
 };
 

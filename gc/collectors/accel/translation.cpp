@@ -78,13 +78,7 @@ void Translation::start_walks(Cycle now) {
   }
 }
 
-void Translation::take_done(Port port, std::vector<Done>& out) {
-  std::vector<Done>& done = done_[index(port)];
-  out.insert(out.end(), done.begin(), done.end());
-  done.clear();
-}
-
-Cycle Translation::next_event() const {
+Cycle Translation::next_walk_event() const {
   Cycle next = kNever;
   for (const Walk& w : active_)
     if (w.step == Step::kLookup || w.step == Step::kDone ||
@@ -96,7 +90,7 @@ Cycle Translation::next_event() const {
 // Each walk reads one entry a level: from the walker cache when its line
 // is there, else from memory (a 64-byte line, which then fills the
 // cache). The last level's entry completes the walk.
-void Translation::advance(Cycle now, MemoryModel& memory) {
+void Translation::advance_walks(Cycle now, MemoryModel& memory) {
   memory_was_full_ = false;
   for (size_t i = 0; i < active_.size();) {
     Walk& w = active_[i];

@@ -85,13 +85,29 @@ class Translation {
     uint64_t tag;
     Cycle at;
   };
-  // The port's parked requests whose walks have finished.
-  void take_done(Port port, std::vector<Done>& out);
+  // The port's parked requests whose walks have finished. (The ports ask
+  // every cycle; most of the time there are none.)
+  void take_done(Port port, std::vector<Done>& out) {
+    std::vector<Done>& done = done_[index(port)];
+    if (done.empty()) return;
+    out.insert(out.end(), done.begin(), done.end());
+    done.clear();
+  }
+
+  // Whether a port has finished walks to take.
+  bool has_done(Port port) const { return !done_[index(port)].empty(); }
 
   // The simulation loop's side: the next cycle with work (kNever: none
   // without a memory response), time moving on, and the walker's responses.
-  Cycle next_event() const;
-  void advance(Cycle now, MemoryModel& memory);
+  // Without a walk there is nothing to do.
+  Cycle next_event() const { return active_.empty() ? kNever : next_walk_event(); }
+  void advance(Cycle now, MemoryModel& memory) {
+    if (active_.empty()) {
+      memory_was_full_ = false;
+      return;
+    }
+    advance_walks(now, memory);
+  }
   void on_response(const MemResponse& response);
 
   const TranslationStats& stats() const { return stats_; }
@@ -117,6 +133,8 @@ class Translation {
 
   static unsigned index(Port p) { return static_cast<unsigned>(p); }
   unsigned walk_limit() const { return config_.walker == WalkerMode::kNonBlocking ? config_.max_walks : 1; }
+  Cycle next_walk_event() const;
+  void advance_walks(Cycle now, MemoryModel& memory);
   bool walking(uint64_t vpn) const;
   void start_walks(Cycle now);
   void entry_read(Walk& w, Cycle at);

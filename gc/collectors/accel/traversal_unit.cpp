@@ -52,42 +52,61 @@ Cycle TraversalUnit::run(std::span<Word* const> roots, Cycle start) {
 // One cycle; true if anything happened in it.
 bool TraversalUnit::step(Cycle now, Reader& reader) {
   uint64_t requests_before = memory_.submitted();
-  responses_.clear();
-  if (memory_.next_event() <= now) memory_.advance(now, responses_);
-  for (const MemResponse& r : responses_) {
-    switch (r.request.source) {
-      case Source::kWalker:
-        translation_.on_response(r);
-        break;
-      case Source::kSpill:
-        queue_.on_response(r);
-        break;
-      case Source::kMarker:
-        marker_.on_response(r);
-        break;
-      case Source::kTracer:
-        if (r.request.tag == Tracer::kTag) {
-          tracer_.on_response(r, queue_);
-        } else {
-          reader.on_response(r, queue_);
-        }
-        break;
-      default:
-        break;
+  bool progress = false;
+  if (memory_.next_event() <= now) {
+    responses_.clear();
+    memory_.advance(now, responses_);
+    progress = !responses_.empty();
+    for (const MemResponse& r : responses_) {
+      switch (r.request.source) {
+        case Source::kWalker:
+          translation_.on_response(r);
+          break;
+        case Source::kSpill:
+          queue_.on_response(r);
+          break;
+        case Source::kMarker:
+          marker_.on_response(r);
+          break;
+        case Source::kTracer:
+          if (r.request.tag == Tracer::kTag) {
+            tracer_.on_response(r, queue_);
+          } else {
+            reader.on_response(r, queue_);
+          }
+          break;
+        default:
+          break;
+      }
     }
   }
   translation_.advance(now, memory_);
-  bool progress = !responses_.empty();
   progress |= queue_.advance(now, memory_);
   progress |= marker_.step(now, port_, translation_, queue_, traced_);
   progress |= tracer_.step(now, port_, translation_, queue_, traced_);
   progress |= reader.step(now, port_, queue_);
-  return progress || memory_.submitted() != requests_before;
+  bool busy = progress || memory_.submitted() != requests_before;
+  // After a busy cycle the next is stepped, unless no box could act in
+  // it; then, as after a quiet cycle, the loop jumps to the next event.
+  // (Skipped cycles are ones where nothing would happen.)
+  Cycle next = now + 1;
+  if (busy && (translation_.next_event() <= next || translation_.has_done(Port::kMarker) ||
+               translation_.has_done(Port::kTracer) || queue_.next_event(next, memory_) <= next ||
+               marker_.may_act(next, memory_, translation_, queue_, traced_) ||
+               tracer_.may_act(next, memory_, translation_, traced_) || reader.may_act(memory_)))
+    return true;
+  // No box acts before `wake` nor sends a request: the memory's decisions
+  // up to then can be taken now, and the loop need not stop at each.
+  Cycle wake = std::min({translation_.next_event(), queue_.next_event(now, memory_),
+                         marker_.next_wake(now, memory_), tracer_.next_wake(now, memory_)});
+  memory_.settle(wake);
+  // The cycle after the last busy one is the last: the run ends there.
+  return busy && wake == kNever && memory_.next_event() == kNever;
 }
 
 Cycle TraversalUnit::next_event(Cycle now) const {
   return std::min({memory_.next_event(), translation_.next_event(), queue_.next_event(now, memory_),
-                   marker_.next_wake(now), tracer_.next_wake(now)});
+                   marker_.next_wake(now, memory_), tracer_.next_wake(now, memory_)});
 }
 
 bool TraversalUnit::finished(const Reader& reader) const {
