@@ -161,7 +161,7 @@ Cycle CpuBaseline::mark(std::span<Word* const> roots, std::vector<Word*>& marked
   for (size_t i = 0; i < roots.size(); ++i) {
     // A few roots ahead, as for the targets of a marked object.
     if (i + kRootsAhead < roots.size()) __builtin_prefetch(roots[i + kRootsAhead]);
-    load(&roots[i]);
+    load(reinterpret_cast<const void*>(kHwgcSpaceBase + i * kWordSize));
     mark_target(Value::ref(roots[i]), stack, marked);
   }
   while (!stack.empty()) {
@@ -182,8 +182,10 @@ Cycle CpuBaseline::mark(std::span<Word* const> roots, std::vector<Word*>& marked
 
 Cycle CpuBaseline::sweep(std::span<const SweepBlock> blocks) {
   Cycle start = now_;
-  for (const SweepBlock& b : blocks) {
-    load(&b);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const SweepBlock& b = blocks[i];
+    // The block list the unit reads too: a word per block.
+    load(reinterpret_cast<const void*>(kBlockListBase + i * kWordSize));
     execute(kBlockInstructions);
     for (uint32_t c = 0; c < b.cells; ++c) {
       Word* cell = b.begin + static_cast<uint64_t>(c) * b.cell_words;

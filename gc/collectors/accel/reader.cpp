@@ -6,12 +6,11 @@ namespace gc::accel {
 
 bool Reader::step(Cycle now, MemoryPort& port, const MarkQueue& queue) {
   if (next_ == roots_.size() || !port.ready(now)) return false;
-  // Whole aligned lines: the array's first and last may hold fewer roots.
-  auto addr = reinterpret_cast<uintptr_t>(roots_.data() + next_);
-  uint64_t in_line = (64 - addr % 64) / kWordSize;
-  uint64_t count = std::min<uint64_t>(in_line, roots_.size() - next_);
+  // Whole lines from the line-aligned hwgc-space: the last may hold fewer.
+  uint64_t addr = kHwgcSpaceBase + next_ * kWordSize;
+  uint64_t count = std::min<uint64_t>(kRootsPerLine, roots_.size() - next_);
   if (queue.room() < refs_in_flight_ + count) return false;
-  port.submit(MemRequest{addr & ~uint64_t{63}, 64, false, Source::kTracer, next_ << 4 | count}, now);
+  port.submit(MemRequest{addr, 64, false, Source::kTracer, next_ << 4 | count}, now);
   next_ += count;
   lines_in_flight_++;
   refs_in_flight_ += count;

@@ -22,6 +22,13 @@ inline constexpr unsigned kSourceCount = 6;
 
 const char* source_name(Source s);
 
+// Where the hwgc-space (the roots the runtime hands the unit, L222-226)
+// lives in simulated memory: at a fixed line-aligned address, not the host
+// vector's, so that a run's banks, rows and cache sets do not depend on
+// where the host's allocator put it. The block list has its own
+// (kBlockListBase, reclamation_unit.h).
+inline constexpr uint64_t kHwgcSpaceBase = uint64_t{7} << 44;
+
 // A unit found itself with work left and nothing that could move it: an
 // internal error, reported with the unit's name and the cycle.
 [[noreturn]] void stalled(const char* unit, Cycle at);
