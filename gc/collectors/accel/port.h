@@ -1,6 +1,6 @@
 // The traversal unit's port to the interconnect: the marker, the tracer
 // and the root reader share it, one request a cycle (the paper counts the
-// port busy 88% of mark cycles with the ideal pipe, L307-309). The spill
+// port busy 88% of mark cycles with the ideal pipe, L315). The spill
 // machine and the page-table walker have small caches of their own (L318-
 // 326) and reach memory beside it.
 #pragma once
