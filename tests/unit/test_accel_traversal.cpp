@@ -151,6 +151,39 @@ TEST_CASE("traversal: a wide array is bandwidth bound: the pipe is busy nearly e
   // requests, then 8.
   CHECK(stats.tracer.requests == 3 + (kWidth * 8 - 56 - 8) / 64 + 1);
   CHECK(stats.tracer.bytes == kWidth * 8);
+  // The report's samples: one per 1,000 cycles that ended, holding every
+  // request but those of the last, unfinished interval.
+  CHECK(stats.sample_interval == TraversalUnit::kSampleCycles);
+  CHECK(stats.bandwidth.size() == end / TraversalUnit::kSampleCycles);
+  CHECK(stats.occupancy.size() == stats.bandwidth.size());
+  uint64_t sampled = 0;
+  for (uint64_t n : stats.bandwidth) sampled += n;
+  CHECK(sampled <= memory.submitted());
+  CHECK(memory.submitted() - sampled <= TraversalUnit::kSampleCycles);
+}
+
+TEST_CASE("traversal: a timeline past its size merges neighbours and doubles its interval") {
+  Timeline rate(Timeline::Kind::kRate, 10, 0), level(Timeline::Kind::kLevel, 10, 0);
+  CHECK(!rate.due(9));
+  CHECK(rate.due(10));
+  for (size_t i = 0; i < Timeline::kMaxSamples; ++i) {
+    rate.close(i % 2 ? 30 : 10);
+    level.close(i % 2 ? 30 : 10);
+  }
+  REQUIRE(rate.values().size() == Timeline::kMaxSamples / 2);
+  CHECK(rate.interval() == 20);
+  CHECK(rate.values().front() == 20);
+  CHECK(rate.values().back() == 20);
+  // The next interval is the wider one.
+  CHECK(!rate.due(Timeline::kMaxSamples * 10 + 19));
+  CHECK(rate.due(Timeline::kMaxSamples * 10 + 20));
+  // A count over the wider interval is kept per 10 cycles; a level as it is.
+  rate.close(40);
+  level.close(40);
+  CHECK(rate.values().back() == 20);
+  CHECK(level.values().back() == 40);
+  CHECK(!rate.due(Timeline::kMaxSamples * 10 + 39));
+  CHECK(rate.due(Timeline::kMaxSamples * 10 + 40));
 }
 
 TEST_CASE("traversal: a queue that must spill writes lines out and reads them back, losing nothing") {

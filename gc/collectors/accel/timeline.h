@@ -29,8 +29,8 @@ class Timeline {
   // or the value at its end (a level).
   void close(uint64_t value) {
     values_.push_back(kind_ == Kind::kRate ? value / (interval_ / base_) : value);
+    if (values_.size() == kMaxSamples) halve();  // before the next interval: it is the wider
     end_ += interval_;
-    if (values_.size() == kMaxSamples) halve();
   }
 
   const std::vector<uint64_t>& values() const { return values_; }
