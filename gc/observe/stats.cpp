@@ -315,9 +315,15 @@ std::string stats_table(const Summary& s) {
   }
   if (!s.ratios.empty()) {
     line("\n  %-24s %11s %11s %11s  %s\n", "ratio", "run", "min/GC", "max/GC", "of");
-    for (const RatioTotal& q : s.ratios)
+    for (const RatioTotal& q : s.ratios) {
+      if (q.collections == 0) {  // no collection had a denominator: no ratio to show
+        line("  %-24s %11s %11s %11s  %s / %s\n", q.name.c_str(), "-", "-", "-", q.numerator.c_str(),
+             q.denominator.c_str());
+        continue;
+      }
       line("  %-24s %11.2f %11.2f %11.2f  %s / %s\n", q.name.c_str(), q.run, q.min_per_collection,
            q.max_per_collection, q.numerator.c_str(), q.denominator.c_str());
+    }
   }
   if (!s.sequences.empty()) {
     line("\n  %-24s %11s %11s %11s %11s %11s\n", "sequence", "collections", "mean len", "max len",

@@ -92,6 +92,17 @@ check "gc_stats(): summary without any output enabled" '[ "$(cat "$tmp/out")" = 
 "$vm" --gc-stats=json:"$tmp/s.json" -e 'gc(); let s = gc_stats(); print(s["counter:from-space bytes"] > 0);' >"$tmp/out" 2>"$tmp/err"
 check "gc_stats(): counters when recording" '[ "$(cat "$tmp/out")" = "true" ]'
 
+# --- ratios a collector names (accel's speedups): in the table, the JSON,
+# gc_stats() and the debug log, and each the quotient of its counters.
+"$vm" --gc=accel --gc-stats=json:"$tmp/r.json" --gc-log=debug:"$tmp/r.log" -e 'let t = []; for (let i = 0; i < 3; i += 1) { push(t, [i]); gc(); } let s = gc_stats(); print(s["ratio:mark speedup"] > 1);' >"$tmp/out" 2>"$tmp/err"
+check "ratios: gc_stats() has ratio:NAME" '[ "$(cat "$tmp/out")" = "true" ]'
+check "ratios: JSON run is total over total" 'jq -e "([.counters[] | select(.name == \"cpu mark cycles\") | .total][0] / [.counters[] | select(.name == \"accel mark cycles\") | .total][0]) as \$q | [.ratios[] | select(.name == \"mark speedup\")][0] | (.run - \$q) * (.run - \$q) < 1e-6 and .collections == 3 and .min_per_collection <= .run and .run <= .max_per_collection" "$tmp/r.json" >/dev/null'
+check "ratios: a [gc,ratios] line per collection" '[ "$(grep -c "\[gc,ratios\].*mark speedup" "$tmp/r.log")" -eq 3 ]'
+"$vm" --gc=accel --gc-stats -e 'gc();' >/dev/null 2>"$tmp/err"
+check "ratios: in the table" 'grep -Eq "^  mark speedup +[0-9]+\.[0-9]{2} " "$tmp/err"'
+"$vm" --gc=accel --gc-stats -e 'print(1);' >/dev/null 2>"$tmp/err"
+check "ratios: '-' without a collection" 'grep -Eq "^  mark speedup +- " "$tmp/err"'
+
 # --- bad options are usage errors.
 "$vm" --gc-stats=yaml -e '1;' >/dev/null 2>&1
 check "bad --gc-stats form: status 64" '[ $? -eq 64 ]'
