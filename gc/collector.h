@@ -141,6 +141,11 @@ class Collector {
   // The spaces and their occupancy now, for the heap map (--gc-report, the
   // REPL's :heap). Called between collections and at a collection's end.
   virtual void describe_spaces(std::vector<observe::SpaceUsage>& out) const {}
+  // The mutator switched to another of its contexts (a fiber), numbered by
+  // the VM in creation order with the main program as 0. A collector whose
+  // allocation follows the mutator (cacheaware's per-core allocators)
+  // swaps its buffer here; the others ignore it.
+  virtual void mutator_switched(uint64_t mutator) {}
   // stats_ without flushing (during a collection, already accounted).
   const GcStats& stats_as_recorded() const { return stats_; }
   const HeapOptions& options() const { return options_; }
@@ -191,6 +196,10 @@ struct CollectorInfo {
   // --gc-threads says (--list-gcs says so; CI's TSan run, which checks the
   // GC threads, leaves it out).
   bool uses_gc_threads = true;
+  // What is wrong with the collector's options taken together with the
+  // VM's (--heap, --gc-threads), as a usage error, or empty; checked once
+  // the command line is read (exit 64). nullptr: nothing to check.
+  std::string (*check_configuration)(const HeapOptions& options) = nullptr;
 };
 const std::vector<CollectorInfo>& registered_collectors();
 const CollectorInfo* find_collector(const std::string& name);

@@ -3,6 +3,8 @@
 #include "gc/collector.h"
 #include "gc/collectors/accel/accel.h"
 #include "gc/collectors/accel/accel_options.h"
+#include "gc/collectors/cacheaware/cacheaware.h"
+#include "gc/collectors/cacheaware/cacheaware_options.h"
 #include "gc/collectors/gpu/gpu.h"
 #include "gc/collectors/gpu/gpu_options.h"
 #include "gc/collectors/markcompact/markcompact.h"
@@ -33,6 +35,13 @@ const std::vector<CollectorInfo>& registered_collectors() {
        .create = create_accel,
        .options = accel_option_table,
        .uses_gc_threads = false},
+      {.name = "cacheaware",
+       .description =
+           "mark-compact over partitions hosted by the cores of a mesh, marking by message passing "
+           "(Zhou and Demsky 2012)",
+       .create = create_cacheaware,
+       .options = cacheaware::cacheaware_option_table,
+       .check_configuration = cacheaware::cacheaware_check_configuration},
   };
   return collectors;
 }

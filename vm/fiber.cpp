@@ -130,6 +130,7 @@ Value VM::fiber_new(Value* function_slot) {
 
   auto* state = new FiberState();
   state->object = fiber;
+  state->mutator_id = ++fibers_created_;
   state->stack = storage_slots(stack);
   state->stack_end = state->stack + nrefs_of(stack);
   state->stack[0] = *function_slot;
@@ -226,6 +227,7 @@ Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
   FiberState* resumer = current_;
   st->resumer_state = resumer;
   current_ = st;
+  heap_->mutator_switched(st->mutator_id);
   ++fiber_nesting_;
   st->status = FiberState::Status::kRunning;
   leaving(resumer, st, false);
@@ -233,6 +235,7 @@ Value VM::fiber_resume(Value* fiber_slot, Value* value_slot) {
   arrived(resumer, st);
   --fiber_nesting_;
   current_ = resumer;
+  heap_->mutator_switched(resumer->mutator_id);
   if (st->status == FiberState::Status::kDone && st->has_native_stack) {
     // Boost unmapped the stack when the fiber's function returned.
     st->has_native_stack = false;

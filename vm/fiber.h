@@ -31,6 +31,9 @@ struct FiberState {
   bool has_native_stack = false;  // mapped at the first resume
   bool killed = false;            // unreachable: unwind at the next switch in
   FiberState* resumer_state = nullptr;
+  // The collector's name for this mutator context (Collector::
+  // mutator_switched): 0 for the main program, then creation order.
+  uint64_t mutator_id = 0;
 
   // What sanitizers need to follow switches (fiber.cpp: leaving, arrived).
   const void* native_bottom = nullptr;

@@ -408,6 +408,11 @@ CommandLine parse_command_line(int argc, char** argv) {
   hand_to_collector(line, given);
   if (line.options.heap.max_heap_bytes == 0)
     line.options.heap.max_heap_bytes = gc::physical_memory_bytes() / 4;
+  const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
+  if (selected && selected->check_configuration) {
+    std::string error = selected->check_configuration(line.options.heap);
+    if (!error.empty()) usage_error(error);
+  }
   return line;
 }
 

@@ -230,6 +230,7 @@ class VM final : public gc::RootSet {
     FiberState* state;
   };
   std::vector<FiberRecord> fibers_;
+  uint64_t fibers_created_ = 0;
   Value transfer_ = Value::nil();  // the value passed by resume/yield (a root)
   FiberState* main_fiber_ = nullptr;
   Value main_fiber_object_ = Value::nil();

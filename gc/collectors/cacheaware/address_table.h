@@ -1,0 +1,60 @@
+// Old address to new address, for the objects compaction moved (Zhou and
+// Demsky, section 2.2, L130: "When it moves an object, it records the
+// object's new location in a table"). Open addressing with linear probing,
+// sized before it is filled; written by one core, then read by any.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "gc/layout.h"
+
+namespace gc::cacheaware {
+
+class AddressTable {
+ public:
+  // Room for `entries` at a load of at most one half.
+  void reset(uint64_t entries) {
+    uint64_t capacity = std::bit_ceil(std::max<uint64_t>(16, entries * 2));
+    if (slots_.size() != capacity)
+      slots_.assign(capacity, Slot{});
+    else
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+    mask_ = capacity - 1;
+    size_ = 0;
+  }
+  void insert(const Word* from, Word* to) {
+    for (uint64_t i = index(from);; i = (i + 1) & mask_) {
+      if (!slots_[i].from || slots_[i].from == from) {
+        size_ += slots_[i].from == nullptr;
+        slots_[i] = {from, to};
+        return;
+      }
+    }
+  }
+  // The new address, or nullptr when the table does not know `from`.
+  Word* find(const Word* from) const {
+    if (slots_.empty()) return nullptr;
+    for (uint64_t i = index(from);; i = (i + 1) & mask_) {
+      if (slots_[i].from == from) return slots_[i].to;
+      if (!slots_[i].from) return nullptr;
+    }
+  }
+  uint64_t size() const { return size_; }
+  uint64_t bytes() const { return slots_.size() * sizeof(Slot); }
+
+ private:
+  struct Slot {
+    const Word* from = nullptr;
+    Word* to = nullptr;
+  };
+  uint64_t index(const Word* p) const {
+    return ((reinterpret_cast<uintptr_t>(p) >> 3) * 0x9E37'79B9'7F4A'7C15ull >> 20) & mask_;
+  }
+  std::vector<Slot> slots_;
+  uint64_t mask_ = 0;
+  uint64_t size_ = 0;
+};
+
+}  // namespace gc::cacheaware

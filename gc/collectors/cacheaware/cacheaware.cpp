@@ -1,0 +1,366 @@
+#include "gc/collectors/cacheaware/cacheaware.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gc/heap/identity_hash.h"
+
+namespace gc {
+
+namespace {
+
+using namespace cacheaware;
+
+// The trigger is at least this much, and otherwise what is in use after a
+// collection plus as much again (the other collectors' headroom).
+constexpr uint64_t kInitialTriggerBytes = 4u << 20;
+// The master's bound leaves this much slack over the average live data per
+// core: a partition's tail that no object fits is waste.
+constexpr double kBoundSlack = 1.05;
+
+Options checked_options(const HeapOptions& heap) {
+  std::string error;
+  Options o = cacheaware_options(heap, &error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "vm: %s\n", error.c_str());
+    std::exit(64);
+  }
+  return o;
+}
+
+// Whether each object survived, by its mark bit, before anything moves.
+class MarkedSurvives final : public WeakResolver {
+ public:
+  Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
+};
+
+// Where each surviving object is now, from its old host's table.
+class MovedTo final : public WeakResolver {
+ public:
+  MovedTo(const PartitionMap& map, const CompactPhase& compact) : map_(map), compact_(compact) {}
+  Word* resolve(Word* header) override {
+    if (!map_.contains(header)) return header;
+    Word* moved = compact_.local_table(map_.host(map_.partition_of(header))).find(header);
+    return moved ? moved : header;
+  }
+
+ private:
+  const PartitionMap& map_;
+  const CompactPhase& compact_;
+};
+
+}  // namespace
+
+CacheAwareCollector::CacheAwareCollector(RootSet& roots, const HeapOptions& options)
+    : Collector(roots, resolved_heap_options(options, 0)),
+      ca_(checked_options(options_)),
+      reservation_(ca_.partition_bytes * ca_.partitions + round_up_pages(options_.max_heap_bytes)),
+      cards_(reservation_),
+      mesh_(ca_.mesh_width, ca_.mesh_height),
+      map_(reservation_.base(), ca_.partition_bytes / kWordSize, ca_.partitions, mesh_),
+      partitions_(ca_.partitions),
+      allocator_(map_, mesh_, partitions_, ca_.global_search_percent),
+      huge_(map_, mesh_, partitions_),
+      los_(map_.limit(), reservation_.end()),
+      pool_(std::make_unique<parallel::WorkerPool>(std::max(1u, options_.gc_threads))),
+      mark_(map_, mesh_, pool_->size(), ca_.ref_cache_entries, ca_.request_list),
+      compact_(map_, mesh_, partitions_, reservation_),
+      update_(map_, mesh_, partitions_) {
+  card_base = cards_.biased_base();
+  for (uint32_t p = 0; p < ca_.partitions; ++p) partitions_[p].floor = partitions_[p].top = map_.begin(p);
+  allocator_.reset(0, std::min(kInitialTriggerBytes, options_.max_heap_bytes));
+  hide_buffer_ = options_.stress_interval != 0;
+  describe_counters();
+}
+
+CacheAwareCollector::~CacheAwareCollector() = default;
+
+void CacheAwareCollector::describe_counters() {
+  for (const char* c :
+       {"mark messages sent", "mark messages received", "mark messages suppressed", "objects marked",
+        "objects moved", "ptrquery messages", "verify rounds", "finished messages", "balancing moves",
+        "last-resort destinations", "request list drops"})
+    events.describe_counter(c, "objects");
+  for (const char* c : {"bytes moved", "bytes balanced", "huge bytes freed", "huge bytes moved",
+                        "pinned bytes freed", "bytes cleared"})
+    events.describe_counter(c, "bytes");
+  for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
+  events.describe_ratio({"messages per marked object", "mark messages sent", "objects marked"});
+  events.describe_ratio({"mesh hops per message", "mesh hops", "mark messages sent"});
+}
+
+// The mutator's buffer: the home core's current block, up to what is
+// cleared (hidden under --gc-stress, so every allocation is counted).
+
+void CacheAwareCollector::sync_buffer() {
+  if (hide_buffer_ || !top) return;
+  Allocator::Block& b = allocator_.core(core_).blocks[allocator_.core(core_).current];
+  stats_.bytes_allocated += static_cast<uint64_t>(top - b.top) * kWordSize;
+  b.top = top;
+}
+
+void CacheAwareCollector::install_buffer() {
+  if (hide_buffer_) {
+    top = limit = nullptr;
+    return;
+  }
+  Allocator::Core& core = allocator_.core(core_);
+  Allocator::Block& b = core.blocks[core.current];
+  if (b.partition < 0) {
+    top = limit = nullptr;
+    return;
+  }
+  top = b.top;
+  limit = b.cleared;
+}
+
+void CacheAwareCollector::mutator_switched(uint64_t mutator) {
+  sync_buffer();
+  core_ = static_cast<unsigned>(mutator % mesh_.cores());
+  install_buffer();
+}
+
+void CacheAwareCollector::flush_stats() { sync_buffer(); }
+
+// Slow paths
+
+Word* CacheAwareCollector::format_or_oom(Word* p, uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  if (!p) return out_of_memory();
+  stats_.bytes_allocated += object_words(nrefs, raw_words) * kWordSize;
+  return format_object(p, class_id, nrefs, raw_words);
+}
+
+Word* CacheAwareCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0) collect(GcCause::kStress);
+  if (!representable(nrefs, raw_words)) return out_of_memory();
+  uint64_t words = object_words(nrefs, raw_words);
+  if (words > map_.partition_words()) return allocate_huge(class_id, nrefs, raw_words);
+  sync_buffer();
+  Word* p = allocator_.allocate(core_, words, false);
+  if (!p) {
+    collect(GcCause::kAllocationFailure);
+    p = allocator_.allocate(core_, words, true);
+  }
+  Word* h = format_or_oom(p, class_id, nrefs, raw_words);
+  install_buffer();
+  return h;
+}
+
+Word* CacheAwareCollector::allocate_huge(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  uint64_t bytes = object_words(nrefs, raw_words) * kWordSize;
+  if (bytes > ca_.partition_bytes * ca_.partitions) return out_of_memory();
+  if (allocator_.charge(bytes, false))
+    if (Word* h = huge_.allocate(core_, class_id, nrefs, raw_words)) {
+      stats_.bytes_allocated += bytes;
+      return h;
+    }
+  collect(GcCause::kLargeAllocation);
+  allocator_.charge(bytes, true);
+  Word* h = huge_.allocate(core_, class_id, nrefs, raw_words);
+  if (!h) return out_of_memory();
+  stats_.bytes_allocated += bytes;
+  return h;
+}
+
+// Pinned objects (fiber stacks) never move: the large-object space, beside
+// the partitions, within --heap.
+Word* CacheAwareCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0) collect(GcCause::kStress);
+  if (!representable(nrefs, raw_words)) return out_of_memory();
+  uint64_t words = object_words(nrefs, raw_words);
+  uint64_t pages = LargeObjectSpace::pages_for(words);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (heap_used() + pages * kPageBytes <= options_.max_heap_bytes)
+      if (Word* start = los_.allocate_pages(pages)) {
+        Word* h = format_object(start, class_id, nrefs, raw_words);
+        los_.add_object(h, start, pages);
+        stats_.bytes_allocated += pages * kPageBytes;
+        return h;
+      }
+    if (attempt == 0) collect(GcCause::kLargeAllocation);
+  }
+  return out_of_memory();
+}
+
+// One collection
+
+void CacheAwareCollector::collect(GcCause cause) {
+  sync_buffer();
+  allocator_.retire_all();
+  run_collection(observe::CollectionKind::kFull, cause, [this] {
+    root_groups_.clear();
+    roots_.root_groups(root_groups_);
+    events.phase(0, "mark", [&] { mark(); });
+    events.phase(0, "weak references", [&] { drop_dead_weak(); });
+    uint64_t huge_freed = 0, pinned_freed = 0;
+    events.phase(0, "huge and pinned objects", [&] {
+      huge_freed = huge_.sweep();
+      pinned_freed = los_.sweep(options_.verify || options_.stress_interval != 0);
+    });
+    events.phase(0, "compact", [&] { compact(); });
+    events.phase(0, "update", [&] { update(); });
+    events.phase(0, "weak references", [&] { follow_weak(); });
+    events.phase(0, "resize", [&] { resize(); });
+    report(huge_freed, pinned_freed);
+    return true;
+  });
+  install_buffer();
+}
+
+void CacheAwareCollector::mark() { mark_.run(*pool_, root_groups_); }
+
+void CacheAwareCollector::drop_dead_weak() {
+  MarkedSurvives resolver;
+  roots_.process_weak(resolver);
+}
+
+// Section 3.3 (L174): the master estimates from the live sizes how many
+// partitions each core fills on average; that is each core's initial bound.
+uint32_t CacheAwareCollector::compaction_bound() const {
+  uint64_t live_words = 0;
+  for (unsigned c = 0; c < mesh_.cores(); ++c) live_words += mark_.counters(c).words;
+  double per_core = static_cast<double>(live_words) / mesh_.cores() * kBoundSlack;
+  uint64_t bound = static_cast<uint64_t>(per_core / static_cast<double>(map_.partition_words())) + 1;
+  return static_cast<uint32_t>(std::min<uint64_t>(bound, UINT32_MAX));
+}
+
+void CacheAwareCollector::compact() {
+  std::vector<uint64_t> objects(mesh_.cores());
+  std::vector<const std::vector<Word*>*> requests(mesh_.cores());
+  for (unsigned c = 0; c < mesh_.cores(); ++c) {
+    objects[c] = mark_.counters(c).objects;
+    requests[c] = &mark_.requests(c);
+  }
+  compact_.run(*pool_, compaction_bound(), objects, requests);
+  huge_bytes_moved_ = huge_.compact([this](const Word* from, Word* to) {
+    compact_.record_move(map_.host(map_.partition_of(from)), from, to);
+  });
+}
+
+void CacheAwareCollector::update() {
+  unpartitioned_.clear();
+  for (const LargeObjectSpace::Object& o : los_.objects()) unpartitioned_.push_back(o.header);
+  for (const HugeObject& o : huge_.objects()) unpartitioned_.push_back(o.header);
+  std::vector<const AddressTable*> local(mesh_.cores()), shared(mesh_.cores());
+  for (unsigned c = 0; c < mesh_.cores(); ++c) {
+    local[c] = &compact_.local_table(c);
+    shared[c] = &compact_.shared_table(c);
+  }
+  update_.run(*pool_, root_groups_, unpartitioned_, local, shared);
+}
+
+void CacheAwareCollector::follow_weak() {
+  MovedTo resolver(map_, compact_);
+  roots_.process_weak(resolver);
+}
+
+void CacheAwareCollector::resize() {
+  uint64_t used = heap_used();
+  stats_.last_live_bytes = used;
+  uint64_t cap =
+      options_.max_heap_bytes > los_.committed_bytes() ? options_.max_heap_bytes - los_.committed_bytes() : 0;
+  allocator_.reset(used, std::min(std::max(kInitialTriggerBytes, 2 * used), cap));
+}
+
+void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
+  if (!events.enabled()) return;
+  for (unsigned c = 0; c < mesh_.cores(); ++c) {
+    unsigned w = c % pool_->size();
+    const MarkCounters& m = mark_.counters(c);
+    const CompactCounters& k = compact_.counters(c);
+    const UpdateCounters& u = update_.counters(c);
+    events.count(w, "mark messages sent", m.sent);
+    events.count(w, "mark messages received", m.received);
+    events.count(w, "mark messages suppressed", m.suppressed);
+    events.count(w, "mesh hops", m.hops);
+    events.count(w, "objects marked", m.objects);
+    events.count(w, "request list drops", m.requests_dropped);
+    events.count(w, "objects moved", k.objects_moved);
+    events.count(w, "bytes moved", k.bytes_moved);
+    events.count(w, "balancing moves", k.balancing_moves);
+    events.count(w, "bytes balanced", k.balanced_bytes);
+    events.count(w, "last-resort destinations", k.last_resorts);
+    events.count(w, "ptrquery messages", u.queries);
+    if (c < pool_->size()) {
+      events.count(w, "mark ns", m.mark_ns);
+      events.count(w, "compact ns", k.compact_ns);
+      events.count(w, "update ns", u.update_ns);
+    }
+  }
+  events.count(0, "verify rounds", mark_.verify_rounds());
+  events.count(0, "finished messages", mark_.finished_messages());
+  events.count(0, "huge bytes freed", huge_freed);
+  events.count(0, "huge bytes moved", huge_bytes_moved_);
+  events.count(0, "pinned bytes freed", pinned_freed);
+  events.count(0, "bytes cleared", allocator_.take_counters().bytes_cleared);
+}
+
+// Queries
+
+uint64_t CacheAwareCollector::heap_used() const {
+  uint64_t words = 0;
+  for (const PartitionState& s : partitions_)
+    if (s.top > s.floor) words += static_cast<uint64_t>(s.top - s.floor);
+  for (unsigned c = 0; c < mesh_.cores(); ++c)
+    for (const Allocator::Block& b : allocator_.core(c).blocks)
+      if (b.partition >= 0) {
+        Word* t = (c == core_ && &b == &allocator_.core(c).blocks[allocator_.core(c).current] && top &&
+                   !hide_buffer_)
+                      ? top
+                      : b.top;
+        words += static_cast<uint64_t>(t - partitions_[static_cast<uint32_t>(b.partition)].top);
+      }
+  return words * kWordSize + huge_.bytes() + los_.committed_bytes();
+}
+
+uint64_t CacheAwareCollector::heap_size() const {
+  uint64_t partitions = 0;
+  for (uint32_t p = 0; p < map_.count(); ++p) {
+    const PartitionState& s = partitions_[p];
+    if (s.top != map_.begin(p) || s.holder >= 0) partitions++;
+  }
+  return partitions * ca_.partition_bytes + los_.committed_bytes();
+}
+
+uint64_t CacheAwareCollector::identity_hash(Word* header) {
+  bool first = false;
+  return moving_identity_hash(reservation_, header, first);
+}
+
+void CacheAwareCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) const {
+  uint64_t used = heap_used() - los_.committed_bytes();
+  out.push_back({"partitions",
+                 std::to_string(ca_.partitions) + " of " + std::to_string(ca_.partition_bytes >> 10) +
+                     " KB on " + std::to_string(mesh_.width()) + "x" + std::to_string(mesh_.height()) +
+                     " cores",
+                 allocator_.trigger_bytes(), used});
+  out.push_back({"large", "pinned objects", los_.committed_bytes(), los_.committed_bytes()});
+}
+
+void CacheAwareCollector::describe_heap(verify::HeapShape& out) const {
+  for (uint32_t p = 0; p < map_.count(); ++p) {
+    const PartitionState& s = partitions_[p];
+    Word* top = s.top;
+    if (s.holder >= 0) {
+      const Allocator::Core& core = allocator_.core(static_cast<unsigned>(s.holder));
+      for (unsigned k = 0; k < 2; ++k)
+        if (core.blocks[k].partition == p) {
+          top = core.blocks[k].top;
+          if (static_cast<unsigned>(s.holder) == core_ && k == core.current && this->top && !hide_buffer_)
+            top = this->top;
+        }
+    }
+    if (top > s.floor) out.linear_spaces.push_back({"partition", s.floor, top});
+  }
+  for (const HugeObject& o : huge_.objects())
+    out.linear_spaces.push_back({"huge", o.start, o.start + o.words});
+  for (const LargeObjectSpace::Object& o : los_.objects()) out.large_objects.push_back(o.header);
+  out.large_space = {"large", los_.begin(), los_.frontier()};
+}
+
+std::unique_ptr<Collector> create_cacheaware(RootSet& roots, const HeapOptions& options) {
+  return std::make_unique<CacheAwareCollector>(roots, options);
+}
+
+}  // namespace gc

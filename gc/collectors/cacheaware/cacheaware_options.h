@@ -1,0 +1,39 @@
+// cacheaware's options (docs/collectors/cacheaware.md), read from the
+// command line's values through its registry entry's table, and the heap's
+// shape they give: how many partitions of what size, on what mesh.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "gc/collector.h"
+#include "gc/options.h"
+
+namespace gc::cacheaware {
+
+// The second-level allocator clears memory in blocks of this size (L199:
+// "we found that blocks of 4,096 bytes yielded optimal performance"), and
+// a partition is a whole number of them.
+constexpr uint64_t kClearBlockBytes = 4096;
+
+struct Options {
+  uint64_t partition_bytes = 0;  // each partition's size, a multiple of kClearBlockBytes
+  uint32_t partitions = 0;       // N
+  unsigned mesh_width = 0;       // the virtual mesh of cores, C = width * height
+  unsigned mesh_height = 0;
+  unsigned ref_cache_entries = 0;  // per core, a power of two
+  unsigned request_list = 0;       // per core, the mark requests kept for the update phase
+  unsigned global_search_percent = 0;
+  unsigned cores() const { return mesh_width * mesh_height; }
+};
+
+// The options as the collector runs with them, defaults applied; `error`
+// says what is wrong with them taken together with --heap and
+// --gc-threads (then the rest is unspecified).
+Options cacheaware_options(const HeapOptions& heap, std::string* error);
+// The registry's check: the same error, or empty.
+std::string cacheaware_check_configuration(const HeapOptions& heap);
+std::span<const OptionSpec> cacheaware_option_table();
+
+}  // namespace gc::cacheaware

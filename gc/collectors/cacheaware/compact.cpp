@@ -1,0 +1,396 @@
+#include "gc/collectors/cacheaware/compact.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gc/alloc/lab.h"
+#include "gc/heap/identity_hash.h"
+#include "gc/parallel/backoff.h"
+#include "gc/parallel/clock.h"
+
+namespace gc::cacheaware {
+
+namespace {
+
+bool covered(const PartitionState& s, Word* end) { return s.floor >= end; }
+
+}  // namespace
+
+// The master's table of free space (section 3.3).
+class CompactPhase::Balancer {
+ public:
+  struct Destination {
+    bool local = false;  // go on past the bound in the core's own partitions
+    uint32_t partition = 0;
+    Word* begin = nullptr;
+    Word* end = nullptr;
+    bool last_resort = false;
+  };
+
+  Balancer(CompactPhase& phase, uint32_t bound) : c_(phase), bound_(bound), offers_(phase.mesh_.cores()) {}
+
+  // `finishedLocal` from a core that finished with room: its compacted top
+  // is in its partition of rank `rank`, at `top`.
+  void finished_local(unsigned core, uint32_t rank, Word* top) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Offer& o = offers_[core];
+    o.finished = true;
+    o.rank = rank;
+    o.top = top;
+    responded_++;
+  }
+
+  // `finishedLocal` from a core at its bound: the first time, it counts as
+  // that core's answer to the first subphase.
+  void out_of_room(unsigned core) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!offers_[core].asked) {
+      offers_[core].asked = true;
+      responded_++;
+    }
+  }
+
+  // Space for at least `words`; waits while none is free and some core has
+  // not answered (L190-193).
+  Destination request(unsigned core, uint64_t words, CompactCounters& counters) {
+    bool waited = false;
+    parallel::Backoff backoff;
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (auto d = below_bounds(core, words)) return *d;
+        if (responded_ == offers_.size()) {
+          counters.last_resorts++;
+          if (auto d = first_free(words)) return *d;
+          return Destination{.local = true};
+        }
+      }
+      if (!waited) counters.waits++;
+      waited = true;
+      backoff.wait();
+    }
+  }
+
+ private:
+  struct Offer {
+    bool finished = false;
+    bool asked = false;
+    uint32_t rank = 0;    // the next partition it offers, in its list
+    Word* top = nullptr;  // where the free part of that partition starts
+  };
+
+  // The next partition with room for `words` from a finished core, up to
+  // `limit` (its bound, or the end of its list).
+  std::optional<Destination> take(unsigned core, uint64_t words, uint32_t limit) {
+    Offer& o = offers_[core];
+    if (!o.finished) return std::nullopt;
+    const std::vector<uint32_t>& hosted = c_.map_.hosted_by(core);
+    for (; o.rank < std::min<uint32_t>(limit, static_cast<uint32_t>(hosted.size())); ++o.rank) {
+      uint32_t p = hosted[o.rank];
+      Word* end = c_.map_.end(p);
+      PartitionState& s = c_.partitions_[p];
+      if (covered(s, end)) continue;
+      Word* begin = std::max(o.top, s.top);
+      if (static_cast<uint64_t>(end - begin) < words) {
+        o.top = nullptr;
+        continue;
+      }
+      o.rank++;
+      o.top = nullptr;
+      return Destination{.partition = p, .begin = begin, .end = end};
+    }
+    return std::nullopt;
+  }
+
+  // Neighbours first, then the lowest offer in the heap (L186-189).
+  std::optional<Destination> below_bounds(unsigned core, uint64_t words) {
+    for (unsigned distance = 1; distance <= 2; ++distance)
+      for (unsigned n : c_.mesh_.ring(core, distance))
+        if (auto d = take(n, words, bound_)) return d;
+    for (unsigned n = 0; n < offers_.size(); ++n)
+      if (n != core)
+        if (auto d = take(n, words, bound_)) return d;
+    return std::nullopt;
+  }
+
+  // L193: "a pointer to the first free block of memory in the heap".
+  std::optional<Destination> first_free(uint64_t words) {
+    std::optional<Destination> best;
+    unsigned best_core = 0;
+    for (unsigned n = 0; n < offers_.size(); ++n) {
+      Offer saved = offers_[n];
+      if (auto d = take(n, words, UINT32_MAX)) {
+        if (!best || d->partition < best->partition) {
+          if (best) offers_[best_core] = best_saved_;
+          best = d;
+          best_core = n;
+          best_saved_ = saved;
+        } else {
+          offers_[n] = saved;
+        }
+      }
+    }
+    if (best) best->last_resort = true;
+    return best;
+  }
+
+  CompactPhase& c_;
+  uint32_t bound_;
+  std::mutex mutex_;
+  std::vector<Offer> offers_;
+  Offer best_saved_;
+  size_t responded_ = 0;
+};
+
+// One core's compaction: the walk over its partitions (the source) and
+// where the next object goes (the destination).
+class CompactPhase::Slider {
+ public:
+  Slider(CompactPhase& phase, Balancer& balancer, unsigned core, uint32_t bound)
+      : c_(phase),
+        balancer_(balancer),
+        core_(core),
+        counters_(phase.cores_[core]->counters),
+        table_(phase.cores_[core]->local),
+        hosted_(phase.map_.hosted_by(core)),
+        bound_(bound) {}
+
+  // Local compaction; false when the core stopped at its bound with
+  // objects left (the balancing subphase follows).
+  bool compact_locally() {
+    dest_rank_ = 0;
+    dest_ = nullptr;
+    open_local(0);
+    src_rank_ = 0;
+    src_ = hosted_.empty() ? nullptr : c_.partitions_[hosted_[0]].floor;
+    return slide();
+  }
+
+  // The balancing subphase: destinations from the master until every
+  // object is placed.
+  void balance() {
+    while (!slide()) {
+      balancer_.out_of_room(core_);
+      Balancer::Destination d = balancer_.request(core_, pending_words_, counters_);
+      if (d.local) {
+        bound_ = UINT32_MAX;
+        continue;
+      }
+      counters_.balancing_moves++;
+      foreign_ = true;
+      foreign_partition_ = d.partition;
+      dest_ = d.begin;
+      dest_end_ = d.end;
+    }
+  }
+
+  // After the walk: the tops of the partitions the core used, and its
+  // evacuated ones emptied. Returns what the master's table needs.
+  void finish(uint32_t& rank, Word*& top) {
+    close_foreign();
+    for (uint32_t r = 0; r < hosted_.size(); ++r) {
+      PartitionState& s = c_.partitions_[hosted_[r]];
+      if (covered(s, c_.map_.end(hosted_[r]))) continue;
+      if (r == dest_rank_)
+        s.top = local_dest_;
+      else if (r > dest_rank_)
+        s.top = s.floor;
+    }
+    rank = dest_rank_;
+    top = local_dest_;
+  }
+
+ private:
+  // Walks the source from where it stopped; false if an object found no
+  // room below the bound (pending_words_ says how much it needs).
+  bool slide() {
+    while (src_rank_ < hosted_.size()) {
+      uint32_t p = hosted_[src_rank_];
+      PartitionState& s = c_.partitions_[p];
+      Word* end = covered(s, c_.map_.end(p)) ? src_ : s.top;
+      while (src_ < end) {
+        Word* h = header_from_start(src_);
+        Word hw = *h;
+        uint64_t words = object_words(hw);
+        if (Header::is_marked(hw) && !place(src_, h, hw, words)) return false;
+        src_ += words;
+      }
+      if (++src_rank_ < hosted_.size()) src_ = c_.partitions_[hosted_[src_rank_]].floor;
+    }
+    return true;
+  }
+
+  static uint64_t growth(Word hw) {
+    if (Header::hash_state(hw) != HashState::kHashed) return 0;
+    uint64_t raw = Header::raw_words(hw);
+    return rounded_raw(raw + 1) - raw;
+  }
+
+  // One marked object at `start`: moved to the destination, or left where
+  // it is when the destination has caught up with it.
+  bool place(Word* start, Word* h, Word hw, uint64_t words) {
+    uint64_t need = words + growth(hw);
+    for (;;) {
+      if (foreign_) {
+        if (static_cast<uint64_t>(dest_end_ - dest_) >= need) {
+          counters_.balanced_bytes += need * kWordSize;
+          move(start, h, hw, words);
+          return true;
+        }
+        close_foreign();
+        pending_words_ = need;
+        return false;
+      }
+      if (dest_rank_ == src_rank_) {
+        if (dest_ == start || dest_ + (need - words) > start) {
+          if (dest_ < start) fill_dead_space(dest_, start);
+          *h = hw & ~Header::kMarkBit;
+          dest_ = start + words;
+          local_dest_ = dest_;
+          return true;
+        }
+        move(start, h, hw, words);
+        local_dest_ = dest_;
+        return true;
+      }
+      if (static_cast<uint64_t>(dest_end_ - dest_) >= need) {
+        move(start, h, hw, words);
+        local_dest_ = dest_;
+        return true;
+      }
+      if (!advance_local()) {
+        pending_words_ = need;
+        return false;
+      }
+    }
+  }
+
+  // The next local destination partition, up to the bound and never past
+  // the source.
+  bool advance_local() {
+    c_.partitions_[hosted_[dest_rank_]].top = dest_;
+    uint32_t r = dest_rank_ + 1;
+    while (r < src_rank_ && covered(c_.partitions_[hosted_[r]], c_.map_.end(hosted_[r]))) ++r;
+    if (r >= bound_ + covered_before(r) && r < src_rank_) return false;
+    if (r > src_rank_) r = src_rank_;
+    open_local(r);
+    return true;
+  }
+
+  // Covered partitions hold huge objects and do not count against the bound.
+  uint32_t covered_before(uint32_t rank) const {
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < rank; ++r)
+      if (covered(c_.partitions_[hosted_[r]], c_.map_.end(hosted_[r]))) ++n;
+    return n;
+  }
+
+  void open_local(uint32_t rank) {
+    while (rank < hosted_.size() && covered(c_.partitions_[hosted_[rank]], c_.map_.end(hosted_[rank])))
+      ++rank;
+    if (rank >= hosted_.size()) rank = static_cast<uint32_t>(hosted_.size()) - 1;
+    dest_rank_ = rank;
+    dest_ = local_dest_ = c_.partitions_[hosted_[rank]].floor;
+    dest_end_ = c_.map_.end(hosted_[rank]);
+  }
+
+  void close_foreign() {
+    if (!foreign_) return;
+    c_.partitions_[foreign_partition_].top = dest_;
+    foreign_ = false;
+    dest_ = local_dest_;
+    dest_end_ = c_.map_.end(hosted_[dest_rank_]);
+  }
+
+  void move(Word* start, Word* h, Word hw, uint64_t words) {
+    uint64_t n = Header::nrefs(hw);
+    Word* new_start = dest_;
+    Word* new_h = new_start + words_below(n);
+    std::memmove(new_start, start, words * kWordSize);
+    hw &= ~Header::kMarkBit;
+    uint64_t total = words;
+    if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {
+      uint64_t raw = Header::raw_words(hw);
+      uint64_t grown = rounded_raw(raw + 1);
+      std::fill(new_h + 1 + raw, new_h + 1 + grown, Word{0});
+      new_h[grown] = address_hash(c_.reservation_, h);
+      hw = Header::with_hash_state(Header::with_raw_words(hw, grown), HashState::kHashedAndMoved);
+      total += grown - raw;
+    }
+    *new_h = hw;
+    dest_ += total;
+    table_.insert(h, new_h);
+    counters_.objects_moved++;
+    counters_.bytes_moved += total * kWordSize;
+  }
+
+  CompactPhase& c_;
+  Balancer& balancer_;
+  unsigned core_;
+  CompactCounters& counters_;
+  AddressTable& table_;
+  const std::vector<uint32_t>& hosted_;
+  uint32_t bound_;
+
+  uint32_t src_rank_ = 0;
+  Word* src_ = nullptr;
+  uint32_t dest_rank_ = 0;  // the local destination partition, in hosted_
+  Word* local_dest_ = nullptr;
+  Word* dest_ = nullptr;  // where the next object goes: local, or foreign
+  Word* dest_end_ = nullptr;
+  bool foreign_ = false;
+  uint32_t foreign_partition_ = 0;
+  uint64_t pending_words_ = 0;
+};
+
+CompactPhase::CompactPhase(const PartitionMap& map, const Mesh& mesh, std::vector<PartitionState>& partitions,
+                           const Reservation& reservation)
+    : map_(map), mesh_(mesh), partitions_(partitions), reservation_(reservation) {
+  for (unsigned c = 0; c < mesh.cores(); ++c) cores_.push_back(std::make_unique<Core>());
+}
+
+CompactPhase::~CompactPhase() = default;
+
+void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, const std::vector<uint64_t>& objects,
+                       const std::vector<const std::vector<Word*>*>& requests) {
+  unsigned cores = mesh_.cores();
+  unsigned threads = pool.size();
+  for (unsigned c = 0; c < cores; ++c) {
+    cores_[c]->counters = CompactCounters{};
+    cores_[c]->local.reset(objects[c]);
+  }
+  Balancer balancer(*this, bound);
+  auto job = [&](unsigned w) {
+    uint64_t start = parallel::now_ns();
+    std::vector<std::unique_ptr<Slider>> sliders;
+    std::vector<unsigned> waiting;
+    for (unsigned c = w; c < cores; c += threads) {
+      sliders.push_back(std::make_unique<Slider>(*this, balancer, c, bound));
+      if (sliders.back()->compact_locally()) {
+        uint32_t rank;
+        Word* top;
+        sliders.back()->finish(rank, top);
+        balancer.finished_local(c, rank, top);
+      } else {
+        waiting.push_back(static_cast<unsigned>(sliders.size() - 1));
+      }
+    }
+    for (unsigned i : waiting) {
+      sliders[i]->balance();
+      uint32_t rank;
+      Word* top;
+      sliders[i]->finish(rank, top);
+    }
+    for (unsigned c = w; c < cores; c += threads) {
+      Core& core = *cores_[c];
+      const std::vector<Word*>& asked = *requests[c];
+      core.shared.reset(asked.size());
+      for (Word* old : asked)
+        if (Word* moved = core.local.find(old)) core.shared.insert(old, moved);
+      core.counters.compact_ns = parallel::now_ns() - start;
+    }
+  };
+  pool.run(job);
+}
+
+}  // namespace gc::cacheaware

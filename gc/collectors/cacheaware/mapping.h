@@ -1,0 +1,84 @@
+// Heap mapping (Zhou and Demsky, section 3.1, L150-163): the heap is N
+// partitions of equal size, N much larger than the C cores, each hosted by
+// one core of a virtual W x H mesh. The address space is striped across the
+// cores in snake order, so that partitions adjacent in address are hosted
+// by the same or neighbouring cores (Figure 2):
+//
+//   3x3 mesh, cores in snake order     partitions 0-8: 0 1 2 5 4 3 6 7 8
+//      0 1 2                           partitions 9-17: the same, reversed
+//      5 4 3                           partitions 18-26: as 0-8, and so on
+//      6 7 8
+//
+// Each GC thread hosts the virtual cores c with c % threads == its index.
+// A core's host responsibilities (marking and compacting its partitions)
+// are the paper's; "mesh hops" between two cores are their Manhattan
+// distance, the figure the 2-core machine can report of a 62-core network.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gc/layout.h"
+
+namespace gc::cacheaware {
+
+class Mesh {
+ public:
+  Mesh(unsigned width, unsigned height);
+
+  unsigned cores() const { return width_ * height_; }
+  unsigned width() const { return width_; }
+  unsigned height() const { return height_; }
+  unsigned x(unsigned core) const { return core % width_; }
+  unsigned y(unsigned core) const { return core / width_; }
+  unsigned hops(unsigned a, unsigned b) const;
+  // The cores at exactly `distance` hops from `core` (Figure 5: ring 1 is
+  // the 4 nearest neighbours, ring 2 the next 8), fewer at the mesh's edge.
+  const std::vector<unsigned>& ring(unsigned core, unsigned distance) const {
+    return distance == 1 ? ring1_[core] : ring2_[core];
+  }
+  // The cores in snake order (row 0 left to right, row 1 right to left...).
+  const std::vector<unsigned>& snake() const { return snake_; }
+
+ private:
+  unsigned width_, height_;
+  std::vector<unsigned> snake_;
+  std::vector<std::vector<unsigned>> ring1_, ring2_;
+};
+
+// Where each partition is and which core hosts it. The partitions are
+// contiguous, from base, each partition_words long.
+class PartitionMap {
+ public:
+  PartitionMap(Word* base, uint64_t partition_words, uint32_t partitions, const Mesh& mesh);
+
+  uint32_t count() const { return count_; }
+  uint64_t partition_words() const { return words_; }
+  Word* base() const { return base_; }
+  Word* limit() const { return base_ + words_ * count_; }
+  bool contains(const void* p) const {
+    return static_cast<uint64_t>(static_cast<const Word*>(p) - base_) < words_ * count_ && p >= base_;
+  }
+  uint32_t partition_of(const void* p) const {
+    uint64_t offset = static_cast<uint64_t>(static_cast<const Word*>(p) - base_);
+    return static_cast<uint32_t>(shift_ ? offset >> shift_ : offset / words_);
+  }
+  Word* begin(uint32_t partition) const { return base_ + words_ * partition; }
+  Word* end(uint32_t partition) const { return begin(partition) + words_; }
+  unsigned host(uint32_t partition) const { return host_[partition]; }
+  // The partitions a core hosts, ascending in address.
+  const std::vector<uint32_t>& hosted_by(unsigned core) const { return hosted_[core]; }
+  // Where a partition comes in its host's list.
+  uint32_t rank(uint32_t partition) const { return rank_[partition]; }
+
+ private:
+  Word* base_;
+  uint64_t words_;
+  unsigned shift_ = 0;  // log2(words_) when a power of two, else 0
+  uint32_t count_;
+  std::vector<uint16_t> host_;
+  std::vector<uint32_t> rank_;
+  std::vector<std::vector<uint32_t>> hosted_;
+};
+
+}  // namespace gc::cacheaware

@@ -1,0 +1,246 @@
+#include "gc/collectors/cacheaware/mark.h"
+
+#include <atomic>
+
+#include "gc/parallel/backoff.h"
+#include "gc/parallel/clock.h"
+#include "gc/parallel/tracer.h"
+
+namespace gc::cacheaware {
+
+namespace {
+
+// Objects a core scans before it looks at its mailbox again and lets the
+// thread's other cores run: messages wait at most this long.
+constexpr unsigned kScanSlice = 256;
+
+// What an object costs in the heap after compaction: a hashed object grows
+// the word that keeps its hash when it moves.
+uint64_t compacted_words(Word hw) {
+  uint64_t words = object_words(hw);
+  if (Header::hash_state(hw) == HashState::kHashed) {
+    uint64_t raw = Header::raw_words(hw);
+    words += rounded_raw(raw + 1) - raw;
+  }
+  return words;
+}
+
+size_t cache_index(const Word* ref, unsigned mask) {
+  uint64_t x = reinterpret_cast<uintptr_t>(ref) >> 3;
+  x *= 0x9E37'79B9'7F4A'7C15ull;
+  return static_cast<size_t>(x >> 32) & mask;
+}
+
+}  // namespace
+
+// One GC thread, running the cores c with c % threads == its index.
+class MarkPhase::Runner {
+ public:
+  Runner(MarkPhase& phase, unsigned index) : m_(phase), index_(index), out_(phase.mesh_.cores(), nullptr) {
+    for (unsigned c = index; c < phase.mesh_.cores(); c += phase.threads_) mine_.push_back(c);
+  }
+  ~Runner() {
+    for (Batch* b : out_) delete b;
+  }
+
+  void run(parallel::RootClaim& roots) {
+    uint64_t start = parallel::now_ns();
+    if (!mine_.empty()) {
+      claim_roots(roots);
+      loop();
+    }
+    for (unsigned c : mine_) m_.cores_[c]->counters.mark_ns = parallel::now_ns() - start;
+  }
+
+ private:
+  // L99: "the collector on the core begins the mark phase by scanning its
+  // local heap roots": the thread's first core takes the groups it claims.
+  void claim_roots(parallel::RootClaim& roots) {
+    unsigned c = mine_.front();
+    for (;;) {
+      size_t i = roots.next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= roots.groups.size()) return;
+      const RootGroup& g = roots.groups[i];
+      for (size_t k = 0; k < g.count; ++k) reach(c, g.slots[k]);
+    }
+  }
+
+  void loop() {
+    parallel::FinishedVerify& term = m_.termination_;
+    bool master = mine_.front() == 0;
+    parallel::Backoff backoff;
+    for (;;) {
+      bool busy = false;
+      for (unsigned c : mine_) {
+        receive(c);
+        busy |= scan(c, kScanSlice);
+      }
+      if (!busy) flush();
+      for (unsigned c : mine_) {
+        Core& core = *m_.cores_[c];
+        bool idle = !busy && core.queue.empty() && core.inbox.looks_empty();
+        parallel::FinishedVerify::Counts counts{core.counters.sent, core.counters.received};
+        if (idle && c != 0 && (!core.has_reported || !(counts == core.reported))) {
+          term.finished(c, counts);
+          core.reported = counts;
+          core.has_reported = true;
+        }
+        term.answer_verify(c, idle, counts);
+      }
+      if (master) {
+        Core& core = *m_.cores_[0];
+        bool idle = !busy && core.queue.empty() && core.inbox.looks_empty();
+        if (term.master_poll(idle, {core.counters.sent, core.counters.received})) return;
+      }
+      if (term.terminated()) return;
+      if (busy || received_)
+        backoff.reset();
+      else
+        backoff.wait();
+      received_ = false;
+    }
+  }
+
+  // L101: a `mark` message for an object not yet marked queues it and is
+  // recorded, up to the list's bound.
+  void receive(unsigned c) {
+    Core& core = *m_.cores_[c];
+    for (Batch* b = core.inbox.take_all(); b;) {
+      core.counters.received += b->count;
+      received_ = true;
+      for (uint32_t i = 0; i < b->count; ++i) {
+        Word* h = b->refs[i];
+        if (mark_local(core, h)) {
+          if (core.requests.size() < m_.request_list_) {
+            core.requests.push_back(h);
+            core.counters.requests_kept++;
+          } else {
+            core.counters.requests_dropped++;
+          }
+        }
+      }
+      Batch* next = b->next;
+      delete b;
+      b = next;
+    }
+  }
+
+  // Scans up to `budget` queued objects; true if the queue still has some.
+  bool scan(unsigned c, unsigned budget) {
+    Core& core = *m_.cores_[c];
+    while (!core.queue.empty() && budget-- > 0) {
+      Word* h = core.queue.back();
+      core.queue.pop_back();
+      uint64_t n = Header::nrefs(*h);
+      Value* slots = ref_slots_begin(h, n);
+      for (uint64_t i = n; i-- > 0;) reach(c, slots[i]);
+    }
+    return !core.queue.empty();
+  }
+
+  void reach(unsigned c, Value v) {
+    if (!v.is_ref()) return;
+    Word* h = v.as_ref();
+    const PartitionMap& map = m_.map_;
+    if (!map.contains(h)) {
+      mark_unhosted(*m_.cores_[c], h);
+      return;
+    }
+    unsigned host = map.host(map.partition_of(h));
+    if (host == c) {
+      mark_local(*m_.cores_[c], h);
+      return;
+    }
+    if (m_.cache_hit_or_insert(c, h)) {
+      m_.cores_[c]->counters.suppressed++;
+      return;
+    }
+    send(c, host, h);
+  }
+
+  // Only the host marks an object in a partition, so its mark bit needs no
+  // atomic operation (L194 of Flood et al. makes the same point).
+  bool mark_local(Core& core, Word* h) {
+    Word hw = *h;
+    if (Header::is_marked(hw)) return false;
+    *h = hw | Header::kMarkBit;
+    core.counters.objects++;
+    core.counters.words += compacted_words(hw);
+    if (Header::nrefs(hw)) core.queue.push_back(h);
+    return true;
+  }
+
+  void mark_unhosted(Core& core, Word* h) {
+    Word old = std::atomic_ref<Word>(*h).fetch_or(Header::kMarkBit, std::memory_order_relaxed);
+    if (Header::is_marked(old)) return;
+    if (Header::nrefs(old)) core.queue.push_back(h);
+  }
+
+  void send(unsigned from, unsigned to, Word* h) {
+    MarkCounters& counters = m_.cores_[from]->counters;
+    counters.sent++;
+    counters.hops += m_.mesh_.hops(from, to);
+    Batch*& b = out_[to];
+    if (!b) b = new Batch;
+    b->refs[b->count++] = h;
+    if (b->count == kBatchRefs) {
+      m_.cores_[to]->inbox.send(b);
+      b = nullptr;
+    }
+  }
+
+  void flush() {
+    for (unsigned to = 0; to < out_.size(); ++to)
+      if (Batch* b = out_[to]) {
+        m_.cores_[to]->inbox.send(b);
+        out_[to] = nullptr;
+      }
+  }
+
+  MarkPhase& m_;
+  unsigned index_;
+  std::vector<unsigned> mine_;
+  std::vector<Batch*> out_;  // per destination core, the batch being filled
+  bool received_ = false;    // since the last wait
+};
+
+MarkPhase::MarkPhase(const PartitionMap& map, const Mesh& mesh, unsigned threads, unsigned ref_cache_entries,
+                     unsigned request_list)
+    : map_(map),
+      mesh_(mesh),
+      threads_(threads),
+      cache_mask_(ref_cache_entries - 1),
+      request_list_(request_list) {
+  for (unsigned c = 0; c < mesh.cores(); ++c) {
+    cores_.push_back(std::make_unique<Core>());
+    cores_.back()->cache.assign(ref_cache_entries, nullptr);
+  }
+}
+
+MarkPhase::~MarkPhase() = default;
+
+bool MarkPhase::cache_hit_or_insert(unsigned core, const Word* ref) {
+  const Word*& entry = cores_[core]->cache[cache_index(ref, cache_mask_)];
+  if (entry == ref) return true;
+  entry = ref;
+  return false;
+}
+
+void MarkPhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots) {
+  for (auto& core : cores_) {
+    core->queue.clear();
+    std::fill(core->cache.begin(), core->cache.end(), nullptr);
+    core->requests.clear();
+    core->counters = MarkCounters{};
+    core->has_reported = false;
+    core->reported = {};
+  }
+  termination_.start(mesh_.cores());
+  parallel::RootClaim claim{roots};
+  std::vector<std::unique_ptr<Runner>> runners;
+  for (unsigned t = 0; t < pool.size(); ++t) runners.push_back(std::make_unique<Runner>(*this, t));
+  auto job = [&](unsigned w) { runners[w]->run(claim); };
+  pool.run(job);
+}
+
+}  // namespace gc::cacheaware

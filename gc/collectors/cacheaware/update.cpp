@@ -1,0 +1,180 @@
+#include "gc/collectors/cacheaware/update.h"
+
+#include <atomic>
+
+#include "gc/parallel/backoff.h"
+#include "gc/parallel/clock.h"
+#include "gc/parallel/tracer.h"
+
+namespace gc::cacheaware {
+
+class UpdatePhase::Runner {
+ public:
+  Runner(UpdatePhase& phase, unsigned index, unsigned threads, const std::vector<const AddressTable*>& local,
+         const std::vector<const AddressTable*>& shared, std::atomic<unsigned>& completed)
+      : u_(phase), local_(local), shared_(shared), completed_(completed), out_(phase.mesh_.cores(), nullptr) {
+    for (unsigned c = index; c < phase.mesh_.cores(); c += threads) mine_.push_back(c);
+  }
+  ~Runner() {
+    for (Batch* b : out_) delete b;
+  }
+
+  void run(parallel::RootClaim& roots, std::span<Word* const> extra, std::atomic<size_t>& next_extra) {
+    uint64_t start = parallel::now_ns();
+    if (mine_.empty()) return;
+    unsigned first = mine_.front();
+    for (;;) {
+      size_t i = roots.next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= roots.groups.size()) break;
+      const RootGroup& g = roots.groups[i];
+      for (size_t k = 0; k < g.count; ++k) update(first, g.slots + k);
+    }
+    for (;;) {
+      size_t i = next_extra.fetch_add(1, std::memory_order_relaxed);
+      if (i >= extra.size()) break;
+      update_object(first, extra[i]);
+    }
+    for (unsigned c : mine_) {
+      for (uint32_t p : u_.map_.hosted_by(c)) {
+        const PartitionState& s = u_.partitions_[p];
+        for (Word* w = s.floor; w < s.top;) {
+          Word* h = header_from_start(w);
+          update_object(c, h);
+          w += object_words(*h);
+        }
+      }
+      answer(c);
+    }
+    flush();
+    parallel::Backoff backoff;
+    for (;;) {
+      for (unsigned c : mine_) {
+        answer(c);
+        take_responses(c);
+        Core& core = *u_.cores_[c];
+        if (!core.completed && core.outstanding == 0) {
+          core.completed = true;
+          completed_.fetch_add(1, std::memory_order_acq_rel);
+        }
+      }
+      if (completed_.load(std::memory_order_acquire) == u_.mesh_.cores()) break;
+      backoff.wait();
+    }
+    for (unsigned c : mine_) u_.cores_[c]->counters.update_ns = parallel::now_ns() - start;
+  }
+
+ private:
+  void update_object(unsigned c, Word* h) {
+    uint64_t n = Header::nrefs(*h);
+    Value* slots = ref_slots_begin(h, n);
+    for (uint64_t i = 0; i < n; ++i) update(c, slots + i);
+  }
+
+  void update(unsigned c, Value* slot) {
+    Value v = *slot;
+    if (!v.is_ref()) return;
+    Word* h = v.as_ref();
+    const PartitionMap& map = u_.map_;
+    if (!map.contains(h)) return;
+    UpdateCounters& counters = u_.cores_[c]->counters;
+    counters.slots++;
+    unsigned host = map.host(map.partition_of(h));
+    if (host == c) {
+      if (Word* moved = local_[c]->find(h)) {
+        *slot = Value::ref(moved);
+        counters.local_hits++;
+      }
+      return;
+    }
+    if (Word* moved = shared_[host]->find(h)) {
+      *slot = Value::ref(moved);
+      counters.shared_hits++;
+      return;
+    }
+    query(c, host, slot, h);
+  }
+
+  void query(unsigned from, unsigned to, Value* slot, Word* old) {
+    u_.cores_[from]->counters.queries++;
+    Batch*& b = out_[to];
+    if (b && b->from != from) send(to);
+    if (!b) {
+      b = new Batch;
+      b->from = from;
+      u_.cores_[from]->outstanding++;
+    }
+    b->queries[b->count++] = {slot, old};
+    if (b->count == kBatchQueries) send(to);
+  }
+
+  void send(unsigned to) {
+    u_.cores_[to]->queries.send(out_[to]);
+    out_[to] = nullptr;
+  }
+
+  void flush() {
+    for (unsigned to = 0; to < out_.size(); ++to)
+      if (out_[to]) send(to);
+  }
+
+  // `ptrquery`: the old address's new location from this core's full table.
+  void answer(unsigned c) {
+    Core& core = *u_.cores_[c];
+    for (Batch* b = core.queries.take_all(); b;) {
+      Batch* next = b->next;
+      for (uint32_t i = 0; i < b->count; ++i) {
+        Word* moved = local_[c]->find(b->queries[i].old);
+        b->queries[i].old = moved ? moved : b->queries[i].old;
+      }
+      core.counters.queries_answered += b->count;
+      u_.cores_[b->from]->responses.send(b);
+      b = next;
+    }
+  }
+
+  void take_responses(unsigned c) {
+    Core& core = *u_.cores_[c];
+    for (Batch* b = core.responses.take_all(); b;) {
+      Batch* next = b->next;
+      for (uint32_t i = 0; i < b->count; ++i) *b->queries[i].slot = Value::ref(b->queries[i].old);
+      core.outstanding--;
+      delete b;
+      b = next;
+    }
+  }
+
+  UpdatePhase& u_;
+  const std::vector<const AddressTable*>& local_;
+  const std::vector<const AddressTable*>& shared_;
+  std::atomic<unsigned>& completed_;
+  std::vector<unsigned> mine_;
+  std::vector<Batch*> out_;  // per destination core, the batch being filled
+};
+
+UpdatePhase::UpdatePhase(const PartitionMap& map, const Mesh& mesh,
+                         const std::vector<PartitionState>& partitions)
+    : map_(map), mesh_(mesh), partitions_(partitions) {
+  for (unsigned c = 0; c < mesh.cores(); ++c) cores_.push_back(std::make_unique<Core>());
+}
+
+UpdatePhase::~UpdatePhase() = default;
+
+void UpdatePhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots,
+                      std::span<Word* const> extra, const std::vector<const AddressTable*>& local,
+                      const std::vector<const AddressTable*>& shared) {
+  for (auto& core : cores_) {
+    core->counters = UpdateCounters{};
+    core->outstanding = 0;
+    core->completed = false;
+  }
+  std::atomic<unsigned> completed{0};
+  std::atomic<size_t> next_extra{0};
+  parallel::RootClaim claim{roots};
+  std::vector<std::unique_ptr<Runner>> runners;
+  for (unsigned t = 0; t < pool.size(); ++t)
+    runners.push_back(std::make_unique<Runner>(*this, t, pool.size(), local, shared, completed));
+  auto job = [&](unsigned w) { runners[w]->run(claim, extra, next_extra); };
+  pool.run(job);
+}
+
+}  // namespace gc::cacheaware

@@ -1,0 +1,76 @@
+// The reference update phase (Zhou and Demsky, section 2.3, L130-140).
+// Each core updates the roots it claims and the objects in the partitions
+// it hosts. For a reference into one of its own partitions it looks in its
+// local table; into another core's, in that core's shared table (the
+// objects it marked on request); on a miss it sends the host a `ptrquery`
+// and patches the slot when the `response` comes back, going on with other
+// slots meanwhile. An object in no table did not move. A core is completed
+// when its slots are done and every query it sent is answered; it keeps
+// answering other cores' queries until every core is completed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gc/collector.h"
+#include "gc/collectors/cacheaware/address_table.h"
+#include "gc/collectors/cacheaware/allocator.h"
+#include "gc/collectors/cacheaware/mapping.h"
+#include "gc/parallel/mailbox.h"
+#include "gc/parallel/worker_pool.h"
+
+namespace gc::cacheaware {
+
+struct UpdateCounters {
+  uint64_t slots = 0;        // references looked up
+  uint64_t local_hits = 0;   // moved, found in the core's own table
+  uint64_t shared_hits = 0;  // found in another core's shared table
+  uint64_t queries = 0;      // ptrquery messages sent
+  uint64_t queries_answered = 0;
+  uint64_t update_ns = 0;
+};
+
+class UpdatePhase {
+ public:
+  static constexpr unsigned kBatchQueries = 31;
+
+  UpdatePhase(const PartitionMap& map, const Mesh& mesh, const std::vector<PartitionState>& partitions);
+  ~UpdatePhase();
+
+  // `local` and `shared` give each core's tables; `extra` are objects
+  // outside the partitions (pinned large objects, huge objects' headers)
+  // whose slots are updated too, claimed by any thread.
+  void run(parallel::WorkerPool& pool, std::span<const RootGroup> roots, std::span<Word* const> extra,
+           const std::vector<const AddressTable*>& local, const std::vector<const AddressTable*>& shared);
+
+  const UpdateCounters& counters(unsigned core) const { return cores_[core]->counters; }
+
+ private:
+  struct Query {
+    Value* slot;
+    Word* old;
+  };
+  struct Batch {
+    Batch* next = nullptr;
+    unsigned from = 0;
+    uint32_t count = 0;
+    Query queries[kBatchQueries];
+  };
+  struct Core {
+    parallel::Mailbox<Batch> queries;    // ptrquery messages to answer
+    parallel::Mailbox<Batch> responses;  // answers to this core's queries
+    uint64_t outstanding = 0;            // batches sent and not answered
+    bool completed = false;
+    UpdateCounters counters;
+  };
+  class Runner;
+
+  const PartitionMap& map_;
+  const Mesh& mesh_;
+  const std::vector<PartitionState>& partitions_;
+  std::vector<std::unique_ptr<Core>> cores_;
+};
+
+}  // namespace gc::cacheaware
