@@ -1,7 +1,8 @@
 // Old address to new address, for the objects compaction moved (Zhou and
 // Demsky, section 2.2, L130: "When it moves an object, it records the
 // object's new location in a table"). Open addressing with linear probing,
-// sized before it is filled; written by one core, then read by any.
+// doubled when half full, so that a collection that moves little pays
+// little; written by one core, then read by any.
 #pragma once
 
 #include <bit>
@@ -14,17 +15,13 @@ namespace gc::cacheaware {
 
 class AddressTable {
  public:
-  // Room for `entries` at a load of at most one half.
-  void reset(uint64_t entries) {
-    uint64_t capacity = std::bit_ceil(std::max<uint64_t>(16, entries * 2));
-    if (slots_.size() != capacity)
-      slots_.assign(capacity, Slot{});
-    else
-      std::fill(slots_.begin(), slots_.end(), Slot{});
-    mask_ = capacity - 1;
+  void clear() {
+    slots_.assign(kInitialSlots, Slot{});
+    mask_ = kInitialSlots - 1;
     size_ = 0;
   }
   void insert(const Word* from, Word* to) {
+    if ((size_ + 1) * 2 > slots_.size()) grow();
     for (uint64_t i = index(from);; i = (i + 1) & mask_) {
       if (!slots_[i].from || slots_[i].from == from) {
         size_ += slots_[i].from == nullptr;
@@ -35,7 +32,7 @@ class AddressTable {
   }
   // The new address, or nullptr when the table does not know `from`.
   Word* find(const Word* from) const {
-    if (slots_.empty()) return nullptr;
+    if (size_ == 0) return nullptr;
     for (uint64_t i = index(from);; i = (i + 1) & mask_) {
       if (slots_[i].from == from) return slots_[i].to;
       if (!slots_[i].from) return nullptr;
@@ -45,10 +42,19 @@ class AddressTable {
   uint64_t bytes() const { return slots_.size() * sizeof(Slot); }
 
  private:
+  static constexpr uint64_t kInitialSlots = 64;
   struct Slot {
     const Word* from = nullptr;
     Word* to = nullptr;
   };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<uint64_t>(kInitialSlots, old.size() * 2), Slot{});
+    mask_ = slots_.size() - 1;
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.from) insert(s.from, s.to);
+  }
   uint64_t index(const Word* p) const {
     return ((reinterpret_cast<uintptr_t>(p) >> 3) * 0x9E37'79B9'7F4A'7C15ull >> 20) & mask_;
   }

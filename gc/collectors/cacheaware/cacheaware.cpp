@@ -226,13 +226,9 @@ uint32_t CacheAwareCollector::compaction_bound() const {
 }
 
 void CacheAwareCollector::compact() {
-  std::vector<uint64_t> objects(mesh_.cores());
   std::vector<const std::vector<Word*>*> requests(mesh_.cores());
-  for (unsigned c = 0; c < mesh_.cores(); ++c) {
-    objects[c] = mark_.counters(c).objects;
-    requests[c] = &mark_.requests(c);
-  }
-  compact_.run(*pool_, compaction_bound(), objects, requests);
+  for (unsigned c = 0; c < mesh_.cores(); ++c) requests[c] = &mark_.requests(c);
+  compact_.run(*pool_, compaction_bound(), requests);
   huge_bytes_moved_ = huge_.compact([this](const Word* from, Word* to) {
     compact_.record_move(map_.host(map_.partition_of(from)), from, to);
   });

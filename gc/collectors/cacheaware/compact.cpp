@@ -152,8 +152,9 @@ class CompactPhase::Slider {
         core_(core),
         counters_(phase.cores_[core]->counters),
         table_(phase.cores_[core]->local),
-        hosted_(phase.map_.hosted_by(core)),
-        bound_(bound) {}
+        hosted_(phase.map_.hosted_by(core)) {
+    set_bound(bound);
+  }
 
   // Local compaction; false when the core stopped at its bound with
   // objects left (the balancing subphase follows).
@@ -173,7 +174,7 @@ class CompactPhase::Slider {
       balancer_.out_of_room(core_);
       Balancer::Destination d = balancer_.request(core_, pending_words_, counters_);
       if (d.local) {
-        bound_ = UINT32_MAX;
+        set_bound(UINT32_MAX);
         continue;
       }
       counters_.balancing_moves++;
@@ -241,6 +242,10 @@ class CompactPhase::Slider {
         pending_words_ = need;
         return false;
       }
+      if (dest_rank_ >= rank_limit_) {
+        pending_words_ = need;
+        return false;
+      }
       if (dest_rank_ == src_rank_) {
         if (dest_ == start || dest_ + (need - words) > start) {
           if (dest_ < start) fill_dead_space(dest_, start);
@@ -271,18 +276,24 @@ class CompactPhase::Slider {
     c_.partitions_[hosted_[dest_rank_]].top = dest_;
     uint32_t r = dest_rank_ + 1;
     while (r < src_rank_ && covered(c_.partitions_[hosted_[r]], c_.map_.end(hosted_[r]))) ++r;
-    if (r >= bound_ + covered_before(r) && r < src_rank_) return false;
-    if (r > src_rank_) r = src_rank_;
+    if (r >= rank_limit_) return false;
     open_local(r);
     return true;
   }
 
-  // Covered partitions hold huge objects and do not count against the bound.
-  uint32_t covered_before(uint32_t rank) const {
-    uint32_t n = 0;
-    for (uint32_t r = 0; r < rank; ++r)
-      if (covered(c_.partitions_[hosted_[r]], c_.map_.end(hosted_[r]))) ++n;
-    return n;
+  // The first rank past `bound` partitions of the core's list: covered
+  // partitions hold huge objects and do not count.
+  void set_bound(uint32_t bound) {
+    rank_limit_ = UINT32_MAX;
+    if (bound == UINT32_MAX) return;
+    uint32_t open = 0;
+    for (uint32_t r = 0; r < hosted_.size(); ++r) {
+      if (covered(c_.partitions_[hosted_[r]], c_.map_.end(hosted_[r]))) continue;
+      if (open++ == bound) {
+        rank_limit_ = r;
+        return;
+      }
+    }
   }
 
   void open_local(uint32_t rank) {
@@ -330,7 +341,7 @@ class CompactPhase::Slider {
   CompactCounters& counters_;
   AddressTable& table_;
   const std::vector<uint32_t>& hosted_;
-  uint32_t bound_;
+  uint32_t rank_limit_ = UINT32_MAX;  // local destinations stay below it
 
   uint32_t src_rank_ = 0;
   Word* src_ = nullptr;
@@ -351,13 +362,13 @@ CompactPhase::CompactPhase(const PartitionMap& map, const Mesh& mesh, std::vecto
 
 CompactPhase::~CompactPhase() = default;
 
-void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, const std::vector<uint64_t>& objects,
+void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound,
                        const std::vector<const std::vector<Word*>*>& requests) {
   unsigned cores = mesh_.cores();
   unsigned threads = pool.size();
   for (unsigned c = 0; c < cores; ++c) {
     cores_[c]->counters = CompactCounters{};
-    cores_[c]->local.reset(objects[c]);
+    cores_[c]->local.clear();
   }
   Balancer balancer(*this, bound);
   auto job = [&](unsigned w) {
@@ -384,7 +395,7 @@ void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, const std::ve
     for (unsigned c = w; c < cores; c += threads) {
       Core& core = *cores_[c];
       const std::vector<Word*>& asked = *requests[c];
-      core.shared.reset(asked.size());
+      core.shared.clear();
       for (Word* old : asked)
         if (Word* moved = core.local.find(old)) core.shared.insert(old, moved);
       core.counters.compact_ns = parallel::now_ns() - start;

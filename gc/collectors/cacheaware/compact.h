@@ -55,9 +55,8 @@ class CompactPhase {
 
   // Compacts every core's partitions, local then balancing, with each core
   // filling at most `bound` partitions before it asks for space elsewhere.
-  // objects[c] bounds how many objects core c may move (its table's size);
   // requests[c] are the objects other cores asked c to mark.
-  void run(parallel::WorkerPool& pool, uint32_t bound, const std::vector<uint64_t>& objects,
+  void run(parallel::WorkerPool& pool, uint32_t bound,
            const std::vector<const std::vector<Word*>*>& requests);
 
   const AddressTable& local_table(unsigned core) const { return cores_[core]->local; }
