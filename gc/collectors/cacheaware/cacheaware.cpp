@@ -18,6 +18,8 @@ constexpr uint64_t kInitialTriggerBytes = 4u << 20;
 // The master's bound leaves this much slack over the average live data per
 // core: a partition's tail that no object fits is waste.
 constexpr double kBoundSlack = 1.05;
+// The report's partition map shows at most this many bars.
+constexpr uint32_t kMapBars = 512;
 
 Options checked_options(const HeapOptions& heap) {
   std::string error;
@@ -77,17 +79,43 @@ CacheAwareCollector::CacheAwareCollector(RootSet& roots, const HeapOptions& opti
 CacheAwareCollector::~CacheAwareCollector() = default;
 
 void CacheAwareCollector::describe_counters() {
-  for (const char* c :
-       {"mark messages sent", "mark messages received", "mark messages suppressed", "objects marked",
-        "objects moved", "ptrquery messages", "verify rounds", "finished messages", "balancing moves",
-        "last-resort destinations", "request list drops"})
+  for (const char* c : {"mark messages sent", "mark messages received", "mark messages suppressed",
+                        "ptrquery messages", "finished messages"})
+    events.describe_counter(c, "messages");
+  for (const char* c : {"objects marked", "objects marked at home", "objects compacted",
+                        "objects compacted at home", "objects moved", "request list drops"})
     events.describe_counter(c, "objects");
+  events.describe_counter("verify rounds", "rounds");
+  events.describe_counter("balancing moves", "destinations");
+  events.describe_counter("last-resort destinations", "destinations");
   for (const char* c : {"bytes moved", "bytes balanced", "huge bytes freed", "huge bytes moved",
                         "pinned bytes freed", "bytes cleared"})
     events.describe_counter(c, "bytes");
   for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
+  events.describe_counter("mesh hops", "hops");
+  for (const char* c : {"blocks local", "blocks ring 1", "blocks ring 2", "blocks global"})
+    events.describe_counter(c, "blocks");
   events.describe_ratio({"messages per marked object", "mark messages sent", "objects marked"});
   events.describe_ratio({"mesh hops per message", "mesh hops", "mark messages sent"});
+  std::string ticks = "partition (address order";
+  if (map_.count() > kMapBars)
+    ticks += ", " + std::to_string((map_.count() + kMapBars - 1) / kMapBars) + " per bar";
+  ticks += ")";
+  for (const char* when : {"before", "after"})
+    events.add_sequence_panel({std::string("Partitions ") + when + " compaction",
+                               "KB in objects",
+                               std::string("Each partition's occupancy ") + when +
+                                   " compaction, in address order (huge objects included). Partitions "
+                                   "n, n+C, ... alternate between the cores in snake order (mapping.h); "
+                                   "after compaction each core's live data sits in its lowest partitions "
+                                   "and the top of the heap is free.",
+                               std::string("partitions ") + when + " compaction",
+                               ticks,
+                               {},
+                               ""});
+  events.describe_ratio({"mark locality", "objects marked at home", "objects marked"});
+  events.describe_ratio({"compact locality", "objects compacted at home", "objects compacted"});
+  events.describe_ratio({"suppressed per message", "mark messages suppressed", "mark messages sent"});
 }
 
 // The mutator's buffer: the home core's current block, up to what is
@@ -198,7 +226,9 @@ void CacheAwareCollector::collect(GcCause cause) {
       huge_freed = huge_.sweep();
       pinned_freed = los_.sweep(options_.verify || options_.stress_interval != 0);
     });
+    record_partition_map("partitions before compaction");
     events.phase(0, "compact", [&] { compact(); });
+    record_partition_map("partitions after compaction");
     events.phase(0, "update", [&] { update(); });
     events.phase(0, "weak references", [&] { follow_weak(); });
     events.phase(0, "resize", [&] { resize(); });
@@ -206,6 +236,22 @@ void CacheAwareCollector::collect(GcCause cause) {
     return true;
   });
   install_buffer();
+}
+
+// One bar per partition (or per group of neighbours in a big heap): the
+// kilobytes in objects, huge objects counted where they lie.
+void CacheAwareCollector::record_partition_map(const char* name) {
+  if (!events.enabled()) return;
+  uint32_t per_bar = (map_.count() + kMapBars - 1) / kMapBars;
+  std::vector<uint64_t> kb((map_.count() + per_bar - 1) / per_bar, 0);
+  for (uint32_t p = 0; p < map_.count(); ++p) {
+    const PartitionState& s = partitions_[p];
+    uint64_t words = s.top > s.floor ? static_cast<uint64_t>(s.top - s.floor) : 0;
+    if (s.floor > map_.begin(p))
+      words += static_cast<uint64_t>(std::min(s.floor, map_.end(p)) - map_.begin(p));
+    kb[p / per_bar] += words * kWordSize / 1024;
+  }
+  events.sequence(0, name, kb);
 }
 
 void CacheAwareCollector::mark() { mark_.run(*pool_, root_groups_); }
@@ -271,6 +317,9 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
     events.count(w, "mark messages suppressed", m.suppressed);
     events.count(w, "mesh hops", m.hops);
     events.count(w, "objects marked", m.objects);
+    events.count(w, "objects marked at home", m.objects_at_home);
+    events.count(w, "objects compacted", k.objects_placed);
+    events.count(w, "objects compacted at home", k.placed_at_home);
     events.count(w, "request list drops", m.requests_dropped);
     events.count(w, "objects moved", k.objects_moved);
     events.count(w, "bytes moved", k.bytes_moved);
@@ -289,7 +338,12 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
   events.count(0, "huge bytes freed", huge_freed);
   events.count(0, "huge bytes moved", huge_bytes_moved_);
   events.count(0, "pinned bytes freed", pinned_freed);
-  events.count(0, "bytes cleared", allocator_.take_counters().bytes_cleared);
+  AllocatorCounters a = allocator_.take_counters();
+  events.count(0, "bytes cleared", a.bytes_cleared);
+  events.count(0, "blocks local", a.blocks[0]);
+  events.count(0, "blocks ring 1", a.blocks[1]);
+  events.count(0, "blocks ring 2", a.blocks[2]);
+  events.count(0, "blocks global", a.blocks[3]);
 }
 
 // Queries

@@ -231,11 +231,13 @@ class CompactPhase::Slider {
   // it is when the destination has caught up with it.
   bool place(Word* start, Word* h, Word hw, uint64_t words) {
     uint64_t need = words + growth(hw);
+    bool at_home = (hw & kDisplacedBit) == 0;
     for (;;) {
       if (foreign_) {
         if (static_cast<uint64_t>(dest_end_ - dest_) >= need) {
           counters_.balanced_bytes += need * kWordSize;
-          move(start, h, hw, words);
+          count_placed(at_home);
+          move(start, h, hw | kDisplacedBit, words);
           return true;
         }
         close_foreign();
@@ -252,13 +254,16 @@ class CompactPhase::Slider {
           *h = hw & ~Header::kMarkBit;
           dest_ = start + words;
           local_dest_ = dest_;
+          count_placed(at_home);
           return true;
         }
+        count_placed(at_home);
         move(start, h, hw, words);
         local_dest_ = dest_;
         return true;
       }
       if (static_cast<uint64_t>(dest_end_ - dest_) >= need) {
+        count_placed(at_home);
         move(start, h, hw, words);
         local_dest_ = dest_;
         return true;
@@ -311,6 +316,11 @@ class CompactPhase::Slider {
     foreign_ = false;
     dest_ = local_dest_;
     dest_end_ = c_.map_.end(hosted_[dest_rank_]);
+  }
+
+  void count_placed(bool at_home) {
+    counters_.objects_placed++;
+    counters_.placed_at_home += at_home;
   }
 
   void move(Word* start, Word* h, Word hw, uint64_t words) {

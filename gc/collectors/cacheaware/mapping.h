@@ -22,6 +22,14 @@
 
 namespace gc::cacheaware {
 
+// The locality scores (docs/collectors/cacheaware.md, "Seeing it") count
+// the objects that live on a core other than the host of the partition
+// they were allocated in: balancing moved them. Such an object carries
+// this header bit, the lowest of the age field, which a collector without
+// generations leaves unused. (One that balancing later moves back still
+// counts as displaced.)
+constexpr uint64_t kDisplacedBit = uint64_t{1} << Header::kAgeShift;
+
 class Mesh {
  public:
   Mesh(unsigned width, unsigned height);

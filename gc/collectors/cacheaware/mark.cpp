@@ -165,6 +165,7 @@ class MarkPhase::Runner {
     if (Header::is_marked(hw)) return false;
     *h = hw | Header::kMarkBit;
     core.counters.objects++;
+    core.counters.objects_at_home += (hw & kDisplacedBit) == 0;
     core.counters.words += compacted_words(hw);
     if (Header::nrefs(hw)) core.queue.push_back(h);
     return true;

@@ -35,10 +35,11 @@ namespace gc::cacheaware {
 struct MarkCounters {
   uint64_t sent = 0;  // mark messages
   uint64_t received = 0;
-  uint64_t suppressed = 0;  // by the reference cache
-  uint64_t hops = 0;        // mesh hops of the messages sent
-  uint64_t objects = 0;     // objects this core marked
-  uint64_t words = 0;       // their size, with the word a hashed object grows when it moves
+  uint64_t suppressed = 0;       // by the reference cache
+  uint64_t hops = 0;             // mesh hops of the messages sent
+  uint64_t objects = 0;          // objects this core marked
+  uint64_t objects_at_home = 0;  // of which not displaced (kDisplacedBit)
+  uint64_t words = 0;            // their size, with the word a hashed object grows when it moves
   uint64_t requests_kept = 0;
   uint64_t requests_dropped = 0;  // past the request list's bound
   uint64_t mark_ns = 0;           // the thread's time in the phase
