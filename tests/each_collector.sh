@@ -13,6 +13,13 @@
 # GCLAB_EXTRA_FLAGS adds flags to every run (e.g. --gc-threads=4);
 # GCLAB_GC_THREADS_ONLY=1 leaves out the collectors that --list-gcs says
 # use "no GC threads" (the TSan run: it has nothing to check in them).
+#
+# A collector whose correctness depends on its configuration lists more
+# configurations in gc/collectors/NAME/test_variants, one set of flags per
+# line (# starts a comment). The stressed run then shards them: each test
+# runs under the configuration its name hashes to, the default one (no
+# extra flags) included, so the suite covers every configuration at the
+# cost of one. GCLAB_ALL_VARIANTS=1 runs every configuration instead.
 set -u
 vm=$1
 test_src=$2
@@ -29,6 +36,17 @@ if [ -z "$collectors" ]; then
   exit 2
 fi
 
+all_variants=${GCLAB_ALL_VARIANTS:-0}
+root=$(cd "$here/.." && pwd)
+
+# The configurations the stressed run uses for collector $1: one line each,
+# the default (empty) first.
+variants_of() {
+  echo ""
+  local file="$root/gc/collectors/$1/test_variants"
+  [ -f "$file" ] && sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$file"
+}
+
 fail=0
 for gc in $collectors; do
   if [ "$plain" != none ]; then
@@ -36,7 +54,16 @@ for gc in $collectors; do
     "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra || fail=1
   fi
   [ "$stress" = none ] && continue
-  # shellcheck disable=SC2086
-  "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $stress || fail=1
+  mapfile -t variants < <(variants_of "$gc")
+  if [ "$all_variants" = 1 ]; then
+    chosen=("${variants[@]}")
+  else
+    shard=$(printf '%s' "${test_src#"$root"/}" | cksum | awk '{print $1}')
+    chosen=("${variants[$((shard % ${#variants[@]}))]}")
+  fi
+  for variant in "${chosen[@]}"; do
+    # shellcheck disable=SC2086
+    "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $variant $stress || fail=1
+  done
 done
 exit $fail

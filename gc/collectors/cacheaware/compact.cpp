@@ -236,7 +236,7 @@ class CompactPhase::Slider {
       if (foreign_) {
         if (static_cast<uint64_t>(dest_end_ - dest_) >= need) {
           counters_.balanced_bytes += need * kWordSize;
-          count_placed(at_home);
+          count_placed(false);
           move(start, h, hw | kDisplacedBit, words);
           return true;
         }

@@ -39,7 +39,9 @@ namespace gc::cacheaware {
 
 struct CompactCounters {
   uint64_t objects_placed = 0;  // moved or left in place
-  uint64_t placed_at_home = 0;  // of which placed by the host of their allocation partition
+  // Of which placed in a partition of the host of the partition they were
+  // allocated in (neither balanced away now nor displaced before).
+  uint64_t placed_at_home = 0;
   uint64_t objects_moved = 0;
   uint64_t bytes_moved = 0;
   uint64_t balancing_moves = 0;  // destinations the master gave this core
