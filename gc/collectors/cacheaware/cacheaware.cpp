@@ -97,6 +97,15 @@ void CacheAwareCollector::describe_counters() {
     events.describe_counter(c, "blocks");
   events.describe_ratio({"messages per marked object", "mark messages sent", "objects marked"});
   events.describe_ratio({"mesh hops per message", "mesh hops", "mark messages sent"});
+  events.add_sequence_panel({"Mark messages per core",
+                             "messages",
+                             "The mark messages each core of the mesh sent in one collection: references "
+                             "into partitions another core hosts, less those its reference cache "
+                             "suppressed. --gc-stats lists received and suppressed per core too.",
+                             "mark messages sent per core",
+                             "core (y * width + x)",
+                             {},
+                             ""});
   std::string ticks = "partition (address order";
   if (map_.count() > kMapBars)
     ticks += ", " + std::to_string((map_.count() + kMapBars - 1) / kMapBars) + " per bar";
@@ -333,6 +342,15 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
       events.count(w, "update ns", u.update_ns);
     }
   }
+  std::vector<uint64_t> sent(mesh_.cores()), received(mesh_.cores()), suppressed(mesh_.cores());
+  for (unsigned c = 0; c < mesh_.cores(); ++c) {
+    sent[c] = mark_.counters(c).sent;
+    received[c] = mark_.counters(c).received;
+    suppressed[c] = mark_.counters(c).suppressed;
+  }
+  events.sequence(0, "mark messages sent per core", sent);
+  events.sequence(0, "mark messages received per core", received);
+  events.sequence(0, "mark messages suppressed per core", suppressed);
   events.count(0, "verify rounds", mark_.verify_rounds());
   events.count(0, "finished messages", mark_.finished_messages());
   events.count(0, "huge bytes freed", huge_freed);
