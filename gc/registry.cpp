@@ -38,7 +38,7 @@ const std::vector<CollectorInfo>& registered_collectors() {
       {.name = "cacheaware",
        .description =
            "mark-compact over partitions hosted by the cores of a mesh, marking by message passing "
-           "(Zhou and Demsky 2012)",
+           "(Zhou and Demsky)",
        .create = create_cacheaware,
        .options = cacheaware::cacheaware_option_table,
        .check_configuration = cacheaware::cacheaware_check_configuration},

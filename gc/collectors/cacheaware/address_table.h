@@ -1,5 +1,5 @@
 // Old address to new address, for the objects compaction moved (Zhou and
-// Demsky, section 2.2, L130: "When it moves an object, it records the
+// Demsky, section 2.2, L126: "When it moves an object, it records the
 // object's new location in a table"). Open addressing with linear probing,
 // doubled when half full, so that a collection that moves little pays
 // little; written by one core, then read by any.

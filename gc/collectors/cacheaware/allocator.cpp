@@ -61,7 +61,7 @@ Word* Allocator::allocate(unsigned c, uint64_t words, bool after_collection) {
   return p;
 }
 
-// L199: memory is cleared when it is used, a block of 4096 bytes at a time,
+// L203: memory is cleared when it is used, a block of 4096 bytes at a time,
 // so that clearing is spread over the run and new objects are in cache.
 void Allocator::clear_to(Block& b, Word* need) {
   while (b.cleared < need) {
@@ -72,7 +72,7 @@ void Allocator::clear_to(Block& b, Word* need) {
   }
 }
 
-// The new block replaces the one with less room; the other is kept (L201).
+// The new block replaces the one with less room; the other is kept (L203).
 bool Allocator::take_block(unsigned c, uint64_t words, bool after_collection) {
   auto [step, p] = search(c, words, after_collection);
   if (step == SearchStep::kNone) {

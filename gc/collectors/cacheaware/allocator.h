@@ -2,8 +2,8 @@
 //
 // Second level, one per core: a bump allocator into at most two blocks,
 // each the free remainder of one partition, which clears memory 4096 bytes
-// at a time just ahead of the allocation (L199); holding two blocks means an
-// object too big for what is left of one does not waste the rest (L201).
+// at a time just ahead of the allocation (L203); holding two blocks means an
+// object too big for what is left of one does not waste the rest (L203).
 // The mutator's inline fast path bumps the current block of the core that
 // hosts the running fiber, up to the cleared limit.
 //

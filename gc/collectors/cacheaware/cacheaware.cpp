@@ -228,7 +228,7 @@ void CacheAwareCollector::collect(GcCause cause) {
   run_collection(observe::CollectionKind::kFull, cause, [this] {
     root_groups_.clear();
     roots_.root_groups(root_groups_);
-    events.phase(0, "mark", [&] { mark(); });
+    mark();
     events.phase(0, "weak references", [&] { drop_dead_weak(); });
     uint64_t huge_freed = 0, pinned_freed = 0;
     events.phase(0, "huge and pinned objects", [&] {
@@ -236,9 +236,9 @@ void CacheAwareCollector::collect(GcCause cause) {
       pinned_freed = los_.sweep(options_.verify || options_.stress_interval != 0);
     });
     record_partition_map("partitions before compaction");
-    events.phase(0, "compact", [&] { compact(); });
+    compact();
     record_partition_map("partitions after compaction");
-    events.phase(0, "update", [&] { update(); });
+    update();
     events.phase(0, "weak references", [&] { follow_weak(); });
     events.phase(0, "resize", [&] { resize(); });
     report(huge_freed, pinned_freed);
@@ -263,14 +263,14 @@ void CacheAwareCollector::record_partition_map(const char* name) {
   events.sequence(0, name, kb);
 }
 
-void CacheAwareCollector::mark() { mark_.run(*pool_, root_groups_); }
+void CacheAwareCollector::mark() { mark_.run(*pool_, root_groups_, events); }
 
 void CacheAwareCollector::drop_dead_weak() {
   MarkedSurvives resolver;
   roots_.process_weak(resolver);
 }
 
-// Section 3.3 (L174): the master estimates from the live sizes how many
+// Section 3.3 (L185-187): the master estimates from the live sizes how many
 // partitions each core fills on average; that is each core's initial bound.
 uint32_t CacheAwareCollector::compaction_bound() const {
   uint64_t live_words = 0;
@@ -283,7 +283,8 @@ uint32_t CacheAwareCollector::compaction_bound() const {
 void CacheAwareCollector::compact() {
   std::vector<const std::vector<Word*>*> requests(mesh_.cores());
   for (unsigned c = 0; c < mesh_.cores(); ++c) requests[c] = &mark_.requests(c);
-  compact_.run(*pool_, compaction_bound(), requests);
+  compact_.run(*pool_, compaction_bound(), requests, events);
+  observe::PhaseScope huge(events, 0, "huge compaction");
   huge_bytes_moved_ = huge_.compact([this](const Word* from, Word* to) {
     compact_.record_move(map_.host(map_.partition_of(from)), from, to);
   });
@@ -298,7 +299,7 @@ void CacheAwareCollector::update() {
     local[c] = &compact_.local_table(c);
     shared[c] = &compact_.shared_table(c);
   }
-  update_.run(*pool_, root_groups_, unpartitioned_, local, shared);
+  update_.run(*pool_, root_groups_, unpartitioned_, local, shared, events);
 }
 
 void CacheAwareCollector::follow_weak() {

@@ -1,5 +1,5 @@
-// cacheaware: Zhou and Demsky's cache-aware many-core collector (ISMM
-// 2012; docs/collectors/cacheaware.md). A mark-compact collector over a
+// cacheaware: Zhou and Demsky's cache-aware many-core collector
+// (docs/collectors/cacheaware.md). A mark-compact collector over a
 // heap of many partitions, each hosted by one core of a virtual mesh
 // (mapping.h); the GC threads run the cores. A collection, in order:
 //

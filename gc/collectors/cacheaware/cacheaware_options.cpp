@@ -9,16 +9,16 @@ namespace {
 // Partitions of 256 KB by default (smaller in a small heap on a big mesh,
 // default_partition_bytes): the paper left the size open, choosing
 // pages large enough that "most heap partitions contain exactly one memory
-// page" (L300). 256 KB holds every ordinary object (large ones start at 16
+// page" (L302). 256 KB holds every ordinary object (large ones start at 16
 // KB) many times over, so huge objects stay rare, and a 512 MB heap still
 // has 2,048 partitions, many more than any mesh gclab simulates.
 constexpr uint64_t kDefaultPartitionBytes = 256 * 1024;
 constexpr uint64_t kMinPartitionBytes = 16 * 1024;
 constexpr unsigned kMaxMeshSide = 64;
 // A 256-entry table suppresses repeats of the references sent most
-// recently (L118-120; the size is left open). 2 KB per core.
+// recently (L120; the size is left open). 2 KB per core.
 constexpr unsigned kDefaultRefCache = 256;
-// Mark requests kept per core for the update phase's shared table (L101:
+// Mark requests kept per core for the update phase's shared table (L103:
 // "we therefore fix the maximum size of the list").
 constexpr unsigned kDefaultRequestList = 4096;
 constexpr unsigned kDefaultGlobalSearchPercent = 50;
@@ -83,7 +83,7 @@ void square_mesh(unsigned n, unsigned& width, unsigned& height) {
 }
 
 // 256 KB, halved (down to 16 KB) until every core hosts at least
-// kMinPartitionsPerCore partitions: N must be much larger than C (L150).
+// kMinPartitionsPerCore partitions: N must be much larger than C (L152).
 constexpr unsigned kMinPartitionsPerCore = 4;
 uint64_t default_partition_bytes(uint64_t limit, unsigned cores) {
   uint64_t bytes = kDefaultPartitionBytes;

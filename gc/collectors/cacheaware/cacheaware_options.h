@@ -12,7 +12,7 @@
 
 namespace gc::cacheaware {
 
-// The second-level allocator clears memory in blocks of this size (L199:
+// The second-level allocator clears memory in blocks of this size (L203:
 // "we found that blocks of 4,096 bytes yielded optimal performance"), and
 // a partition is a whole number of them.
 constexpr uint64_t kClearBlockBytes = 4096;

@@ -51,7 +51,7 @@ class CompactPhase::Balancer {
   }
 
   // Space for at least `words`; waits while none is free and some core has
-  // not answered (L190-193).
+  // not answered (L195).
   Destination request(unsigned core, uint64_t words, CompactCounters& counters) {
     bool waited = false;
     parallel::Backoff backoff;
@@ -102,7 +102,8 @@ class CompactPhase::Balancer {
     return std::nullopt;
   }
 
-  // Neighbours first, then the lowest offer in the heap (L186-189).
+  // Neighbours first (ring 1, then ring 2), then any finished core's offer
+  // (L193).
   std::optional<Destination> below_bounds(unsigned core, uint64_t words) {
     for (unsigned distance = 1; distance <= 2; ++distance)
       for (unsigned n : c_.mesh_.ring(core, distance))
@@ -113,7 +114,7 @@ class CompactPhase::Balancer {
     return std::nullopt;
   }
 
-  // L193: "a pointer to the first free block of memory in the heap".
+  // L195: "a pointer to the first free block of memory in the heap".
   std::optional<Destination> first_free(uint64_t words) {
     std::optional<Destination> best;
     unsigned best_core = 0;
@@ -373,7 +374,7 @@ CompactPhase::CompactPhase(const PartitionMap& map, const Mesh& mesh, std::vecto
 CompactPhase::~CompactPhase() = default;
 
 void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound,
-                       const std::vector<const std::vector<Word*>*>& requests) {
+                       const std::vector<const std::vector<Word*>*>& requests, observe::Recorder& events) {
   unsigned cores = mesh_.cores();
   unsigned threads = pool.size();
   for (unsigned c = 0; c < cores; ++c) {
@@ -381,7 +382,7 @@ void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound,
     cores_[c]->local.clear();
   }
   Balancer balancer(*this, bound);
-  auto job = [&](unsigned w) {
+  auto work = [&](unsigned w) {
     uint64_t start = parallel::now_ns();
     std::vector<std::unique_ptr<Slider>> sliders;
     std::vector<unsigned> waiting;
@@ -411,6 +412,7 @@ void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound,
       core.counters.compact_ns = parallel::now_ns() - start;
     }
   };
+  auto job = [&](unsigned w) { events.phase(w, "compact", [&] { work(w); }); };
   pool.run(job);
 }
 

@@ -1,5 +1,5 @@
 // The compaction phase with balancing (Zhou and Demsky, sections 2.2 and
-// 3.3, L122-128 and L165-195).
+// 3.3, L122-128 and L176-195).
 //
 // Local compaction: each core walks the partitions it hosts in address
 // order and slides each marked object down into the same sequence of
@@ -33,6 +33,7 @@
 #include "gc/collectors/cacheaware/allocator.h"
 #include "gc/collectors/cacheaware/mapping.h"
 #include "gc/heap/reservation.h"
+#include "gc/observe/recorder.h"
 #include "gc/parallel/worker_pool.h"
 
 namespace gc::cacheaware {
@@ -60,8 +61,8 @@ class CompactPhase {
   // Compacts every core's partitions, local then balancing, with each core
   // filling at most `bound` partitions before it asks for space elsewhere.
   // requests[c] are the objects other cores asked c to mark.
-  void run(parallel::WorkerPool& pool, uint32_t bound,
-           const std::vector<const std::vector<Word*>*>& requests);
+  void run(parallel::WorkerPool& pool, uint32_t bound, const std::vector<const std::vector<Word*>*>& requests,
+           observe::Recorder& events);
 
   const AddressTable& local_table(unsigned core) const { return cores_[core]->local; }
   const AddressTable& shared_table(unsigned core) const { return cores_[core]->shared; }

@@ -7,7 +7,7 @@
 // Live huge objects stay where they are while normal objects are compacted
 // around them, and are then compacted by one sequential pass, each slid
 // down to the lowest run of free partitions that holds it: the alternative
-// L235-237 describes, which needs no free space reserved at the top of the
+// L238 describes, which needs no free space reserved at the top of the
 // heap. The paper's own choice (huge objects cached at the top, compacted
 // last) is not implemented; docs/collectors/cacheaware.md says why.
 #pragma once
@@ -38,7 +38,7 @@ class HugeObjects {
 
   // The lowest run of free partitions long enough for `words`, starting in
   // a partition of core c, then of its ring 1, ring 2, then anywhere
-  // (L240: the allocator's search, each candidate checked for enough
+  // (L242: the allocator's search, each candidate checked for enough
   // contiguous free partitions). Returns the formatted object's header, or
   // nullptr.
   Word* allocate(unsigned core, uint32_t class_id, uint64_t nrefs, uint64_t raw_words);

@@ -4,7 +4,6 @@
 
 #include "gc/parallel/backoff.h"
 #include "gc/parallel/clock.h"
-#include "gc/parallel/tracer.h"
 
 namespace gc::cacheaware {
 
@@ -43,26 +42,25 @@ class MarkPhase::Runner {
     for (Batch* b : out_) delete b;
   }
 
-  void run(parallel::RootClaim& roots) {
+  void run(std::span<const RootGroup> roots) {
     uint64_t start = parallel::now_ns();
     if (!mine_.empty()) {
-      claim_roots(roots);
+      scan_roots(roots);
       loop();
     }
     for (unsigned c : mine_) m_.cores_[c]->counters.mark_ns = parallel::now_ns() - start;
   }
 
  private:
-  // L99: "the collector on the core begins the mark phase by scanning its
-  // local heap roots": the thread's first core takes the groups it claims.
-  void claim_roots(parallel::RootClaim& roots) {
-    unsigned c = mine_.front();
-    for (;;) {
-      size_t i = roots.next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= roots.groups.size()) return;
-      const RootGroup& g = roots.groups[i];
-      for (size_t k = 0; k < g.count; ++k) reach(c, g.slots[k]);
-    }
+  // L101: "the collector on the core begins the mark phase by scanning its
+  // local heap roots". The VM's roots are not any core's, so root group i
+  // is core i mod C's: a fixed share, so that the messages a collection
+  // sends do not depend on which thread got to a group first.
+  void scan_roots(std::span<const RootGroup> roots) {
+    unsigned cores = m_.mesh_.cores();
+    for (unsigned c : mine_)
+      for (size_t i = c; i < roots.size(); i += cores)
+        for (size_t k = 0; k < roots[i].count; ++k) reach(c, roots[i].slots[k]);
   }
 
   void loop() {
@@ -227,7 +225,7 @@ bool MarkPhase::cache_hit_or_insert(unsigned core, const Word* ref) {
   return false;
 }
 
-void MarkPhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots) {
+void MarkPhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots, observe::Recorder& events) {
   for (auto& core : cores_) {
     core->queue.clear();
     std::fill(core->cache.begin(), core->cache.end(), nullptr);
@@ -237,10 +235,9 @@ void MarkPhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots
     core->reported = {};
   }
   termination_.start(mesh_.cores());
-  parallel::RootClaim claim{roots};
   std::vector<std::unique_ptr<Runner>> runners;
   for (unsigned t = 0; t < pool.size(); ++t) runners.push_back(std::make_unique<Runner>(*this, t));
-  auto job = [&](unsigned w) { runners[w]->run(claim); };
+  auto job = [&](unsigned w) { events.phase(w, "mark", [&] { runners[w]->run(roots); }); };
   pool.run(job);
 }
 

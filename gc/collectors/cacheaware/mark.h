@@ -2,10 +2,10 @@
 // L99-120). Each core marks only the objects in the partitions it hosts,
 // from a mark queue of its own. A reference into a partition another core
 // hosts becomes a `mark` message to that core, unless the sender's
-// reference cache shows it sent one for the same object recently (L118).
+// reference cache shows it sent one for the same object recently (L120).
 // A core receiving a `mark` message for an object it has not marked yet
 // marks and queues it and records the request in a bounded list, which the
-// update phase turns into a table other cores can read (L101). Termination
+// compaction phase turns into a table other cores can read (L101-103, L128). Termination
 // is the finished/verify protocol (gc/parallel/finished_verify.h).
 //
 // Objects outside the partitions (the pinned large-object space) have no
@@ -55,7 +55,7 @@ class MarkPhase {
 
   // Marks everything reachable from the roots; every core's counters and
   // request list are this collection's afterwards.
-  void run(parallel::WorkerPool& pool, std::span<const RootGroup> roots);
+  void run(parallel::WorkerPool& pool, std::span<const RootGroup> roots, observe::Recorder& events);
 
   const MarkCounters& counters(unsigned core) const { return cores_[core]->counters; }
   // The old addresses of objects marked on a remote core's request.

@@ -161,7 +161,7 @@ UpdatePhase::~UpdatePhase() = default;
 
 void UpdatePhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots,
                       std::span<Word* const> extra, const std::vector<const AddressTable*>& local,
-                      const std::vector<const AddressTable*>& shared) {
+                      const std::vector<const AddressTable*>& shared, observe::Recorder& events) {
   for (auto& core : cores_) {
     core->counters = UpdateCounters{};
     core->outstanding = 0;
@@ -173,7 +173,9 @@ void UpdatePhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roo
   std::vector<std::unique_ptr<Runner>> runners;
   for (unsigned t = 0; t < pool.size(); ++t)
     runners.push_back(std::make_unique<Runner>(*this, t, pool.size(), local, shared, completed));
-  auto job = [&](unsigned w) { runners[w]->run(claim, extra, next_extra); };
+  auto job = [&](unsigned w) {
+    events.phase(w, "update", [&] { runners[w]->run(claim, extra, next_extra); });
+  };
   pool.run(job);
 }
 

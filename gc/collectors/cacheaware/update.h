@@ -18,6 +18,7 @@
 #include "gc/collectors/cacheaware/address_table.h"
 #include "gc/collectors/cacheaware/allocator.h"
 #include "gc/collectors/cacheaware/mapping.h"
+#include "gc/observe/recorder.h"
 #include "gc/parallel/mailbox.h"
 #include "gc/parallel/worker_pool.h"
 
@@ -43,7 +44,8 @@ class UpdatePhase {
   // outside the partitions (pinned large objects, huge objects' headers)
   // whose slots are updated too, claimed by any thread.
   void run(parallel::WorkerPool& pool, std::span<const RootGroup> roots, std::span<Word* const> extra,
-           const std::vector<const AddressTable*>& local, const std::vector<const AddressTable*>& shared);
+           const std::vector<const AddressTable*>& local, const std::vector<const AddressTable*>& shared,
+           observe::Recorder& events);
 
   const UpdateCounters& counters(unsigned core) const { return cores_[core]->counters; }
 
