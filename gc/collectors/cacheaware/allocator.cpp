@@ -10,7 +10,7 @@ namespace {
 constexpr uint64_t kClearBlockWords = kClearBlockBytes / kWordSize;
 // A partition with less room than this is not worth a block: the search
 // passes it by (its tail stays free until the next collection compacts).
-constexpr uint64_t kMinBlockWords = 64;
+constexpr uint64_t kMinBlockWords = 16;
 
 }  // namespace
 
@@ -92,6 +92,7 @@ bool Allocator::take_block(unsigned c, uint64_t words, bool after_collection) {
     old.holder = -1;
   }
   PartitionState& s = partitions_[p];
+  extend_frontier(p + 1);
   s.holder = static_cast<int32_t>(c);
   b.partition = p;
   b.top = b.cleared = s.top;

@@ -19,6 +19,7 @@
 // --heap); past it the allocation collects too.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -88,6 +89,12 @@ class Allocator {
   // search cursors back to each core's first partition.
   void reset(uint64_t used_bytes, uint64_t trigger_bytes);
 
+  // Partitions at and above the frontier have never held an object: the
+  // phases that walk partitions stop there, so a collection's cost does not
+  // grow with --heap.
+  uint32_t frontier() const { return frontier_; }
+  void extend_frontier(uint32_t end) { frontier_ = std::max(frontier_, end); }
+
   uint64_t taken_bytes() const { return taken_bytes_; }
   uint64_t trigger_bytes() const { return trigger_bytes_; }
   bool global_search_flag() const { return global_flag_; }
@@ -111,6 +118,7 @@ class Allocator {
   uint64_t taken_bytes_ = 0;      // handed out as blocks since
   uint64_t trigger_bytes_ = 0;
   bool global_flag_ = false;
+  uint32_t frontier_ = 0;
   AllocatorCounters counters_;
 };
 

@@ -106,10 +106,9 @@ void CacheAwareCollector::describe_counters() {
                              "core (y * width + x)",
                              {},
                              ""});
-  std::string ticks = "partition (address order";
-  if (map_.count() > kMapBars)
-    ticks += ", " + std::to_string((map_.count() + kMapBars - 1) / kMapBars) + " per bar";
-  ticks += ")";
+  std::string ticks =
+      "partition, in address order up to the highest ever used (neighbours share a bar past " +
+      std::to_string(kMapBars) + ")";
   for (const char* when : {"before", "after"})
     events.add_sequence_panel({std::string("Partitions ") + when + " compaction",
                                "KB in objects",
@@ -188,16 +187,18 @@ Word* CacheAwareCollector::allocate_huge(uint32_t class_id, uint64_t nrefs, uint
   uint64_t bytes = object_words(nrefs, raw_words) * kWordSize;
   if (bytes > ca_.partition_bytes * ca_.partitions) return out_of_memory();
   if (allocator_.charge(bytes, false))
-    if (Word* h = huge_.allocate(core_, class_id, nrefs, raw_words)) {
-      stats_.bytes_allocated += bytes;
-      return h;
-    }
+    if (Word* h = huge_.allocate(core_, class_id, nrefs, raw_words)) return allocated_huge(h, bytes);
   collect(GcCause::kLargeAllocation);
   allocator_.charge(bytes, true);
   Word* h = huge_.allocate(core_, class_id, nrefs, raw_words);
   if (!h) return out_of_memory();
+  return allocated_huge(h, bytes);
+}
+
+Word* CacheAwareCollector::allocated_huge(Word* header, uint64_t bytes) {
   stats_.bytes_allocated += bytes;
-  return h;
+  allocator_.extend_frontier(huge_.objects().back().last + 1);
+  return header;
 }
 
 // Pinned objects (fiber stacks) never move: the large-object space, beside
@@ -251,9 +252,10 @@ void CacheAwareCollector::collect(GcCause cause) {
 // kilobytes in objects, huge objects counted where they lie.
 void CacheAwareCollector::record_partition_map(const char* name) {
   if (!events.enabled()) return;
-  uint32_t per_bar = (map_.count() + kMapBars - 1) / kMapBars;
-  std::vector<uint64_t> kb((map_.count() + per_bar - 1) / per_bar, 0);
-  for (uint32_t p = 0; p < map_.count(); ++p) {
+  uint32_t used = std::max(allocator_.frontier(), 1u);
+  uint32_t per_bar = (used + kMapBars - 1) / kMapBars;
+  std::vector<uint64_t> kb((used + per_bar - 1) / per_bar, 0);
+  for (uint32_t p = 0; p < allocator_.frontier(); ++p) {
     const PartitionState& s = partitions_[p];
     uint64_t words = s.top > s.floor ? static_cast<uint64_t>(s.top - s.floor) : 0;
     if (s.floor > map_.begin(p))
@@ -283,7 +285,8 @@ uint32_t CacheAwareCollector::compaction_bound() const {
 void CacheAwareCollector::compact() {
   std::vector<const std::vector<Word*>*> requests(mesh_.cores());
   for (unsigned c = 0; c < mesh_.cores(); ++c) requests[c] = &mark_.requests(c);
-  compact_.run(*pool_, compaction_bound(), requests, events);
+  allocator_.extend_frontier(
+      compact_.run(*pool_, compaction_bound(), allocator_.frontier(), requests, events));
   observe::PhaseScope huge(events, 0, "huge compaction");
   huge_bytes_moved_ = huge_.compact([this](const Word* from, Word* to) {
     compact_.record_move(map_.host(map_.partition_of(from)), from, to);
@@ -299,7 +302,7 @@ void CacheAwareCollector::update() {
     local[c] = &compact_.local_table(c);
     shared[c] = &compact_.shared_table(c);
   }
-  update_.run(*pool_, root_groups_, unpartitioned_, local, shared, events);
+  update_.run(*pool_, allocator_.frontier(), root_groups_, unpartitioned_, local, shared, events);
 }
 
 void CacheAwareCollector::follow_weak() {
@@ -369,8 +372,9 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
 
 uint64_t CacheAwareCollector::heap_used() const {
   uint64_t words = 0;
-  for (const PartitionState& s : partitions_)
-    if (s.top > s.floor) words += static_cast<uint64_t>(s.top - s.floor);
+  for (uint32_t p = 0; p < allocator_.frontier(); ++p)
+    if (const PartitionState& s = partitions_[p]; s.top > s.floor)
+      words += static_cast<uint64_t>(s.top - s.floor);
   for (unsigned c = 0; c < mesh_.cores(); ++c)
     for (const Allocator::Block& b : allocator_.core(c).blocks)
       if (b.partition >= 0) {
@@ -385,7 +389,7 @@ uint64_t CacheAwareCollector::heap_used() const {
 
 uint64_t CacheAwareCollector::heap_size() const {
   uint64_t partitions = 0;
-  for (uint32_t p = 0; p < map_.count(); ++p) {
+  for (uint32_t p = 0; p < allocator_.frontier(); ++p) {
     const PartitionState& s = partitions_[p];
     if (s.top != map_.begin(p) || s.holder >= 0) partitions++;
   }
@@ -408,7 +412,7 @@ void CacheAwareCollector::describe_spaces(std::vector<observe::SpaceUsage>& out)
 }
 
 void CacheAwareCollector::describe_heap(verify::HeapShape& out) const {
-  for (uint32_t p = 0; p < map_.count(); ++p) {
+  for (uint32_t p = 0; p < allocator_.frontier(); ++p) {
     const PartitionState& s = partitions_[p];
     Word* top = s.top;
     if (s.holder >= 0) {

@@ -86,6 +86,7 @@ class CacheAwareCollector : public Collector, public verify::VerifiableHeap {
   void record_partition_map(const char* name);
   void report(uint64_t huge_freed, uint64_t pinned_freed);
   Word* allocate_huge(uint32_t class_id, uint64_t nrefs, uint64_t raw_words);
+  Word* allocated_huge(Word* header, uint64_t bytes);
   Word* format_or_oom(Word* p, uint32_t class_id, uint64_t nrefs, uint64_t raw_words);
 
   cacheaware::Options ca_;

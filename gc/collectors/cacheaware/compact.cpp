@@ -50,6 +50,9 @@ class CompactPhase::Balancer {
     }
   }
 
+  // One past the highest partition handed out.
+  uint32_t frontier() const { return frontier_; }
+
   // Space for at least `words`; waits while none is free and some core has
   // not answered (L195).
   Destination request(unsigned core, uint64_t words, CompactCounters& counters) {
@@ -97,6 +100,7 @@ class CompactPhase::Balancer {
       }
       o.rank++;
       o.top = nullptr;
+      frontier_ = std::max(frontier_, p + 1);
       return Destination{.partition = p, .begin = begin, .end = end};
     }
     return std::nullopt;
@@ -137,6 +141,7 @@ class CompactPhase::Balancer {
 
   CompactPhase& c_;
   uint32_t bound_;
+  uint32_t frontier_ = 0;
   std::mutex mutex_;
   std::vector<Offer> offers_;
   Offer best_saved_;
@@ -153,7 +158,9 @@ class CompactPhase::Slider {
         core_(core),
         counters_(phase.cores_[core]->counters),
         table_(phase.cores_[core]->local),
-        hosted_(phase.map_.hosted_by(core)) {
+        hosted_(phase.map_.hosted_by(core)),
+        ranks_(static_cast<uint32_t>(std::lower_bound(hosted_.begin(), hosted_.end(), phase.frontier_) -
+                                     hosted_.begin())) {
     set_bound(bound);
   }
 
@@ -190,7 +197,7 @@ class CompactPhase::Slider {
   // evacuated ones emptied. Returns what the master's table needs.
   void finish(uint32_t& rank, Word*& top) {
     close_foreign();
-    for (uint32_t r = 0; r < hosted_.size(); ++r) {
+    for (uint32_t r = 0; r < ranks_; ++r) {
       PartitionState& s = c_.partitions_[hosted_[r]];
       if (covered(s, c_.map_.end(hosted_[r]))) continue;
       if (r == dest_rank_)
@@ -206,7 +213,7 @@ class CompactPhase::Slider {
   // Walks the source from where it stopped; false if an object found no
   // room below the bound (pending_words_ says how much it needs).
   bool slide() {
-    while (src_rank_ < hosted_.size()) {
+    while (src_rank_ < ranks_) {
       uint32_t p = hosted_[src_rank_];
       PartitionState& s = c_.partitions_[p];
       Word* end = covered(s, c_.map_.end(p)) ? src_ : s.top;
@@ -217,7 +224,7 @@ class CompactPhase::Slider {
         if (Header::is_marked(hw) && !place(src_, h, hw, words)) return false;
         src_ += words;
       }
-      if (++src_rank_ < hosted_.size()) src_ = c_.partitions_[hosted_[src_rank_]].floor;
+      if (++src_rank_ < ranks_) src_ = c_.partitions_[hosted_[src_rank_]].floor;
     }
     return true;
   }
@@ -352,6 +359,7 @@ class CompactPhase::Slider {
   CompactCounters& counters_;
   AddressTable& table_;
   const std::vector<uint32_t>& hosted_;
+  uint32_t ranks_;                    // hosted_[ranks_] and later lie at or above the frontier
   uint32_t rank_limit_ = UINT32_MAX;  // local destinations stay below it
 
   uint32_t src_rank_ = 0;
@@ -373,8 +381,10 @@ CompactPhase::CompactPhase(const PartitionMap& map, const Mesh& mesh, std::vecto
 
 CompactPhase::~CompactPhase() = default;
 
-void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound,
-                       const std::vector<const std::vector<Word*>*>& requests, observe::Recorder& events) {
+uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t frontier,
+                           const std::vector<const std::vector<Word*>*>& requests,
+                           observe::Recorder& events) {
+  frontier_ = frontier;
   unsigned cores = mesh_.cores();
   unsigned threads = pool.size();
   for (unsigned c = 0; c < cores; ++c) {
@@ -414,6 +424,7 @@ void CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound,
   };
   auto job = [&](unsigned w) { events.phase(w, "compact", [&] { work(w); }); };
   pool.run(job);
+  return std::max(frontier, balancer.frontier());
 }
 
 }  // namespace gc::cacheaware

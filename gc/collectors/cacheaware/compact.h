@@ -61,8 +61,10 @@ class CompactPhase {
   // Compacts every core's partitions, local then balancing, with each core
   // filling at most `bound` partitions before it asks for space elsewhere.
   // requests[c] are the objects other cores asked c to mark.
-  void run(parallel::WorkerPool& pool, uint32_t bound, const std::vector<const std::vector<Word*>*>& requests,
-           observe::Recorder& events);
+  // Partitions from `frontier` up are empty; returns the frontier after
+  // compaction (balancing may have filled partitions above it).
+  uint32_t run(parallel::WorkerPool& pool, uint32_t bound, uint32_t frontier,
+               const std::vector<const std::vector<Word*>*>& requests, observe::Recorder& events);
 
   const AddressTable& local_table(unsigned core) const { return cores_[core]->local; }
   const AddressTable& shared_table(unsigned core) const { return cores_[core]->shared; }
@@ -84,6 +86,7 @@ class CompactPhase {
   std::vector<PartitionState>& partitions_;
   const Reservation& reservation_;
   std::vector<std::unique_ptr<Core>> cores_;
+  uint32_t frontier_ = 0;  // this collection's, before balancing
 };
 
 }  // namespace gc::cacheaware

@@ -36,6 +36,7 @@ class UpdatePhase::Runner {
     }
     for (unsigned c : mine_) {
       for (uint32_t p : u_.map_.hosted_by(c)) {
+        if (p >= u_.frontier_) break;
         const PartitionState& s = u_.partitions_[p];
         for (Word* w = s.floor; w < s.top;) {
           Word* h = header_from_start(w);
@@ -159,9 +160,10 @@ UpdatePhase::UpdatePhase(const PartitionMap& map, const Mesh& mesh,
 
 UpdatePhase::~UpdatePhase() = default;
 
-void UpdatePhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots,
+void UpdatePhase::run(parallel::WorkerPool& pool, uint32_t frontier, std::span<const RootGroup> roots,
                       std::span<Word* const> extra, const std::vector<const AddressTable*>& local,
                       const std::vector<const AddressTable*>& shared, observe::Recorder& events) {
+  frontier_ = frontier;
   for (auto& core : cores_) {
     core->counters = UpdateCounters{};
     core->outstanding = 0;

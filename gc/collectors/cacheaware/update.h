@@ -43,9 +43,10 @@ class UpdatePhase {
   // `local` and `shared` give each core's tables; `extra` are objects
   // outside the partitions (pinned large objects, huge objects' headers)
   // whose slots are updated too, claimed by any thread.
-  void run(parallel::WorkerPool& pool, std::span<const RootGroup> roots, std::span<Word* const> extra,
-           const std::vector<const AddressTable*>& local, const std::vector<const AddressTable*>& shared,
-           observe::Recorder& events);
+  // Partitions from `frontier` up are empty.
+  void run(parallel::WorkerPool& pool, uint32_t frontier, std::span<const RootGroup> roots,
+           std::span<Word* const> extra, const std::vector<const AddressTable*>& local,
+           const std::vector<const AddressTable*>& shared, observe::Recorder& events);
 
   const UpdateCounters& counters(unsigned core) const { return cores_[core]->counters; }
 
@@ -73,6 +74,7 @@ class UpdatePhase {
   const Mesh& mesh_;
   const std::vector<PartitionState>& partitions_;
   std::vector<std::unique_ptr<Core>> cores_;
+  uint32_t frontier_ = 0;
 };
 
 }  // namespace gc::cacheaware
