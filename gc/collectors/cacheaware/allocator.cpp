@@ -90,14 +90,14 @@ bool Allocator::take_block(unsigned c, uint64_t words, bool after_collection) {
     PartitionState& old = partitions_[static_cast<uint32_t>(b.partition)];
     old.top = b.top;
     old.holder = -1;
+    taken_bytes_ += static_cast<uint64_t>(b.top - b.start) * kWordSize;
   }
   PartitionState& s = partitions_[p];
   extend_frontier(p + 1);
   s.holder = static_cast<int32_t>(c);
   b.partition = p;
-  b.top = b.cleared = s.top;
+  b.top = b.cleared = b.start = s.top;
   b.end = map_.end(p);
-  taken_bytes_ += b.room() * kWordSize;
   core.current = slot;
   return true;
 }
@@ -131,12 +131,12 @@ std::optional<uint32_t> Allocator::lowest_in_ring(unsigned c, unsigned distance,
 
 std::pair<SearchStep, uint32_t> Allocator::search(unsigned c, uint64_t min_words, bool after_collection) {
   uint64_t budget = trigger_bytes_ > used_after_ ? trigger_bytes_ - used_after_ : 0;
-  if (!after_collection && taken_bytes_ + std::max(min_words, kMinBlockWords) * kWordSize > budget)
-    return {SearchStep::kNone, 0};
+  uint64_t taken = taken_bytes();
+  if (!after_collection && taken + min_words * kWordSize > budget) return {SearchStep::kNone, 0};
   if (auto p = lowest_of(c, min_words)) return {SearchStep::kLocal, *p};
   if (auto p = lowest_in_ring(c, 1, min_words)) return {SearchStep::kRing1, *p};
   if (auto p = lowest_in_ring(c, 2, min_words)) return {SearchStep::kRing2, *p};
-  if (!global_flag_ && taken_bytes_ * 100 < budget * global_search_percent_) global_flag_ = true;
+  if (!global_flag_ && taken * 100 < budget * global_search_percent_) global_flag_ = true;
   if (!global_flag_ && !after_collection) return {SearchStep::kNone, 0};
   std::optional<uint32_t> best;
   for (unsigned k = 0; k < mesh_.cores(); ++k)
@@ -147,9 +147,17 @@ std::pair<SearchStep, uint32_t> Allocator::search(unsigned c, uint64_t min_words
 
 bool Allocator::charge(uint64_t bytes, bool after_collection) {
   uint64_t budget = trigger_bytes_ > used_after_ ? trigger_bytes_ - used_after_ : 0;
-  if (!after_collection && taken_bytes_ + bytes > budget) return false;
+  if (!after_collection && taken_bytes() + bytes > budget) return false;
   taken_bytes_ += bytes;
   return true;
+}
+
+uint64_t Allocator::taken_bytes() const {
+  uint64_t words = 0;
+  for (const Core& core : cores_)
+    for (const Block& b : core.blocks)
+      if (b.partition >= 0) words += static_cast<uint64_t>(b.top - b.start);
+  return taken_bytes_ + words * kWordSize;
 }
 
 void Allocator::retire_all() {

@@ -54,6 +54,7 @@ class Allocator {
     Word* top = nullptr;
     Word* end = nullptr;
     Word* cleared = nullptr;  // [top, cleared) is zeroed and may be bumped by the fast path
+    Word* start = nullptr;    // where the block began: [start, top) is allocated
     int64_t partition = -1;   // -1: none
     uint64_t room() const { return static_cast<uint64_t>(end - top); }
   };
@@ -95,7 +96,9 @@ class Allocator {
   uint32_t frontier() const { return frontier_; }
   void extend_frontier(uint32_t end) { frontier_ = std::max(frontier_, end); }
 
-  uint64_t taken_bytes() const { return taken_bytes_; }
+  // Bytes allocated since the last collection: in blocks given back, in
+  // the blocks held now (their tops as last synced), and in huge objects.
+  uint64_t taken_bytes() const;
   uint64_t trigger_bytes() const { return trigger_bytes_; }
   bool global_search_flag() const { return global_flag_; }
   const AllocatorCounters& counters() const { return counters_; }
@@ -115,7 +118,7 @@ class Allocator {
   std::vector<Core> cores_;
   std::vector<uint32_t> cursor_;  // per core: partitions before it in its list have no room
   uint64_t used_after_ = 0;       // bytes in use after the last collection
-  uint64_t taken_bytes_ = 0;      // handed out as blocks since
+  uint64_t taken_bytes_ = 0;      // allocated since, in blocks given back and huge objects
   uint64_t trigger_bytes_ = 0;
   bool global_flag_ = false;
   uint32_t frontier_ = 0;

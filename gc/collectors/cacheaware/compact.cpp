@@ -418,7 +418,10 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
       const std::vector<Word*>& asked = *requests[c];
       core.shared.clear();
       for (Word* old : asked)
-        if (Word* moved = core.local.find(old)) core.shared.insert(old, moved);
+        if (Word* moved = core.local.find(old))
+          core.shared.insert(old, moved);
+        else
+          core.shared.insert(old, old);
       core.counters.compact_ns = parallel::now_ns() - start;
     }
   };

@@ -21,7 +21,7 @@
 //
 // Every object that moves is recorded in its old host's table (AddressTable),
 // and each core then builds its shared table from the mark requests it
-// received (L128).
+// received, moved or not (L128).
 #pragma once
 
 #include <cstdint>
@@ -69,8 +69,12 @@ class CompactPhase {
   const AddressTable& local_table(unsigned core) const { return cores_[core]->local; }
   const AddressTable& shared_table(unsigned core) const { return cores_[core]->shared; }
   const CompactCounters& counters(unsigned core) const { return cores_[core]->counters; }
-  // A move made outside the phase (a huge object), in its old host's table.
-  void record_move(unsigned host, const Word* from, Word* to) { cores_[host]->local.insert(from, to); }
+  // A move made after the phase (a huge object): in its old host's table,
+  // and in its shared table if another core asked for it.
+  void record_move(unsigned host, const Word* from, Word* to) {
+    cores_[host]->local.insert(from, to);
+    if (cores_[host]->shared.find(from)) cores_[host]->shared.insert(from, to);
+  }
 
  private:
   class Balancer;

@@ -129,7 +129,9 @@ class MarkPhase::Runner {
     while (!core.queue.empty() && budget-- > 0) {
       Word* h = core.queue.back();
       core.queue.pop_back();
-      uint64_t n = Header::nrefs(*h);
+      // Atomic: a pinned object's header may be getting another thread's
+      // mark bit (mark_unhosted) while this one scans it.
+      uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
       Value* slots = ref_slots_begin(h, n);
       for (uint64_t i = n; i-- > 0;) reach(c, slots[i]);
     }

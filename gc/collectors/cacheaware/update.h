@@ -4,7 +4,7 @@
 // local table; into another core's, in that core's shared table (the
 // objects it marked on request); on a miss it sends the host a `ptrquery`
 // and patches the slot when the `response` comes back, going on with other
-// slots meanwhile. An object in no table did not move. A core is completed
+// slots meanwhile. An object missing from its host's own table did not move. A core is completed
 // when its slots are done and every query it sent is answered; it keeps
 // answering other cores' queries until every core is completed.
 #pragma once
