@@ -1,8 +1,9 @@
 // Old address to new address, for the objects compaction moved (Zhou and
 // Demsky, section 2.2, L126: "When it moves an object, it records the
 // object's new location in a table"). Open addressing with linear probing,
-// doubled when half full, so that a collection that moves little pays
-// little; written by one core, then read by any.
+// sized from the last collection's moves and doubled when half full, so
+// that a collection that moves little pays little; written by one core,
+// then read by any.
 #pragma once
 
 #include <bit>
@@ -15,9 +16,13 @@ namespace gc::cacheaware {
 
 class AddressTable {
  public:
-  void clear() {
-    slots_.assign(kInitialSlots, Slot{});
-    mask_ = kInitialSlots - 1;
+  // Empty, with room for about `expected` entries before it first grows.
+  // The memory of earlier collections is kept and filled again, not
+  // given back and faulted in anew.
+  void clear(uint64_t expected) {
+    uint64_t capacity = std::bit_ceil(std::max<uint64_t>(kInitialSlots, expected * 2));
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
     size_ = 0;
   }
   void insert(const Word* from, Word* to) {
@@ -48,17 +53,18 @@ class AddressTable {
     Word* to = nullptr;
   };
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<uint64_t>(kInitialSlots, old.size() * 2), Slot{});
+    spare_.assign(slots_.size() * 2, Slot{});
+    std::swap(slots_, spare_);
     mask_ = slots_.size() - 1;
     size_ = 0;
-    for (const Slot& s : old)
+    for (const Slot& s : spare_)
       if (s.from) insert(s.from, s.to);
   }
   uint64_t index(const Word* p) const {
     return ((reinterpret_cast<uintptr_t>(p) >> 3) * 0x9E37'79B9'7F4A'7C15ull >> 20) & mask_;
   }
   std::vector<Slot> slots_;
+  std::vector<Slot> spare_;  // the other buffer, for growing
   uint64_t mask_ = 0;
   uint64_t size_ = 0;
 };

@@ -388,8 +388,9 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
   unsigned cores = mesh_.cores();
   unsigned threads = pool.size();
   for (unsigned c = 0; c < cores; ++c) {
+    // The last collection's moves are the best guess at this one's.
+    cores_[c]->local.clear(cores_[c]->counters.objects_moved + cores_[c]->counters.objects_moved / 4);
     cores_[c]->counters = CompactCounters{};
-    cores_[c]->local.clear();
   }
   Balancer balancer(*this, bound);
   auto work = [&](unsigned w) {
@@ -416,7 +417,7 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
     for (unsigned c = w; c < cores; c += threads) {
       Core& core = *cores_[c];
       const std::vector<Word*>& asked = *requests[c];
-      core.shared.clear();
+      core.shared.clear(asked.size());
       for (Word* old : asked)
         if (Word* moved = core.local.find(old))
           core.shared.insert(old, moved);
