@@ -34,6 +34,7 @@
 #include "gc/collectors/cacheaware/mark.h"
 #include "gc/parallel/finished_verify.h"
 #include "gc/verify/verifier.h"
+#include "tests/unit/vector_roots.h"
 
 using namespace gc;
 using namespace gc::cacheaware;
@@ -42,18 +43,7 @@ namespace {
 
 constexpr uint32_t kNode = kFirstUserClass + 7;
 
-struct TestRoots final : RootSet {
-  std::vector<Value> roots;
-  std::vector<Word*> weak;
-  void root_groups(std::vector<RootGroup>& out) override {
-    for (size_t i = 0; i < roots.size(); i += 4)
-      out.push_back({roots.data() + i, std::min<size_t>(4, roots.size() - i)});
-  }
-  void process_weak(WeakResolver& r) override {
-    for (Word*& w : weak)
-      if (w) w = r.resolve(w);
-  }
-};
+using TestRoots = test::VectorRoots;
 
 HeapOptions ca_options(unsigned threads, const std::string& mesh, const std::string& partition_size = "",
                        uint64_t heap_bytes = 64ull << 20) {

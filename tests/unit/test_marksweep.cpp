@@ -12,6 +12,7 @@
 #include "gc/collector.h"
 #include "gc/collectors/marksweep/marksweep.h"
 #include "gc/verify/verifier.h"
+#include "tests/unit/vector_roots.h"
 
 using namespace gc;
 using marksweep::kBlockBytes;
@@ -21,18 +22,7 @@ namespace {
 
 constexpr uint32_t kNode = kFirstUserClass + 1;
 
-struct MsRoots final : RootSet {
-  std::vector<Value> roots;
-  std::vector<Word*> weak;
-  void root_groups(std::vector<RootGroup>& out) override {
-    for (size_t i = 0; i < roots.size(); i += 4)
-      out.push_back({roots.data() + i, std::min<size_t>(4, roots.size() - i)});
-  }
-  void process_weak(WeakResolver& r) override {
-    for (Word*& w : weak)
-      if (w) w = r.resolve(w);
-  }
-};
+using MsRoots = test::VectorRoots;
 
 HeapOptions options(unsigned threads = 1, uint64_t heap = 64ull << 20) {
   HeapOptions o;

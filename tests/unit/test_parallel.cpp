@@ -21,6 +21,7 @@
 #include "gc/parallel/tracer.h"
 #include "gc/parallel/worker_pool.h"
 #include "gc/verify/verifier.h"
+#include "tests/unit/vector_roots.h"
 
 using namespace gc;
 using namespace gc::parallel;
@@ -441,19 +442,7 @@ namespace {
 
 constexpr uint32_t kPNode = kFirstUserClass + 2;
 
-struct PRoots final : RootSet {
-  std::vector<Value> roots;
-  std::vector<Word*> weak;
-  void root_groups(std::vector<RootGroup>& out) override {
-    // Small groups: many more than threads (static overpartitioning).
-    for (size_t i = 0; i < roots.size(); i += 4)
-      out.push_back({roots.data() + i, std::min<size_t>(4, roots.size() - i)});
-  }
-  void process_weak(WeakResolver& r) override {
-    for (Word*& w : weak)
-      if (w) w = r.resolve(w);
-  }
-};
+using PRoots = test::VectorRoots;
 
 struct PHeap {
   PRoots roots;
