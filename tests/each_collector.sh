@@ -20,6 +20,11 @@
 # runs under the configuration its name hashes to, the default one (no
 # extra flags) included, so the suite covers every configuration at the
 # cost of one. GCLAB_ALL_VARIANTS=1 runs every configuration instead.
+#
+# With GCLAB_SCALED_STRESS=1 (the sanitizer runs), a collector whose
+# collections are slow lets the default stress collect every N allocations
+# instead of every one, N from gc/collectors/NAME/test_stress_interval, so
+# each collector costs about the same there.
 set -u
 vm=$1
 test_src=$2
@@ -54,6 +59,11 @@ for gc in $collectors; do
     "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra || fail=1
   fi
   [ "$stress" = none ] && continue
+  gc_stress=$stress
+  interval_file="$root/gc/collectors/$gc/test_stress_interval"
+  if [ "${GCLAB_SCALED_STRESS:-0}" = 1 ] && [ "$stress" = "--gc-stress=1 --gc-verify" ] && [ -f "$interval_file" ]; then
+    gc_stress="--gc-stress=$(tr -dc 0-9 <"$interval_file") --gc-verify"
+  fi
   mapfile -t variants < <(variants_of "$gc")
   if [ "$all_variants" = 1 ]; then
     chosen=("${variants[@]}")
@@ -63,7 +73,7 @@ for gc in $collectors; do
   fi
   for variant in "${chosen[@]}"; do
     # shellcheck disable=SC2086
-    "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $variant $stress || fail=1
+    "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $variant $gc_stress || fail=1
   done
 done
 exit $fail
