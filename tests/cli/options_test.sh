@@ -6,23 +6,8 @@
 #   tests/cli/options_test.sh VM
 set -u
 vm=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
-
-# A usage error: exit 64, and on stderr exactly "vm: MESSAGE" then the hint.
-usage_error() {
-  local expected=$1
-  shift
-  "$vm" "$@" -e 'print("ran");' >"$tmp/out" 2>"$tmp/err"
-  local status=$?
-  check "$* : exit 64" '[ "$status" -eq 64 ]'
-  check "$* : nothing runs" '[ ! -s "$tmp/out" ]'
-  check "$* : two lines" '[ "$(wc -l <"$tmp/err")" -eq 2 ]'
-  check "$* : '$expected'" '[ "$(head -n 1 "$tmp/err")" = "vm: $expected" ]'
-  check "$* : the hint" '[ "$(tail -n 1 "$tmp/err")" = "Try '"'"'vm --help'"'"' for more information." ]'
-}
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # An option of a collector that is not selected names its owners.
 usage_error "--young is an option of markcompact; add --gc=markcompact" --young=1M
