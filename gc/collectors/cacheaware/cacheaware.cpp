@@ -21,11 +21,13 @@ constexpr double kBoundSlack = 1.05;
 // The report's partition map shows at most this many bars.
 constexpr uint32_t kMapBars = 512;
 
+// The VM refuses such options before it creates the collector (the
+// registry's check_configuration); this covers any other caller.
 Options checked_options(const HeapOptions& heap) {
   std::string error;
   Options o = cacheaware_options(heap, &error);
   if (!error.empty()) {
-    std::fprintf(stderr, "vm: %s\n", error.c_str());
+    std::fprintf(stderr, "cacheaware: %s\n", error.c_str());
     std::exit(64);
   }
   return o;
