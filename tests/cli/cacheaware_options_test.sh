@@ -21,6 +21,7 @@ usage_error "bad mesh 'banana' (WxH, each side 1 to 64, e.g. 8x8)" --gc=cacheawa
 usage_error "bad mesh '65x1' (WxH, each side 1 to 64, e.g. 8x8)" --gc=cacheaware --ca-mesh=65x1
 usage_error "bad reference cache size '3' (a power of two, 1 to 1048576 entries)" --gc=cacheaware --ca-ref-cache=3
 usage_error "bad global search threshold '101' (0 to 100 percent)" --gc=cacheaware --ca-global-search=101
+usage_error "bad huge object compaction 'middle' (top or sequential)" --gc=cacheaware --ca-huge=middle
 
 # Values that are fine alone but not together with --heap.
 usage_error "a mesh of 64 cores needs at least as many partitions; there are 16" \
@@ -40,7 +41,8 @@ usage_error "--ca-ref-cache is an option of cacheaware; add --gc=cacheaware" --c
 # Fitting combinations run.
 for args in "--gc=cacheaware --ca-mesh=2x2 --heap=64M" \
   "--gc=cacheaware --ca-mesh=8x8 --ca-partition-size=16K --heap=16M --gc-threads=2" \
-  "--gc=cacheaware --ca-partitions=64 --heap=16M --ca-ref-cache=1 --ca-requests=0 --ca-global-search=0"; do
+  "--gc=cacheaware --ca-partitions=64 --heap=16M --ca-ref-cache=1 --ca-requests=0 --ca-global-search=0" \
+  "--gc=cacheaware --ca-huge=sequential --heap=16M"; do
   # shellcheck disable=SC2086
   out=$("$vm" $args -e 'let a = []; for (let i = 0; i < 50000; i += 1) { push(a, [i]); } gc(); print(len(a));' 2>&1)
   check "$args: runs" '[ "$out" = 50000 ]'
@@ -53,10 +55,10 @@ for order in "--help --gc=cacheaware" "--gc=cacheaware --help"; do
   "$vm" $order >"$tmp/help"
   check "$order: exit 0" '[ $? -eq 0 ]'
   for flag in --ca-partition-size=SIZE --ca-partitions=N --ca-mesh=WxH --ca-ref-cache=N --ca-requests=N \
-    --ca-global-search=N; do
+    --ca-global-search=N --ca-huge=top\|sequential; do
     check "$order: lists $flag" 'grep -q -- "^  $flag" "$tmp/help"'
   done
-  check "$order: six --ca-* options" '[ "$(grep -c -- "^  --ca-" "$tmp/help")" -eq 6 ]'
+  check "$order: seven --ca-* options" '[ "$(grep -c -- "^  --ca-" "$tmp/help")" -eq 7 ]'
   check "$order: not --young" '! grep -q -- "--young" "$tmp/help"'
   check "$order: still the VM's options" 'grep -q -- "^  --gc-threads=N" "$tmp/help"'
 done

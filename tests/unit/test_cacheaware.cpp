@@ -5,7 +5,10 @@
 //   - the reference cache that suppresses repeated mark messages;
 //   - balancing when one core holds all the live data;
 //   - huge objects across partitions: the partition-head table, normal
-//     objects after a huge one, freeing, and the sequential huge compaction;
+//     objects after a huge one, freeing, left in place by ordinary
+//     collections, compacted both ways (cached at the top, sequential)
+//     when a huge allocation finds no run, and the free space kept for
+//     the cache;
 //   - the mesh, the striping of partitions and the allocator's search order
 //     (local, ring 1, ring 2, global while the flag allows), over a plain
 //     buffer;
@@ -78,6 +81,8 @@ struct CaHeap {
     return h;
   }
   void collect() { c->collect(GcCause::kExplicit); }
+  // One that leaves huge objects in place (huge.h).
+  void collect_ordinary() { c->collect(GcCause::kAllocationFailure); }
 
   std::optional<verify::Failure> check() {
     verify::HeapShape shape;
@@ -482,7 +487,11 @@ void check_huge_contents(Word* o, uint64_t tag, uint64_t raw = kHugeRaw) {
   CHECK(wrong == 0);
 }
 
-HeapOptions huge_options() { return ca_options(1, "1x1", "16K", 16ull << 20); }
+HeapOptions huge_options(const char* compaction = "top", uint64_t heap_bytes = 16ull << 20) {
+  HeapOptions o = ca_options(1, "1x1", "16K", heap_bytes);
+  o.collector_options["ca-huge"] = compaction;
+  return o;
+}
 
 }  // namespace
 
@@ -521,7 +530,7 @@ TEST_CASE("cacheaware huge objects: the partition-head table, and normal objects
 
   // It survives a collection where it is, its contents intact; so does the
   // normal object after it.
-  h.collect();
+  h.collect_ordinary();
   CHECK(h.obj(0) == a);
   check_huge_contents(h.obj(0), 1);
   Word* n2 = slot(h.obj(0), 3).as_ref();
@@ -546,7 +555,7 @@ TEST_CASE("cacheaware huge objects: a dead one gives back its partitions") {
   CHECK(h.c->huge_objects().objects().size() == 2);
   h.c->flush_stats();
   uint64_t used_with_b = h.c->heap_used();
-  h.collect();  // b is garbage
+  h.collect_ordinary();  // b is garbage
   REQUIRE(h.c->huge_objects().objects().size() == 1);
   CHECK(h.c->huge_objects().objects()[0].header == h.obj(0));
   for (uint32_t p = b_first; p < b_first + 3; ++p) {
@@ -570,7 +579,7 @@ TEST_CASE("cacheaware huge objects: a dead one gives back its partitions") {
   // over, and the normal object slides down to the heap's first partition
   // (on a 1x1 mesh every partition is core 0's).
   h.root(0) = Value::nil();
-  h.collect();
+  h.collect_ordinary();
   CHECK(h.c->huge_objects().objects().empty());
   CHECK(start_of(h.obj(1)) == map.begin(0));
   CHECK(h.obj(1)[1] == 5);
@@ -590,9 +599,13 @@ TEST_CASE("cacheaware huge objects: a live one slides down into the run an earli
   // down to partition 1 (over its own first partition when c was 2 long),
   // the normal objects slide down over the garbage, and every reference
   // among them follows.
-  for (uint64_t c_raw : {uint64_t{3000}, kHugeRaw}) {
+  for (auto [c_raw, compaction] :
+       {std::pair{uint64_t{3000}, "top"}, std::pair{kHugeRaw, "top"}, std::pair{uint64_t{3000}, "sequential"},
+        std::pair{kHugeRaw, "sequential"}}) {
     CAPTURE(c_raw);
-    CaHeap h(huge_options());
+    CAPTURE(compaction);
+    bool top = std::string(compaction) == "top";
+    CaHeap h(huge_options(compaction));
     const PartitionMap& map = h.c->partition_map();
     h.alloc(0, 40);  // garbage
     for (int k = 0; k < 4; ++k) {
@@ -628,6 +641,9 @@ TEST_CASE("cacheaware huge objects: a live one slides down into the run an earli
     CHECK(o.header == h.obj(1));
     CHECK(h.obj(1) == map.begin(1) + kHugeRefs + 1);
     check_huge_contents(h.obj(1), 2);
+    // Cached at the top of the heap (the highest run of three partitions),
+    // then compacted from there; or slid down once.
+    CHECK(h.counter("huge bytes cached") == (top ? kHugeWords * kWordSize : 0));
     CHECK(h.counter("huge bytes moved") == kHugeWords * kWordSize);
     // The table: partitions 1 and 2 covered, 3 from d's end; d's old
     // partitions past 3 free.
@@ -652,6 +668,69 @@ TEST_CASE("cacheaware huge objects: a live one slides down into the run an earli
     }
     check_no_failure(h);
   }
+}
+
+TEST_CASE(
+    "cacheaware huge objects: left in place by ordinary collections, compacted when a huge "
+    "allocation finds no run") {
+  // 64 partitions of 16 KB. 32 huge objects of two partitions each fill
+  // them; every other one dies. The runs left free are two partitions
+  // long, and a three-partition object fits none until the survivors are
+  // compacted.
+  constexpr uint64_t kTwoRaw = 3000, kThreeRaw = 6000;
+  constexpr uint64_t kTwoWords = kHugeRefs + 2 + kTwoRaw;
+  for (const char* compaction : {"top", "sequential"}) {
+    CAPTURE(compaction);
+    bool top = std::string(compaction) == "top";
+    CaHeap h(huge_options(compaction, 1ull << 20), 40);
+    const PartitionMap& map = h.c->partition_map();
+    REQUIRE(map.count() == 64);
+    for (uint64_t k = 0; k < 32; ++k) h.root(k) = Value::ref(huge(h, k, kTwoRaw));
+    for (uint64_t k = 0; k < 32; ++k) REQUIRE(start_of(h.obj(k)) == map.begin(2 * k));
+
+    // An ordinary collection (an allocation failure) moves none.
+    for (uint64_t k = 1; k < 32; k += 2) h.root(k) = Value::nil();
+    h.c->collect(GcCause::kAllocationFailure);
+    CHECK(h.counter("huge bytes freed") == 16 * kTwoWords * kWordSize);
+    CHECK(h.counter("huge bytes cached") == 0);
+    CHECK(h.counter("huge bytes moved") == 0);
+    for (uint64_t k = 0; k < 32; k += 2) CHECK(start_of(h.obj(k)) == map.begin(2 * k));
+    check_no_failure(h);
+
+    uint64_t collections = h.c->stats().collections;
+    Word* big = huge(h, 99, kThreeRaw);
+    h.root(33) = Value::ref(big);
+    CHECK(h.c->stats().collections == collections + 1);
+    CHECK(h.counter("huge bytes cached") == (top ? 16 * kTwoWords * kWordSize : 0));
+    CHECK(h.counter("huge bytes moved") == (top ? 16 : 15) * kTwoWords * kWordSize);
+    for (uint64_t k = 0; k < 32; k += 2) {
+      CAPTURE(k);
+      CHECK(start_of(h.obj(k)) == map.begin(k));
+      check_huge_contents(h.obj(k), k, kTwoRaw);
+    }
+    CHECK(start_of(h.obj(33)) == map.begin(32));
+    check_huge_contents(h.obj(33), 99, kThreeRaw);
+    check_no_failure(h);
+  }
+}
+
+TEST_CASE("cacheaware huge objects: --ca-huge=top keeps free space for the cache") {
+  // 64 partitions of 16 KB. With 12 live huge objects (289 KB), the trigger
+  // leaves that much of the heap free; with 24 (578 KB), keeping it would
+  // leave nothing to allocate, and the trigger is the heap.
+  constexpr uint64_t kHeap = 1ull << 20;
+  for (uint64_t count : {12, 24})
+    for (const char* compaction : {"top", "sequential"}) {
+      CAPTURE(count);
+      CAPTURE(compaction);
+      CaHeap h(huge_options(compaction, kHeap), 40);
+      for (uint64_t k = 0; k < count; ++k) h.root(k) = Value::ref(huge(h, k, 3000));
+      h.collect();
+      uint64_t huge_bytes = h.c->huge_objects().bytes();
+      CHECK(huge_bytes == count * (kHugeRefs + 2 + 3000) * kWordSize);
+      bool reserved = std::string(compaction) == "top" && count == 12;
+      CHECK(h.c->allocator().trigger_bytes() == (reserved ? kHeap - huge_bytes : kHeap));
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -823,7 +902,7 @@ TEST_CASE("cacheaware allocator: local, then ring 1, then ring 2, then global wh
   CHECK(h.mesh.hops(c, h.map.host(p)) > 2);
   CHECK(a.global_search_flag());
   // Once set, the flag stays until the next collection.
-  REQUIRE(a.charge(kBudget * 6 / 10, false));
+  REQUIRE(a.charge(kBudget * 6 / 10, 0, false));
   std::tie(step, p) = a.search(c, 16, false);
   CHECK(step == Step::kGlobal);
   CHECK(p == 3);
@@ -833,7 +912,7 @@ TEST_CASE("cacheaware allocator: local, then ring 1, then ring 2, then global wh
   // collection; unless this allocation follows one.
   a.reset(0, kBudget);
   CHECK_FALSE(a.global_search_flag());
-  REQUIRE(a.charge(kBudget * 6 / 10, false));
+  REQUIRE(a.charge(kBudget * 6 / 10, 0, false));
   std::tie(step, p) = a.search(c, 16, false);
   CHECK(step == Step::kNone);
   CHECK_FALSE(a.global_search_flag());
@@ -842,13 +921,13 @@ TEST_CASE("cacheaware allocator: local, then ring 1, then ring 2, then global wh
   CHECK(p == 3);
   // 40% taken: under the threshold.
   a.reset(0, kBudget);
-  REQUIRE(a.charge(kBudget * 4 / 10, false));
+  REQUIRE(a.charge(kBudget * 4 / 10, 0, false));
   std::tie(step, p) = a.search(c, 16, false);
   CHECK(step == Step::kGlobal);
   CHECK(a.global_search_flag());
   // The budget is what the trigger leaves over the data in use.
   a.reset(kBudget, 2 * kBudget);
-  REQUIRE(a.charge(kBudget * 4 / 10, false));
+  REQUIRE(a.charge(kBudget * 4 / 10, 0, false));
   std::tie(step, p) = a.search(c, 16, false);
   CHECK(step == Step::kGlobal);
 
@@ -879,16 +958,21 @@ TEST_CASE("cacheaware allocator: the budget, a threshold of 0, and after_collect
   CHECK(a.search(c, 16, true).first == SearchStep::kLocal);
   a.reset(0, 8192);
   CHECK(a.search(c, 16, false).first == SearchStep::kLocal);
-  CHECK_FALSE(a.charge(8193, false));
+  CHECK_FALSE(a.charge(8193, 0, false));
+  // What is reserved counts against the budget until the next collection.
+  CHECK_FALSE(a.charge(4000, 4193, false));
+  CHECK(a.charge(0, 4096, false));
+  CHECK_FALSE(a.charge(4097, 0, false));
+  a.reset(0, 8192);
   // 192 bytes left: a block for 100 words (800 bytes) does not fit.
-  CHECK(a.charge(8000, false));
+  CHECK(a.charge(8000, 0, false));
   CHECK(a.search(c, 100, false).first == SearchStep::kNone);
   CHECK(a.search(c, 100, true).first == SearchStep::kLocal);
   CHECK(a.allocate(c, 100, false) == nullptr);
   CHECK(a.counters().refused == 1);
   CHECK(a.allocate(c, 100, true) != nullptr);
   CHECK(a.counters().refused == 1);
-  CHECK(a.charge(1 << 20, true));  // after a collection it always fits
+  CHECK(a.charge(1 << 20, 1 << 20, true));  // after a collection it always fits
 }
 
 TEST_CASE("cacheaware allocator: two blocks per core, memory cleared 4 KB at a time, blocks retired") {
@@ -1309,6 +1393,7 @@ TEST_CASE("cacheaware options: defaults from --heap and --gc-threads, and the er
   CHECK(o.ref_cache_entries == 256);
   CHECK(o.request_list == 4096);
   CHECK(o.global_search_percent == 50);
+  CHECK(o.huge_cached_at_top);
   o = resolve(64ull << 20, 7, {}, &error);
   CHECK(o.mesh_width == 1);
   CHECK(o.mesh_height == 7);
@@ -1327,8 +1412,11 @@ TEST_CASE("cacheaware options: defaults from --heap and --gc-threads, and the er
   CHECK(error.empty());
   CHECK(o.partitions == 100);
   CHECK(o.partition_bytes == (64ull << 20) / 100 / 4096 * 4096);
-  o = resolve(64ull << 20, 2, {{"ca-ref-cache", "1"}, {"ca-requests", "0"}, {"ca-global-search", "0"}},
-              &error);
+  o = resolve(
+      64ull << 20, 2,
+      {{"ca-ref-cache", "1"}, {"ca-requests", "0"}, {"ca-global-search", "0"}, {"ca-huge", "sequential"}},
+      &error);
+  CHECK_FALSE(o.huge_cached_at_top);
   CHECK(o.ref_cache_entries == 1);
   CHECK(o.request_list == 0);
   CHECK(o.global_search_percent == 0);
@@ -1358,5 +1446,5 @@ TEST_CASE("cacheaware options: defaults from --heap and --gc-threads, and the er
   std::set<std::string> names;
   for (const OptionSpec& spec : cacheaware_option_table()) names.insert(spec.name);
   CHECK(names == std::set<std::string>{"ca-partition-size", "ca-partitions", "ca-mesh", "ca-ref-cache",
-                                       "ca-requests", "ca-global-search"});
+                                       "ca-requests", "ca-global-search", "ca-huge"});
 }

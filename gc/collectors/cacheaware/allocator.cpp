@@ -129,8 +129,13 @@ std::optional<uint32_t> Allocator::lowest_in_ring(unsigned c, unsigned distance,
   return best;
 }
 
+uint64_t Allocator::budget() const {
+  uint64_t spoken_for = used_after_ + reserved_bytes_;
+  return trigger_bytes_ > spoken_for ? trigger_bytes_ - spoken_for : 0;
+}
+
 std::pair<SearchStep, uint32_t> Allocator::search(unsigned c, uint64_t min_words, bool after_collection) {
-  uint64_t budget = trigger_bytes_ > used_after_ ? trigger_bytes_ - used_after_ : 0;
+  uint64_t budget = this->budget();
   uint64_t taken = taken_bytes();
   if (!after_collection && taken + min_words * kWordSize > budget) return {SearchStep::kNone, 0};
   if (auto p = lowest_of(c, min_words)) return {SearchStep::kLocal, *p};
@@ -145,10 +150,10 @@ std::pair<SearchStep, uint32_t> Allocator::search(unsigned c, uint64_t min_words
   return {SearchStep::kNone, 0};
 }
 
-bool Allocator::charge(uint64_t bytes, bool after_collection) {
-  uint64_t budget = trigger_bytes_ > used_after_ ? trigger_bytes_ - used_after_ : 0;
-  if (!after_collection && taken_bytes() + bytes > budget) return false;
+bool Allocator::charge(uint64_t bytes, uint64_t reserve, bool after_collection) {
+  if (!after_collection && taken_bytes() + bytes + reserve > budget()) return false;
   taken_bytes_ += bytes;
+  reserved_bytes_ += reserve;
   return true;
 }
 
@@ -175,6 +180,7 @@ void Allocator::reset(uint64_t used_bytes, uint64_t trigger_bytes) {
   used_after_ = used_bytes;
   trigger_bytes_ = trigger_bytes;
   taken_bytes_ = 0;
+  reserved_bytes_ = 0;
   global_flag_ = false;
   std::fill(cursor_.begin(), cursor_.end(), 0);
 }

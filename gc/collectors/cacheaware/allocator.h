@@ -79,9 +79,11 @@ class Allocator {
   std::pair<SearchStep, uint32_t> search(unsigned c, uint64_t min_words, bool after_collection);
 
   // Charges `bytes` taken outside blocks (a huge object) to the budget the
-  // trigger leaves; false when they do not fit it (after a collection,
+  // trigger leaves, and sets `reserve` more aside until the next
+  // collection (the free space --ca-huge=top keeps for caching huge
+  // objects, L236); false when they do not fit it (after a collection,
   // they always do).
-  bool charge(uint64_t bytes, bool after_collection);
+  bool charge(uint64_t bytes, uint64_t reserve, bool after_collection);
 
   // Every block goes back to its partition (its top becomes the
   // partition's), before a collection walks the heap.
@@ -105,6 +107,7 @@ class Allocator {
   AllocatorCounters take_counters();
 
  private:
+  uint64_t budget() const;
   bool usable(uint32_t p, uint64_t min_words) const;
   std::optional<uint32_t> lowest_of(unsigned c, uint64_t min_words);
   std::optional<uint32_t> lowest_in_ring(unsigned c, unsigned distance, uint64_t min_words);
@@ -119,6 +122,7 @@ class Allocator {
   std::vector<uint32_t> cursor_;  // per core: partitions before it in its list have no room
   uint64_t used_after_ = 0;       // bytes in use after the last collection
   uint64_t taken_bytes_ = 0;      // allocated since, in blocks given back and huge objects
+  uint64_t reserved_bytes_ = 0;   // set aside since
   uint64_t trigger_bytes_ = 0;
   bool global_flag_ = false;
   uint32_t frontier_ = 0;

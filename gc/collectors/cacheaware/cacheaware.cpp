@@ -90,8 +90,8 @@ void CacheAwareCollector::describe_counters() {
   events.describe_counter("verify rounds", "rounds");
   events.describe_counter("balancing moves", "destinations");
   events.describe_counter("last-resort destinations", "destinations");
-  for (const char* c : {"bytes moved", "bytes balanced", "huge bytes freed", "huge bytes moved",
-                        "pinned bytes freed", "bytes cleared"})
+  for (const char* c : {"bytes moved", "bytes balanced", "huge bytes freed", "huge bytes cached",
+                        "huge bytes moved", "pinned bytes freed", "bytes cleared"})
     events.describe_counter(c, "bytes");
   for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
   events.describe_counter("mesh hops", "hops");
@@ -185,16 +185,26 @@ Word* CacheAwareCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint
   return h;
 }
 
+// Past the budget, a collection; with no run of free partitions for it, a
+// collection that compacts the huge objects too (L242-244), which is also
+// what follows an ordinary collection that left no run.
 Word* CacheAwareCollector::allocate_huge(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
   uint64_t bytes = object_words(nrefs, raw_words) * kWordSize;
   if (bytes > ca_.partition_bytes * ca_.partitions) return out_of_memory();
-  if (allocator_.charge(bytes, false))
+  uint64_t reserve = ca_.huge_cached_at_top ? bytes : 0;
+  bool compact_huge = false;
+  if (allocator_.charge(bytes, reserve, false)) {
     if (Word* h = huge_.allocate(core_, class_id, nrefs, raw_words)) return allocated_huge(h, bytes);
-  collect(GcCause::kLargeAllocation);
-  allocator_.charge(bytes, true);
-  Word* h = huge_.allocate(core_, class_id, nrefs, raw_words);
-  if (!h) return out_of_memory();
-  return allocated_huge(h, bytes);
+    compact_huge = true;
+  }
+  for (;;) {
+    compact_huge_next_ = compact_huge;
+    collect(GcCause::kLargeAllocation);
+    allocator_.charge(bytes, reserve, true);
+    if (Word* h = huge_.allocate(core_, class_id, nrefs, raw_words)) return allocated_huge(h, bytes);
+    if (compact_huge) return out_of_memory();
+    compact_huge = true;
+  }
 }
 
 Word* CacheAwareCollector::allocated_huge(Word* header, uint64_t bytes) {
@@ -226,9 +236,11 @@ Word* CacheAwareCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, ui
 // One collection
 
 void CacheAwareCollector::collect(GcCause cause) {
+  bool compact_huge = compact_huge_next_ || cause == GcCause::kExplicit || cause == GcCause::kStress;
+  compact_huge_next_ = false;
   sync_buffer();
   allocator_.retire_all();
-  run_collection(observe::CollectionKind::kFull, cause, [this] {
+  run_collection(observe::CollectionKind::kFull, cause, [this, compact_huge] {
     root_groups_.clear();
     roots_.root_groups(root_groups_);
     mark();
@@ -239,7 +251,7 @@ void CacheAwareCollector::collect(GcCause cause) {
       pinned_freed = los_.sweep(options_.verify || options_.stress_interval != 0);
     });
     record_partition_map("partitions before compaction");
-    compact();
+    compact(compact_huge);
     record_partition_map("partitions after compaction");
     update();
     events.phase(0, "weak references", [&] { follow_weak(); });
@@ -284,15 +296,23 @@ uint32_t CacheAwareCollector::compaction_bound() const {
   return static_cast<uint32_t>(std::min<uint64_t>(bound, UINT32_MAX));
 }
 
-void CacheAwareCollector::compact() {
+// Huge objects, when this collection compacts them, are cached at the top
+// first (--ca-huge=top) and compacted last (huge.h).
+void CacheAwareCollector::compact(bool compact_huge) {
+  huge_bytes_cached_ = huge_bytes_moved_ = 0;
+  if (compact_huge && ca_.huge_cached_at_top)
+    events.phase(0, "huge objects cached", [&] { huge_bytes_cached_ = huge_.cache(); });
   std::vector<const std::vector<Word*>*> requests(mesh_.cores());
   for (unsigned c = 0; c < mesh_.cores(); ++c) requests[c] = &mark_.requests(c);
   allocator_.extend_frontier(
       compact_.run(*pool_, compaction_bound(), allocator_.frontier(), requests, events));
-  observe::PhaseScope huge(events, 0, "huge compaction");
-  huge_bytes_moved_ = huge_.compact([this](const Word* from, Word* to) {
-    compact_.record_move(map_.host(map_.partition_of(from)), from, to);
-  });
+  if (compact_huge)
+    events.phase(0, "huge compaction", [&] {
+      huge_bytes_moved_ = huge_.compact([this](const Word* from, Word* to) {
+        compact_.record_move(map_.host(map_.partition_of(from)), from, to);
+      });
+    });
+  for (const HugeObject& o : huge_.objects()) allocator_.extend_frontier(o.last + 1);
 }
 
 void CacheAwareCollector::update() {
@@ -317,7 +337,13 @@ void CacheAwareCollector::resize() {
   stats_.last_live_bytes = used;
   uint64_t cap =
       options_.max_heap_bytes > los_.committed_bytes() ? options_.max_heap_bytes - los_.committed_bytes() : 0;
-  allocator_.reset(used, std::min(std::max(kInitialTriggerBytes, 2 * used), cap));
+  // --ca-huge=top keeps free space for caching every huge object (L236),
+  // unless that would leave less than a partition to allocate in; then the
+  // ones that find no room at the top stay in place and slide (huge.h).
+  uint64_t limit = cap;
+  if (ca_.huge_cached_at_top && cap >= used + huge_.bytes() + ca_.partition_bytes)
+    limit = cap - huge_.bytes();
+  allocator_.reset(used, std::min(std::max(kInitialTriggerBytes, 2 * used), limit));
 }
 
 void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
@@ -360,6 +386,7 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
   events.count(0, "verify rounds", mark_.verify_rounds());
   events.count(0, "finished messages", mark_.finished_messages());
   events.count(0, "huge bytes freed", huge_freed);
+  events.count(0, "huge bytes cached", huge_bytes_cached_);
   events.count(0, "huge bytes moved", huge_bytes_moved_);
   events.count(0, "pinned bytes freed", pinned_freed);
   AllocatorCounters a = allocator_.take_counters();

@@ -8,8 +8,10 @@
 //   weak references   dead fibers dropped (the mark bits say which)
 //   huge and pinned   dead huge objects give back their partitions
 //                     (huge.h); the pinned large-object space is swept
-//   compact           local sliding up to the master's bound, then
-//                     balancing (compact.h)
+//   compact           huge objects cached at the top when this collection
+//                     compacts them (huge.h); local sliding up to the
+//                     master's bound, then balancing (compact.h); huge
+//                     objects compacted last
 //   update            local tables, shared tables, ptrquery (update.h)
 //   weak references   surviving fibers' objects follow their moves
 //   resize            the trigger for the next collection (allocator.h)
@@ -74,7 +76,7 @@ class CacheAwareCollector : public Collector, public verify::VerifiableHeap {
   void drop_dead_weak();
   void sweep_huge_and_pinned();
   uint32_t compaction_bound() const;
-  void compact();
+  void compact(bool compact_huge);
   void update();
   void follow_weak();
   void resize();
@@ -106,7 +108,9 @@ class CacheAwareCollector : public Collector, public verify::VerifiableHeap {
   std::vector<Word*> unpartitioned_;  // pinned and huge objects' headers, for the update phase
   unsigned core_ = 0;                 // the running fiber's home core
   uint64_t stress_count_ = 0;
-  uint64_t huge_bytes_moved_ = 0;  // this collection's
+  bool compact_huge_next_ = false;  // the next collection compacts huge objects
+  uint64_t huge_bytes_cached_ = 0;  // this collection's
+  uint64_t huge_bytes_moved_ = 0;
   bool hide_buffer_ = false;
 };
 

@@ -72,6 +72,11 @@ constexpr OptionSpec kOptions[] = {
                  "search the whole heap for a block while less than this percent of the space free "
                  "after the last collection is allocated; past it, collect",
                  "global search threshold", "0 to 100 percent", 0, 100),
+    choice_option("ca-huge", "top|sequential", "top",
+                  "how a collection that needs their space compacts huge objects: cached at the top of "
+                  "the heap first, keeping that much free (the paper's choice), or slid down in place "
+                  "after the normal objects (its alternative)",
+                  "huge object compaction", "top or sequential"),
 };
 
 // The squarest width x height = n, width <= height.
@@ -136,6 +141,7 @@ Options cacheaware_options(const HeapOptions& heap, std::string* error) {
   o.request_list = static_cast<unsigned>(option_count(v, "ca-requests").value_or(kDefaultRequestList));
   o.global_search_percent =
       static_cast<unsigned>(option_count(v, "ca-global-search").value_or(kDefaultGlobalSearchPercent));
+  if (const std::string* huge = option_text(v, "ca-huge")) o.huge_cached_at_top = *huge == "top";
   return o;
 }
 

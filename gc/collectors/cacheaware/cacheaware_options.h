@@ -25,6 +25,9 @@ struct Options {
   unsigned ref_cache_entries = 0;  // per core, a power of two
   unsigned request_list = 0;       // per core, the mark requests kept for the update phase
   unsigned global_search_percent = 0;
+  // How a collection that compacts huge objects does it (huge.h): cached at
+  // the top of the heap (L233-236), or by a sequential pass (L238).
+  bool huge_cached_at_top = true;
   unsigned cores() const { return mesh_width * mesh_height; }
 };
 

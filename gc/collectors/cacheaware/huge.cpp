@@ -46,7 +46,7 @@ Word* HugeObjects::allocate(unsigned core, uint32_t class_id, uint64_t nrefs, ui
   if (!first) return nullptr;
   Word* start = map_.begin(*first);
   Word* header = format_object(start, class_id, nrefs, raw_words);
-  HugeObject o{start, header, *first, map_.partition_of(start + words - 1), words};
+  HugeObject o{start, header, header, *first, map_.partition_of(start + words - 1), words};
   cover(o);
   objects_.push_back(o);
   bytes_ += words * kWordSize;
@@ -61,31 +61,59 @@ void HugeObjects::cover(const HugeObject& o) {
   if (end < map_.end(o.last)) partitions_[o.last].floor = partitions_[o.last].top = end;
 }
 
-std::optional<uint32_t> HugeObjects::lower_run_for(const HugeObject& o) const {
+bool HugeObjects::free_for(const HugeObject& o, uint32_t p) const {
+  const PartitionState& s = partitions_[p];
+  if (p >= o.first && p < o.last) return true;
+  if (p == o.last) return s.top == o.start + o.words || s.top == map_.end(p);
+  return s.holder < 0 && s.floor == map_.begin(p) && s.top == map_.begin(p);
+}
+
+uint32_t HugeObjects::partitions_for(const HugeObject& o) const {
   uint64_t pw = map_.partition_words();
-  uint32_t count = static_cast<uint32_t>((o.words + pw - 1) / pw);
-  Word* end = o.start + o.words;
-  auto free_or_own = [&](uint32_t p) {
-    const PartitionState& s = partitions_[p];
-    if (p >= o.first && p < o.last) return true;
-    if (p == o.last) return s.top == end || s.top == map_.end(p);
-    return s.holder < 0 && s.floor == map_.begin(p) && s.top == map_.begin(p);
-  };
+  return static_cast<uint32_t>((o.words + pw - 1) / pw);
+}
+
+std::optional<uint32_t> HugeObjects::lower_run_for(const HugeObject& o) const {
+  uint32_t count = partitions_for(o);
   uint32_t run = 0;
   for (uint32_t p = 0; p < o.first; ++p) {
-    run = free_or_own(p) ? run + 1 : 0;
+    run = free_for(o, p) ? run + 1 : 0;
     if (run == count) return p + 1 - count;
   }
   for (uint32_t p = o.first; p < o.first + count - 1 && p <= o.last && run > 0; ++p) {
-    run = free_or_own(p) ? run + 1 : 0;
+    run = free_for(o, p) ? run + 1 : 0;
     if (run == count) return p + 1 - count;
   }
   return std::nullopt;
 }
 
+std::optional<uint32_t> HugeObjects::highest_run_for(const HugeObject& o) const {
+  uint32_t count = partitions_for(o);
+  uint32_t run = 0;
+  for (uint32_t p = map_.count(); p-- > 0;) {
+    run = free_for(o, p) ? run + 1 : 0;
+    if (run == count) return p;
+  }
+  return std::nullopt;
+}
+
+uint64_t HugeObjects::cache() {
+  std::sort(objects_.begin(), objects_.end(),
+            [](const HugeObject& a, const HugeObject& b) { return a.start > b.start; });
+  uint64_t bytes = 0;
+  for (HugeObject& o : objects_) {
+    if (Header::hash_state(*o.header) == HashState::kHashed) continue;
+    std::optional<uint32_t> first = highest_run_for(o);
+    if (!first || *first == o.first) continue;
+    slide(o, *first);
+    bytes += o.words * kWordSize;
+  }
+  return bytes;
+}
+
 // The run may overlap the object's own partitions (never a last partition
 // that normal objects share), so it is copied before its old partitions
-// are given back.
+// are given back, and they are given back before the new ones are covered.
 void HugeObjects::slide(HugeObject& o, uint32_t first) {
   HugeObject old = o;
   Word* start = map_.begin(first);

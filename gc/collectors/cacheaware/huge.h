@@ -4,12 +4,17 @@
 // start in each partition: -1 (floor == end) where a huge object covers the
 // partition, the huge object's end in the partition where it ends.
 //
-// Live huge objects stay where they are while normal objects are compacted
-// around them, and are then compacted by one sequential pass, each slid
-// down to the lowest run of free partitions that holds it: the alternative
-// L238 describes, which needs no free space reserved at the top of the
-// heap. The paper's own choice (huge objects cached at the top, compacted
-// last) is not implemented; docs/collectors/cacheaware.md says why.
+// Most collections leave live huge objects where they are and compact
+// normal objects around them (L230). A collection that needs their space
+// (a huge allocation found no run, or a program's gc(), or --gc-stress)
+// compacts them too, by one of the paper's two ways (--ca-huge):
+//   top         L233-236: cached at the top of the heap before normal
+//               compaction, so that normal objects can use their space,
+//               then each compacted from there to the lowest run of free
+//               partitions that holds it. The allocator keeps free space
+//               for the cache (Allocator::charge's reserve).
+//   sequential  L238: left in place during normal compaction, then each
+//               slid down to the lowest run below it that holds it.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +31,7 @@ namespace gc::cacheaware {
 struct HugeObject {
   Word* start;
   Word* header;
+  Word* origin;    // the header where this collection found it
   uint32_t first;  // the partitions it spans, first to last
   uint32_t last;
   uint64_t words;
@@ -47,9 +53,16 @@ class HugeObjects {
   // lose their mark. Returns the bytes freed.
   uint64_t sweep();
 
-  // After normal compaction: the sequential pass over live huge objects,
-  // lowest first. `moved` hears of each one that moves (a hashed object
-  // stays: its move would grow it). Returns the bytes moved.
+  // Before normal compaction (--ca-huge=top): each live huge object moves
+  // to the highest run of free partitions that holds it, its own counting
+  // as free, highest objects first. One with no such run stays. Returns
+  // the bytes copied.
+  uint64_t cache();
+
+  // After normal compaction: each live huge object, lowest first, slides
+  // down to the lowest run below it that holds it (a hashed object stays:
+  // its move would grow it). `moved` then hears of each one that is not
+  // where the collection found it. Returns the bytes copied by this pass.
   template <class Moved>
   uint64_t compact(Moved&& moved);
 
@@ -61,9 +74,14 @@ class HugeObjects {
   std::optional<uint32_t> lowest_run_hosted_by(const std::vector<unsigned>& cores, uint32_t count) const;
   void release(const HugeObject& o);
   void cover(const HugeObject& o);
-  // The lowest first partition of a run that can hold `o` below it, its
-  // own partitions counting as free.
+  // Whether partition p is free for `o`: empty, or its own (its last only
+  // when nothing follows it there).
+  bool free_for(const HugeObject& o, uint32_t p) const;
+  uint32_t partitions_for(const HugeObject& o) const;
+  // The lowest first partition of a run that can hold `o` below it, and
+  // the highest of any run that can hold it.
   std::optional<uint32_t> lower_run_for(const HugeObject& o) const;
+  std::optional<uint32_t> highest_run_for(const HugeObject& o) const;
   void slide(HugeObject& o, uint32_t first);
 
   const PartitionMap& map_;
@@ -82,10 +100,12 @@ uint64_t HugeObjects::compact(Moved&& moved) {
     if (Header::hash_state(*o.header) == HashState::kHashed) continue;
     std::optional<uint32_t> first = lower_run_for(o);
     if (!first) continue;
-    Word* old_header = o.header;
     slide(o, *first);
-    moved(old_header, o.header);
     bytes += o.words * kWordSize;
+  }
+  for (HugeObject& o : objects_) {
+    if (o.header != o.origin) moved(o.origin, o.header);
+    o.origin = o.header;
   }
   return bytes;
 }
