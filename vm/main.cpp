@@ -30,6 +30,7 @@
 #include "gc/observe/outputs.h"
 #include "gc/observe/stats.h"
 #include "gc/options.h"
+#include "vm/compare.h"
 #include "vm/repl.h"
 #include "vm/vm.h"
 
@@ -120,6 +121,28 @@ std::string check_collector(const std::string& v) {
   return gc::find_collector(v) ? "" : "unknown collector '" + v + "' (see --list-gcs)";
 }
 
+std::vector<std::string> split_commas(const std::string& v) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = v.find(',', start);
+    parts.push_back(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+std::string check_compare_list(const std::string& v) {
+  std::vector<std::string> names = split_commas(v);
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (names[k].empty()) return "bad --compare list '" + v + "' (collector names separated by commas)";
+    if (std::string error = check_collector(names[k]); !error.empty()) return error;
+    for (size_t i = 0; i < k; ++i)
+      if (names[i] == names[k]) return "--compare names " + names[k] + " twice";
+  }
+  return "";
+}
+
 void list_collectors() {
   for (const gc::CollectorInfo& c : gc::registered_collectors()) {
     std::string why = c.unavailable ? c.unavailable() : "";
@@ -135,6 +158,9 @@ struct CommandLine {
   vm::VMOptions options;
   ObserveOptions observe;
   bool disasm = false;
+  bool gc_given = false;
+  std::optional<std::string> compare;  // --compare's list; empty: every collector that can run
+  std::vector<vm::VMOptions> compare_runs;
   std::optional<std::string> code;
   std::optional<std::string> script;
 };
@@ -156,7 +182,10 @@ const VmOption kVmOptions[] = {
       .default_text = "semispace",
       .help = "collector to use (see --list-gcs)",
       .check = check_collector},
-     [](CommandLine& l, const std::string& v) { l.options.collector = v; }},
+     [](CommandLine& l, const std::string& v) {
+       l.options.collector = v;
+       l.gc_given = true;
+     }},
     {{.name = "heap",
       .kind = gc::OptionKind::kSize,
       .value_name = "SIZE",
@@ -236,6 +265,16 @@ const VmOption kVmOptions[] = {
       .hint = "a positive count",
       .min = 1},
      [](CommandLine& l, const std::string& v) { l.options.step_limit = count_of(v); }},
+    {{.name = "compare",
+      .kind = gc::OptionKind::kText,
+      .value_name = "A,B,...",
+      .default_text = "every collector that can run",
+      .help = "run the program under each collector in turn (same input, arguments and heap limit), check "
+              "that all print the same and exit the same way (else exit 70, naming the one that does not), "
+              "and print a table of their statistics, or with --gc-stats=json one JSON document",
+      .check = check_compare_list,
+      .value_optional = true},
+     [](CommandLine& l, const std::string& v) { l.compare = v; }},
     {{.name = "disasm", .kind = gc::OptionKind::kFlag, .help = "print the bytecode and stop"},
      [](CommandLine& l, const std::string&) { l.disasm = true; }},
     {{.name = "list-gcs",
@@ -381,6 +420,61 @@ void hand_to_collector(CommandLine& line, const std::vector<GivenCollectorOption
   }
 }
 
+// --compare: each collector named (or every one that can run) gets the
+// common options and the collector options it owns. An option that no
+// compared collector owns is an error, as is what a comparison cannot do.
+void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>& given) {
+  if (line.gc_given)
+    usage_error("--compare runs several collectors and --gc chooses one: give one or the other");
+  if (line.disasm) usage_error("--compare runs the program; --disasm only prints its bytecode");
+  if (line.observe.log || !line.observe.trace_file.empty() || !line.observe.report_file.empty())
+    usage_error("--compare does not take --gc-log, --gc-trace or --gc-report; run one collector with them");
+  std::vector<const gc::CollectorInfo*> chosen;
+  if (line.compare->empty()) {
+    for (const gc::CollectorInfo& c : gc::registered_collectors()) {
+      std::string why = vm::unavailable_in_child(c);
+      if (why.empty())
+        chosen.push_back(&c);
+      else
+        std::cerr << "vm: --compare: leaving out " << c.name << " (cannot run: " << why << ")\n";
+    }
+  } else {
+    for (const std::string& name : split_commas(*line.compare)) {
+      const gc::CollectorInfo* c = gc::find_collector(name);
+      std::string why = vm::unavailable_in_child(*c);
+      if (!why.empty()) usage_error("--compare: " + name + " cannot run: " + why);
+      chosen.push_back(c);
+    }
+  }
+  for (const GivenCollectorOption& g : given) {
+    const gc::OptionSpec* spec = nullptr;
+    std::vector<const gc::CollectorInfo*> owners = owners_of(g.name, &spec);
+    bool compared = false;
+    for (const gc::CollectorInfo* c : owners)
+      compared |= std::find(chosen.begin(), chosen.end(), c) != chosen.end();
+    if (!compared)
+      usage_error("--" + g.name + " is an option of " + owners.front()->name +
+                  ", which --compare does not run");
+  }
+  for (const gc::CollectorInfo* c : chosen) {
+    vm::VMOptions o = line.options;
+    o.collector = c->name;
+    for (const GivenCollectorOption& g : given) {
+      const gc::OptionSpec* spec = nullptr;
+      std::vector<const gc::CollectorInfo*> owners = owners_of(g.name, &spec);
+      if (std::find(owners.begin(), owners.end(), c) != owners.end())
+        o.heap.collector_options[g.name] = g.value;
+    }
+    if (c->check_configuration) {
+      std::string error = c->check_configuration(o.heap);
+      if (!error.empty()) usage_error(std::string(c->name) + ": " + error);
+    }
+    o.heap.record_events = true;
+    o.heap.keep_event_history = true;
+    line.compare_runs.push_back(o);
+  }
+}
+
 // Step 1: the command line, up to the script; what follows it is the
 // program's, untouched.
 CommandLine parse_command_line(int argc, char** argv) {
@@ -405,9 +499,13 @@ CommandLine parse_command_line(int argc, char** argv) {
     }
   }
   for (; i < argc; ++i) line.options.script_args.push_back(argv[i]);
-  hand_to_collector(line, given);
   if (line.options.heap.max_heap_bytes == 0)
     line.options.heap.max_heap_bytes = gc::physical_memory_bytes() / 4;
+  if (line.compare) {
+    plan_comparison(line, given);
+    return line;
+  }
+  hand_to_collector(line, given);
   const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
   if (selected && selected->check_configuration) {
     std::string error = selected->check_configuration(line.options.heap);
@@ -481,11 +579,24 @@ int run(const CommandLine& line, const Program& program) {
   }
 }
 
+// --compare's steps 4 and 5: every run, then the agreement and the table.
+int compare(const CommandLine& line, const Program& program) {
+  if (program.repl) usage_error("--compare needs a program: a script, -e CODE or standard input");
+  vm::CompareOptions c;
+  c.runs = line.compare_runs;
+  c.program_name = program.name;
+  c.source = program.source;
+  c.json = line.observe.stats_json;
+  c.stats_file = line.observe.stats_file;
+  return vm::run_compare(c);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CommandLine line = parse_command_line(argc, argv);
   Program program = read_program(line);
+  if (line.compare) return compare(line, program);
   std::unique_ptr<gc::observe::Log> log = set_up_observability(line, program);
   return run(line, program);
 }

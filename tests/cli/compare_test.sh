@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# vm --compare: one program under several collectors, each in a process of
+# its own. Agreement is checked on output and exit status, and a
+# disagreement is named (exit 70); the table and the JSON document hold a
+# row per collector; every run reads the same standard input; what a
+# comparison cannot do is refused at startup.
+#
+#   tests/cli/compare_test.sh VM
+set -u
+vm=$1
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+every=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
+count=$(echo "$every" | wc -l)
+program='let a = []; for (let i = 0; i < 20000; i += 1) { push(a, [i, "x" + str(i)]); } gc(); print(len(a));'
+
+# Every collector that can run, by default: the output once, then the table.
+"$vm" --compare -e "$program" </dev/null >"$tmp/out" 2>"$tmp/err"
+check "default: exit 0" '[ $? -eq 0 ]'
+check "default: the output once" '[ "$(cat "$tmp/out")" = 20000 ]'
+check "default: a header" 'grep -q "^collector .*wall ms.*GC share.*young.*full.*p50 ms.*p99 ms.*max ms.*peak heap.*peak live.*copied.*marked.*agrees" "$tmp/err"'
+for gc in $every; do
+  check "default: a row for $gc" 'grep -Eq "^$gc +[0-9]" "$tmp/err"'
+done
+check "default: the first is the reference" '[ "$(sed -n 2p "$tmp/err" | awk "{print \$1, \$NF}")" = "$(echo "$every" | head -1) reference" ]'
+check "default: the others agree" '[ "$(grep -c " yes$" "$tmp/err")" -eq $((count - 1)) ]'
+
+# A chosen list, in its order; the statistics are each run's own.
+"$vm" --compare=marksweep,semispace --heap=64M -e "$program" </dev/null >"$tmp/out" 2>"$tmp/err"
+check "list: exit 0" '[ $? -eq 0 ]'
+check "list: two rows, in order" '[ "$(awk "\$NF ~ /^(reference|yes|NO)\$/ {print \$1}" "$tmp/err" | tr "\n" " ")" = "marksweep semispace " ]'
+check "list: semispace copied, marksweep did not" 'grep -Eq "^semispace .* [0-9.]+ MB +- +yes$" "$tmp/err" && grep -Eq "^marksweep .* - +[0-9]+ +reference$" "$tmp/err"'
+
+# A program whose output depends on the collector: caught and named.
+"$vm" --compare=semispace,marksweep,cacheaware -e 'print(gc_stats()["collector"]);' </dev/null >"$tmp/out" 2>"$tmp/err"
+check "output differs: exit 70" '[ $? -eq 70 ]'
+check "output differs: the reference's output" '[ "$(cat "$tmp/out")" = semispace ]'
+check "output differs: marksweep named" 'grep -qx "vm: --compare: marksweep disagrees with semispace: its output differs from semispace.s at line 1" "$tmp/err"'
+check "output differs: cacheaware named" 'grep -q "^vm: --compare: cacheaware disagrees with semispace" "$tmp/err"'
+check "output differs: NO in the table" '[ "$(grep -c " NO$" "$tmp/err")" -eq 2 ]'
+# The same for an exit status.
+"$vm" --compare=semispace,cacheaware -e 'exit(len(gc_stats()["collector"]));' </dev/null >"$tmp/out" 2>"$tmp/err"
+check "status differs: exit 70" '[ $? -eq 70 ]'
+check "status differs: named" 'grep -qx "vm: --compare: cacheaware disagrees with semispace: it exited 10, semispace exited 9" "$tmp/err"'
+# Runs that fail the same way agree, and the status is theirs.
+"$vm" --compare=semispace,marksweep -e 'print(1); error("stop");' </dev/null >"$tmp/out" 2>"$tmp/err"
+check "same error: exit 70" '[ $? -eq 70 ]'
+check "same error: agree" '! grep -q "disagrees" "$tmp/err" && [ "$(grep -c " yes$" "$tmp/err")" -eq 1 ]'
+check "same error: the message once" '[ "$(grep -c "stop" "$tmp/err")" -eq 1 ]'
+
+# Standard input: every run reads the same lines; a program that reads
+# none does not wait for its end.
+printf 'one\ntwo\n' | "$vm" --compare=semispace,marksweep,markcompact \
+  -e 'print(input()); print(input());' >"$tmp/out" 2>"$tmp/err"
+check "input: exit 0" '[ $? -eq 0 ]'
+check "input: both lines" '[ "$(cat "$tmp/out" | tr "\n" " ")" = "one two " ]'
+check "input: all agree" '[ "$(grep -c " yes$" "$tmp/err")" -eq 2 ]'
+(sleep 30) | timeout 20 "$vm" --compare=semispace,marksweep -e 'print(2);' >"$tmp/out" 2>"$tmp/err"
+check "input never read, never ending: does not wait" '[ "$(cat "$tmp/out")" = 2 ]'
+
+# --gc-stats=json: one document, a run per collector with its statistics.
+"$vm" --compare=semispace,marksweep --gc-stats=json:"$tmp/c.json" -e "$program" </dev/null >"$tmp/out" 2>"$tmp/err"
+check "json: exit 0" '[ $? -eq 0 ]'
+check "json: no table" '! grep -q "^collector" "$tmp/err"'
+check "json: parses" 'jq -e . "$tmp/c.json" >/dev/null'
+check "json: schema" '[ "$(jq -r .schema "$tmp/c.json")" = gclab-gc-compare/1 ]'
+check "json: agree" '[ "$(jq -r .agree "$tmp/c.json")" = true ]'
+check "json: two runs, in order" '[ "$(jq -r "[.runs[].collector] | join(\",\")" "$tmp/c.json")" = semispace,marksweep ]'
+check "json: each run's own statistics" '[ "$(jq -r "[.runs[].stats.collector] | join(\",\")" "$tmp/c.json")" = semispace,marksweep ]'
+check "json: stats documents" '[ "$(jq -r "[.runs[].stats.schema] | unique | join(\",\")" "$tmp/c.json")" = gclab-gc-stats/1 ]'
+check "json: the explicit gc() counted" '[ "$(jq "[.runs[].stats.collections.by_cause[\"System.gc()\"]] | min" "$tmp/c.json")" -ge 1 ]'
+
+# What a comparison cannot do.
+usage_error "--compare runs several collectors and --gc chooses one: give one or the other" --compare --gc=semispace
+usage_error "unknown collector 'nosuch' (see --list-gcs)" --compare=semispace,nosuch
+usage_error "--compare names semispace twice" --compare=semispace,marksweep,semispace
+usage_error "bad --compare list 'semispace,' (collector names separated by commas)" --compare=semispace,
+usage_error "--compare does not take --gc-log, --gc-trace or --gc-report; run one collector with them" \
+  --compare --gc-report="$tmp/r.html"
+usage_error "--compare runs the program; --disasm only prints its bytecode" --compare --disasm
+usage_error "--young is an option of markcompact, which --compare does not run" --compare=semispace --young=4M
+# A collector option goes to the collectors that own it.
+"$vm" --compare=semispace,markcompact --young=4M -e 'print(3);' </dev/null >"$tmp/out" 2>"$tmp/err"
+check "owned option: runs" '[ $? -eq 0 ] && [ "$(cat "$tmp/out")" = 3 ]'
+exit $fail

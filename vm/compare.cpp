@@ -1,0 +1,414 @@
+#include "vm/compare.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "gc/observe/json.h"
+#include "gc/observe/outputs.h"
+#include "gc/observe/stats.h"
+
+namespace vm {
+
+namespace {
+
+constexpr int kExitSoftware = 70;
+
+// What the table shows of one run, as the child measured it.
+struct Row {
+  double run_time_ms = 0;
+  double gc_share = 0;
+  uint64_t young = 0;
+  uint64_t full = 0;
+  double p50_ms = 0, p99_ms = 0, max_ms = 0;
+  uint64_t peak_heap = 0;
+  uint64_t peak_live = 0;
+  uint64_t bytes_copied = 0;
+  int64_t objects_marked = -1;  // -1: the collector does not count them
+};
+
+struct Run {
+  std::string collector;
+  int status = 0;  // the exit status, or 128 + the signal that killed it
+  int signal = 0;
+  std::FILE* out = nullptr;
+  std::FILE* err = nullptr;
+  std::optional<Row> row;    // none if the child ended before it could summarize
+  std::string stats_json;    // its --gc-stats=json document
+  std::string disagreement;  // empty: agrees with the reference
+};
+
+std::FILE* temporary_file() {
+  std::FILE* f = std::tmpfile();
+  if (!f) {
+    std::cerr << "vm: --compare: cannot create a temporary file: " << std::strerror(errno) << "\n";
+    std::exit(kExitSoftware);
+  }
+  return f;
+}
+
+Row row_of(const gc::observe::Summary& s) {
+  Row r;
+  r.run_time_ms = s.run_time_ms;
+  r.gc_share = s.gc_share;
+  r.young = s.young;
+  r.full = s.full;
+  r.p50_ms = s.pause_p50_ms;
+  r.p99_ms = s.pause_p99_ms;
+  r.max_ms = s.pause_max_ms;
+  r.peak_heap = s.peak_heap;
+  r.peak_live = s.peak_live;
+  r.bytes_copied = s.bytes_copied;
+  for (const gc::observe::CounterTotal& c : s.counters)
+    if (c.name == "objects marked") r.objects_marked = static_cast<int64_t>(c.total);
+  return r;
+}
+
+// The child's report to the parent: the row on one line, then the JSON.
+std::string encode(const Row& r, const std::string& json) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%.17g %.17g %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64
+                " %" PRId64 "\n",
+                r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
+                r.peak_live, r.bytes_copied, r.objects_marked);
+  return line + json;
+}
+
+bool decode(const std::string& text, Row& r, std::string& json) {
+  size_t newline = text.find('\n');
+  if (newline == std::string::npos) return false;
+  std::istringstream in(text.substr(0, newline));
+  in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
+      r.peak_live >> r.bytes_copied >> r.objects_marked;
+  json = text.substr(newline + 1);
+  return !in.fail();
+}
+
+std::string read_all(std::FILE* f) {
+  std::string text;
+  std::rewind(f);
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  return text;
+}
+
+void copy_to(std::FILE* from, std::FILE* to) {
+  std::rewind(from);
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, from)) > 0) std::fwrite(buffer, 1, n, to);
+  std::fflush(to);
+}
+
+// The 1-based line where two outputs first differ, or none.
+std::optional<uint64_t> first_different_line(std::FILE* a, std::FILE* b) {
+  std::rewind(a);
+  std::rewind(b);
+  uint64_t line = 1;
+  for (;;) {
+    int x = std::fgetc(a), y = std::fgetc(b);
+    if (x != y) return line;
+    if (x == EOF) return std::nullopt;
+    if (x == '\n') ++line;
+  }
+}
+
+// In the child: the program under one collector, its statistics written to
+// `report`. Never returns.
+[[noreturn]] void run_child(const VMOptions& options, const CompareOptions& c, int input, std::FILE* out,
+                            std::FILE* err, std::FILE* report) {
+  std::signal(SIGPIPE, SIG_DFL);
+  if (input >= 0) dup2(input, STDIN_FILENO);
+  dup2(fileno(out), STDOUT_FILENO);
+  dup2(fileno(err), STDERR_FILENO);
+  int status = 0;
+  try {
+    VM machine(options);
+    status = machine.run_source(c.program_name, c.source);
+    std::cout.flush();
+    gc::observe::Summary s = gc::observe::summarize(machine.heap());
+    std::string text = encode(row_of(s), gc::observe::stats_json(s));
+    std::fwrite(text.data(), 1, text.size(), report);
+  } catch (RuntimeError& e) {
+    std::cerr << "error: " << e.message << "\n";
+    status = kExitSoftware;
+  }
+  std::cout.flush();
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+
+// The program's standard input, the same for every run. The first run
+// reads the VM's own standard input through a pipe, while the parent
+// records what passes; the others read the recording. Nothing is read
+// before a run asks for it, so a program that reads no input never waits
+// on a standard input that does not end. On a terminal, each run reads the
+// terminal itself.
+class SharedInput {
+ public:
+  SharedInput() : live_(!isatty(STDIN_FILENO)) {
+    if (live_) recording_ = temporary_file();
+  }
+
+  // The descriptor the next child reads as standard input (-1: inherit).
+  int for_child() {
+    if (!live_) return -1;
+    if (!recorded_) {
+      if (pipe(pipe_) != 0) {
+        std::cerr << "vm: --compare: cannot create a pipe: " << std::strerror(errno) << "\n";
+        std::exit(kExitSoftware);
+      }
+      fcntl(pipe_[1], F_SETFL, O_NONBLOCK);
+      return pipe_[0];
+    }
+    lseek(fileno(recording_), 0, SEEK_SET);
+    return fileno(recording_);
+  }
+
+  // After fork, in the child: its copy of the pipe's other end would keep
+  // its input from ever ending.
+  void in_child() {
+    if (pipe_[1] >= 0) close(pipe_[1]);
+  }
+
+  // After fork, in the parent: waits for the child, passing input on
+  // while it runs if it is the first. Returns waitpid's status.
+  int wait(pid_t child) {
+    int status = 0;
+    if (!live_ || recorded_) {
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      return status;
+    }
+    close(pipe_[0]);
+    bool input_open = true;
+    for (;;) {
+      pid_t done = waitpid(child, &status, WNOHANG);
+      if (done == child) break;
+      pollfd fds[2];
+      nfds_t n = 0;
+      // Read on only while little is waiting for the child: an endless
+      // standard input costs no memory.
+      if (input_open && pending_.size() < kPendingLimit) fds[n++] = {STDIN_FILENO, POLLIN, 0};
+      if (!pending_.empty() && pipe_[1] >= 0) fds[n++] = {pipe_[1], POLLOUT, 0};
+      poll(fds, n, kPollMs);
+      if (input_open && (n > 0 && fds[0].fd == STDIN_FILENO && fds[0].revents)) input_open = pass_on();
+      flush_pending();
+      if (!input_open && pending_.empty() && pipe_[1] >= 0) {
+        close(pipe_[1]);
+        pipe_[1] = -1;
+      }
+    }
+    if (pipe_[1] >= 0) close(pipe_[1]);
+    std::fflush(recording_);
+    recorded_ = true;
+    return status;
+  }
+
+ private:
+  static constexpr size_t kPendingLimit = 1 << 16;
+  static constexpr int kPollMs = 20;
+
+  // One read of the VM's standard input, recorded and queued for the
+  // child; false at its end.
+  bool pass_on() {
+    char buffer[16384];
+    ssize_t n = read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) return true;
+    if (n <= 0) return false;
+    std::fwrite(buffer, 1, static_cast<size_t>(n), recording_);
+    pending_.append(buffer, static_cast<size_t>(n));
+    return true;
+  }
+
+  void flush_pending() {
+    if (pending_.empty() || pipe_[1] < 0) return;
+    ssize_t n = write(pipe_[1], pending_.data(), pending_.size());
+    if (n > 0) {
+      pending_.erase(0, static_cast<size_t>(n));
+    } else if (n < 0 && errno == EPIPE) {
+      // The child closed its input: what it did not take is still recorded.
+      pending_.clear();
+      close(pipe_[1]);
+      pipe_[1] = -1;
+    }
+  }
+
+  bool live_;
+  bool recorded_ = false;
+  std::FILE* recording_ = nullptr;
+  int pipe_[2] = {-1, -1};
+  std::string pending_;
+};
+
+Run run_one(const VMOptions& options, const CompareOptions& c, SharedInput& input) {
+  Run run;
+  run.collector = options.collector;
+  run.out = temporary_file();
+  run.err = temporary_file();
+  std::FILE* report = temporary_file();
+  int child_input = input.for_child();
+  std::cout.flush();
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::cerr << "vm: --compare: cannot start a run: " << std::strerror(errno) << "\n";
+    std::exit(kExitSoftware);
+  }
+  if (pid == 0) {
+    input.in_child();
+    run_child(options, c, child_input, run.out, run.err, report);
+  }
+  int wstatus = input.wait(pid);
+  if (WIFSIGNALED(wstatus)) {
+    run.signal = WTERMSIG(wstatus);
+    run.status = 128 + run.signal;
+  } else {
+    run.status = WEXITSTATUS(wstatus);
+  }
+  Row row;
+  if (decode(read_all(report), row, run.stats_json)) run.row = row;
+  std::fclose(report);
+  return run;
+}
+
+std::string exit_text(const Run& r) {
+  if (r.signal) return "was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
+  return "exited " + std::to_string(r.status);
+}
+
+void check_agreement(std::vector<Run>& runs) {
+  const Run& ref = runs.front();
+  for (size_t k = 1; k < runs.size(); ++k) {
+    Run& r = runs[k];
+    if (r.status != ref.status || r.signal != ref.signal)
+      r.disagreement = "it " + exit_text(r) + ", " + ref.collector + " " + exit_text(ref);
+    else if (auto line = first_different_line(r.out, ref.out))
+      r.disagreement = "its output differs from " + ref.collector + "'s at line " + std::to_string(*line);
+  }
+}
+
+std::string megabytes(uint64_t bytes) {
+  char text[32];
+  double mb = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  if (mb >= 10240)
+    std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
+  else
+    std::snprintf(text, sizeof text, "%.1f MB", mb);
+  return text;
+}
+
+std::string table(const std::vector<Run>& runs) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-12s %9s %8s %6s %6s %8s %8s %8s %10s %10s %10s %10s  %s\n", "collector",
+                "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "peak heap",
+                "peak live", "copied", "marked", "agrees");
+  out += line;
+  for (const Run& r : runs) {
+    std::string agrees = &r == &runs.front() ? "reference" : r.disagreement.empty() ? "yes" : "NO";
+    if (!r.row) {
+      std::snprintf(line, sizeof line, "%-12s %s, no statistics  %s\n", r.collector.c_str(),
+                    exit_text(r).c_str(), agrees.c_str());
+      out += line;
+      continue;
+    }
+    const Row& w = *r.row;
+    std::string marked = w.objects_marked < 0 ? "-" : std::to_string(w.objects_marked);
+    std::snprintf(line, sizeof line,
+                  "%-12s %9.1f %7.1f%% %6" PRIu64 " %6" PRIu64 " %8.2f %8.2f %8.2f %10s %10s %10s %10s  %s\n",
+                  r.collector.c_str(), w.run_time_ms, 100 * w.gc_share, w.young, w.full, w.p50_ms, w.p99_ms,
+                  w.max_ms, megabytes(w.peak_heap).c_str(), megabytes(w.peak_live).c_str(),
+                  w.bytes_copied ? megabytes(w.bytes_copied).c_str() : "-", marked.c_str(), agrees.c_str());
+    out += line;
+  }
+  out += "copied: bytes; marked: objects, where the collector counts them\n";
+  return out;
+}
+
+std::string json(const CompareOptions& c, const std::vector<Run>& runs, bool agree) {
+  std::string out;
+  gc::observe::JsonWriter j(out);
+  j.begin_object().field("schema", "gclab-gc-compare/1").field("program", c.program_name);
+  j.field("agree", agree).field("reference", runs.front().collector);
+  j.key("runs").begin_array();
+  for (const Run& r : runs) {
+    j.begin_object().field("collector", r.collector).field("exit_status", r.status);
+    if (r.signal) j.field("signal", r.signal);
+    j.field("agrees", r.disagreement.empty());
+    if (!r.disagreement.empty()) j.field("disagreement", r.disagreement);
+    j.key("stats");
+    if (r.row)
+      j.raw(r.stats_json);
+    else
+      j.null();
+    j.end_object();
+  }
+  j.end_array().end_object();
+  out += "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string unavailable_in_child(const gc::CollectorInfo& collector) {
+  if (!collector.unavailable) return "";
+  std::FILE* answer = temporary_file();
+  std::cout.flush();
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return std::string("cannot start a process: ") + std::strerror(errno);
+  if (pid == 0) {
+    std::string why = collector.unavailable();
+    std::fwrite(why.data(), 1, why.size(), answer);
+    std::fflush(answer);
+    std::_Exit(0);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::string why = read_all(answer);
+  std::fclose(answer);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "its device runtime failed when asked";
+  return why;
+}
+
+int run_compare(const CompareOptions& c) {
+  // A run whose input the child closed must not stop the comparison.
+  std::signal(SIGPIPE, SIG_IGN);
+  SharedInput input;
+  std::vector<Run> runs;
+  for (const VMOptions& options : c.runs) runs.push_back(run_one(options, c, input));
+  check_agreement(runs);
+
+  const Run& ref = runs.front();
+  copy_to(ref.out, stdout);
+  copy_to(ref.err, stderr);
+  bool agree = true;
+  for (const Run& r : runs) agree &= r.disagreement.empty();
+  std::string text = c.json ? json(c, runs, agree) : table(runs);
+  bool written = gc::observe::write_output(c.stats_file.empty() ? "-" : c.stats_file, text, "GC comparison");
+  for (const Run& r : runs) {
+    if (!r.disagreement.empty())
+      std::cerr << "vm: --compare: " << r.collector << " disagrees with " << ref.collector << ": "
+                << r.disagreement << "\n";
+    std::fclose(r.out);
+    std::fclose(r.err);
+  }
+  if (!agree || !written) return kExitSoftware;
+  return ref.status;
+}
+
+}  // namespace vm

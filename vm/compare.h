@@ -1,0 +1,36 @@
+// vm --compare: one program under several collectors, each run in a child
+// process of its own with the same source, arguments, input and heap limit;
+// then whether they agree (output and exit status) and one table of their
+// statistics (docs/observability.md, "Comparing collectors").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gc/collector.h"
+#include "vm/vm.h"
+
+namespace vm {
+
+struct CompareOptions {
+  // One per collector, in the table's order; the first is the reference
+  // the others are checked against.
+  std::vector<VMOptions> runs;
+  std::string program_name;
+  std::string source;
+  bool json = false;       // the JSON document (docs/gc-compare.schema.json) instead of the table
+  std::string stats_file;  // empty: standard error
+};
+
+// Why `collector` cannot run here (empty: it can), asked in a child
+// process: a device runtime such as OpenCL's, once started in this
+// process, would not survive the forks of the runs.
+std::string unavailable_in_child(const gc::CollectorInfo& collector);
+
+// Runs every configuration, prints the reference run's output (standard
+// output and standard error) and the table or JSON. Returns the runs'
+// common exit status, or 70 when one disagrees (which it names), or when
+// the statistics cannot be written.
+int run_compare(const CompareOptions& options);
+
+}  // namespace vm
