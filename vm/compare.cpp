@@ -45,6 +45,7 @@ struct Run {
   std::FILE* err = nullptr;
   std::optional<Row> row;    // none if the child ended before it could summarize
   std::string stats_json;    // its --gc-stats=json document
+  std::string report_json;   // its --gc-report data, when the comparison writes a report
   std::string disagreement;  // empty: agrees with the reference
 };
 
@@ -74,25 +75,29 @@ Row row_of(const gc::observe::Summary& s) {
   return r;
 }
 
-// The child's report to the parent: the row on one line, then the JSON.
-std::string encode(const Row& r, const std::string& json) {
+// The child's report to the parent: the row on one line, the lengths of
+// the two JSON texts on the next, then the texts.
+std::string encode(const Row& r, const std::string& json, const std::string& report) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "%.17g %.17g %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64
                 " %" PRId64 "\n",
                 r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
                 r.peak_live, r.bytes_copied, r.objects_marked);
-  return line + json;
+  return line + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" + json + report;
 }
 
-bool decode(const std::string& text, Row& r, std::string& json) {
-  size_t newline = text.find('\n');
-  if (newline == std::string::npos) return false;
-  std::istringstream in(text.substr(0, newline));
+bool decode(const std::string& text, Row& r, std::string& json, std::string& report) {
+  std::istringstream in(text);
+  size_t json_size = 0, report_size = 0;
   in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
-      r.peak_live >> r.bytes_copied >> r.objects_marked;
-  json = text.substr(newline + 1);
-  return !in.fail();
+      r.peak_live >> r.bytes_copied >> r.objects_marked >> json_size >> report_size;
+  if (in.fail() || in.get() != '\n') return false;
+  size_t at = static_cast<size_t>(in.tellg());
+  if (text.size() - at != json_size + report_size) return false;
+  json = text.substr(at, json_size);
+  report = text.substr(at + json_size);
+  return true;
 }
 
 std::string read_all(std::FILE* f) {
@@ -139,7 +144,8 @@ std::optional<uint64_t> first_different_line(std::FILE* a, std::FILE* b) {
     status = machine.run_source(c.program_name, c.source);
     std::cout.flush();
     gc::observe::Summary s = gc::observe::summarize(machine.heap());
-    std::string text = encode(row_of(s), gc::observe::stats_json(s));
+    std::string data = c.report_file.empty() ? "" : gc::observe::report_data_json(machine.heap());
+    std::string text = encode(row_of(s), gc::observe::stats_json(s), data);
     std::fwrite(text.data(), 1, text.size(), report);
   } catch (RuntimeError& e) {
     std::cerr << "error: " << e.message << "\n";
@@ -279,7 +285,7 @@ Run run_one(const VMOptions& options, const CompareOptions& c, SharedInput& inpu
     run.status = WEXITSTATUS(wstatus);
   }
   Row row;
-  if (decode(read_all(report), row, run.stats_json)) run.row = row;
+  if (decode(read_all(report), row, run.stats_json, run.report_json)) run.row = row;
   std::fclose(report);
   return run;
 }
@@ -400,6 +406,14 @@ int run_compare(const CompareOptions& c) {
   for (const Run& r : runs) agree &= r.disagreement.empty();
   std::string text = c.json ? json(c, runs, agree) : table(runs);
   bool written = gc::observe::write_output(c.stats_file.empty() ? "-" : c.stats_file, text, "GC comparison");
+  if (!c.report_file.empty()) {
+    std::vector<gc::observe::ComparedRun> data;
+    for (const Run& r : runs)
+      data.push_back({r.collector, r.status, r.disagreement,
+                      r.row ? std::optional<std::string>(r.report_json) : std::nullopt});
+    written &= gc::observe::write_output(
+        c.report_file, gc::observe::compare_report_html(c.program_name, data), "GC comparison report");
+  }
   for (const Run& r : runs) {
     if (!r.disagreement.empty())
       std::cerr << "vm: --compare: " << r.collector << " disagrees with " << ref.collector << ": "

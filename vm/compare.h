@@ -18,8 +18,9 @@ struct CompareOptions {
   std::vector<VMOptions> runs;
   std::string program_name;
   std::string source;
-  bool json = false;       // the JSON document (docs/gc-compare.schema.json) instead of the table
-  std::string stats_file;  // empty: standard error
+  bool json = false;        // the JSON document (docs/gc-compare.schema.json) instead of the table
+  std::string stats_file;   // empty: standard error
+  std::string report_file;  // the page of every run's pauses and heap overlaid; empty: none
 };
 
 // Why `collector` cannot run here (empty: it can), asked in a child

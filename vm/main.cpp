@@ -427,8 +427,8 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
   if (line.gc_given)
     usage_error("--compare runs several collectors and --gc chooses one: give one or the other");
   if (line.disasm) usage_error("--compare runs the program; --disasm only prints its bytecode");
-  if (line.observe.log || !line.observe.trace_file.empty() || !line.observe.report_file.empty())
-    usage_error("--compare does not take --gc-log, --gc-trace or --gc-report; run one collector with them");
+  if (line.observe.log || !line.observe.trace_file.empty())
+    usage_error("--compare does not take --gc-log or --gc-trace; run one collector with them");
   std::vector<const gc::CollectorInfo*> chosen;
   if (line.compare->empty()) {
     for (const gc::CollectorInfo& c : gc::registered_collectors()) {
@@ -588,6 +588,7 @@ int compare(const CommandLine& line, const Program& program) {
   c.source = program.source;
   c.json = line.observe.stats_json;
   c.stats_file = line.observe.stats_file;
+  c.report_file = line.observe.report_file;
   return vm::run_compare(c);
 }
 

@@ -2,7 +2,9 @@
 // from what the collector's Recorder kept (gc/observe/recorder.h).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "gc/collector.h"
 
@@ -21,6 +23,18 @@ std::string trace_json(Collector& heap);
 std::string report_html(Collector& heap);
 // The data the page draws, as JSON.
 std::string report_data_json(Collector& heap);
+// One run of the --compare page: its collector, how it ended, whether it
+// agreed with the reference, and its report_data_json (none if it ended
+// before it could give one).
+struct ComparedRun {
+  std::string collector;
+  int exit_status = 0;
+  std::string disagreement;  // empty: it agrees
+  std::optional<std::string> data;
+};
+// The --compare page: one program's runs under several collectors,
+// overlaid in one page.
+std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs);
 
 // A text heap map of the collector's spaces now (the REPL's :heap).
 std::string text_heap_map(const Collector& heap, int width = 50);

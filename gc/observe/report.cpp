@@ -13,6 +13,7 @@ namespace gc::observe {
 // GCLAB_DATA, nothing fetched from the network, and marks its success or
 // errors in the page for tests/observe/report_test.sh (page.js).
 extern const char* const kReportPage;
+extern const char* const kCompareReportPage;
 
 namespace {
 
@@ -150,6 +151,32 @@ std::string report_html(Collector& heap) {
   page.replace(at, marker.size(), data);
   size_t t = page.find("<title></title>");
   if (t != std::string::npos) page.replace(t, 15, "<title>" + title + "</title>");
+  return page;
+}
+
+std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs) {
+  std::string data;
+  JsonWriter j(data);
+  j.begin_object().field("program", program).key("runs").begin_array();
+  for (const ComparedRun& r : runs) {
+    j.begin_object().field("collector", r.collector).field("exit_status", r.exit_status);
+    j.field("disagreement", r.disagreement).key("data");
+    if (r.data)
+      j.raw(*r.data);
+    else
+      j.null();
+    j.end_object();
+  }
+  j.end_array().end_object();
+  std::string page = kCompareReportPage;
+  const std::string marker = "/*GCLAB_DATA*/null";
+  page.replace(page.find(marker), marker.size(), data);
+  std::string title = "gclab comparison: " + program;
+  std::string escaped;
+  for (char ch : title)
+    escaped += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
+  size_t t = page.find("<title></title>");
+  if (t != std::string::npos) page.replace(t, 15, "<title>" + escaped + "</title>");
   return page;
 }
 

@@ -81,8 +81,9 @@ usage_error "--compare runs several collectors and --gc chooses one: give one or
 usage_error "unknown collector 'nosuch' (see --list-gcs)" --compare=semispace,nosuch
 usage_error "--compare names semispace twice" --compare=semispace,marksweep,semispace
 usage_error "bad --compare list 'semispace,' (collector names separated by commas)" --compare=semispace,
-usage_error "--compare does not take --gc-log, --gc-trace or --gc-report; run one collector with them" \
-  --compare --gc-report="$tmp/r.html"
+usage_error "--compare does not take --gc-log or --gc-trace; run one collector with them" \
+  --compare --gc-trace="$tmp/t.json"
+usage_error "--compare does not take --gc-log or --gc-trace; run one collector with them" --compare --gc-log
 usage_error "--compare runs the program; --disasm only prints its bytecode" --compare --disasm
 usage_error "--young is an option of markcompact, which --compare does not run" --compare=semispace --young=4M
 # A collector option goes to the collectors that own it.

@@ -67,5 +67,26 @@ run_case gpu "$generic collector-2 sequence-0 sequence-1" --gc=gpu "$top/samples
 run_case accel "$generic collector-2 collector-3 sequence-0 sequence-1" --gc=accel "$top/samples/binary_trees.src" 12
 run_case explicit "$generic" -e 'for (let i = 0; i < 4; i += 1) { gc(); }'
 
+# --compare --gc-report: one page, every run overlaid; a collector that
+# disagrees is shown as such.
+collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
+html="$tmp/compare.html"
+"$vm" --compare --gc-report="$html" "$top/samples/binary_trees.src" 12 </dev/null >/dev/null 2>"$tmp/compare.err"
+check "compare: vm wrote the report" '[ -s "$html" ]'
+check "compare: nothing fetched from the network" '! grep -Eq "(src|href)=\"(https?:)?//" "$html"'
+dump_dom "file://$html" >"$tmp/compare.dom"
+check "compare: script finished" 'grep -q "data-report-status=\"ok\"" "$tmp/compare.dom"'
+check "compare: no script errors" 'grep -q "<pre id=\"report-errors\"></pre>" "$tmp/compare.dom"'
+for p in pauses distribution heap; do
+  check "compare: panel $p present and drawn" 'panel_drawn "$p" "$tmp/compare.dom"'
+done
+check "compare: a table row per collector" 'grep -q "data-rows=\"$(echo "$collectors" | wc -l)\"" "$tmp/compare.dom"'
+for gc in $collectors; do
+  check "compare: $gc in the legends" '[ "$(grep -o "</i>$gc</span>" "$tmp/compare.dom" | wc -l)" -eq 3 ]'
+done
+"$vm" --compare=semispace,marksweep --gc-report="$html" -e 'print(gc_stats()["collector"]);' </dev/null >/dev/null 2>&1
+dump_dom "file://$html" >"$tmp/compare2.dom"
+check "compare: a disagreement shown" 'grep -q "NO: its output differs from semispace.s at line 1" "$tmp/compare2.dom"'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

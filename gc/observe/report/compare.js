@@ -1,0 +1,111 @@
+// The --compare --gc-report page: one program under several collectors.
+// DATA is {program, runs: [{collector, exit_status, disagreement, data}]},
+// data being the run's report_data_json or null (compare_report_html in
+// report.cpp). Each collector keeps one colour in every panel.
+var DATA = /*GCLAB_DATA*/null;
+
+var RUNS = DATA.runs.filter(function (r) { return r.data !== null; }).map(function (r) {
+  r.data.disagreement = r.disagreement;
+  r.data.exit_status = r.exit_status;
+  return r.data;
+});
+function colour(k) { return COLORS.series[k % COLORS.series.length]; }
+function runLegend(s) { legend(s, RUNS.map(function (r, k) { return [r.collector, colour(k)]; })); }
+function pausesOf(r) { return r.collections.pause_ms; }
+function longestRun() { return Math.max.apply(null, RUNS.map(function (r) { return r.summary.run_time_ms / 1000; }).concat([0.001])); }
+function longestPause() {
+  var m = 0;
+  RUNS.forEach(function (r) { pausesOf(r).forEach(function (p) { m = Math.max(m, p); }); });
+  return m;
+}
+
+// --- the cards: one per collector, and the table of the text output
+function drawCards() {
+  document.getElementById("title").textContent = "gclab comparison: " + DATA.program;
+  document.getElementById("subtitle").textContent = DATA.runs.length + " collectors, the same program, input and heap limit" +
+      (RUNS.length < DATA.runs.length ? " (" + (DATA.runs.length - RUNS.length) + " ended before they could report)" : "");
+  var s = panel("table", "Side by side", "The numbers of --compare's table: time, the share of it spent paused, collections, pause percentiles and the heap. The first collector is the reference; every other must print the same output and exit the same way.");
+  s.classList.add("wide");
+  var t = html("table", { "class": "compare" }, s), head = html("tr", {}, t);
+  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "peak heap", "peak live", "copied", "exit", "agrees"].forEach(function (h) { html("th", {}, head, h); });
+  RUNS.forEach(function (r, k) {
+    var m = r.summary, tr = html("tr", {}, t), name = html("td", {}, tr);
+    html("i", { style: "background:" + colour(k) }, name);
+    name.appendChild(document.createTextNode(r.collector));
+    [fmt(m.run_time_ms), fmt(100 * m.gc_share, 1) + " %", String(m.collections.by_kind.Young), String(m.collections.by_kind.Full),
+     fmt(m.pause_ms.p50, 2), fmt(m.pause_ms.p99, 2), fmt(m.pause_ms.max, 2), bytes(m.heap.peak_size_bytes),
+     bytes(m.heap.peak_live_bytes), m.heap.copied_bytes ? bytes(m.heap.copied_bytes) : "-", String(r.exit_status),
+     k === 0 ? "reference" : r.disagreement ? "NO: " + r.disagreement : "yes"].forEach(function (v) { html("td", {}, tr, v); });
+  });
+  s.setAttribute("data-rows", String(RUNS.length));
+}
+
+// --- pause timelines, overlaid
+function drawPauses() {
+  var s = panel("pauses", "Pause timelines", "Each dot is one collection of one collector: when it happened (x) and how long the program was stopped (y).");
+  if (!RUNS.length) return empty(s, "No run reported.");
+  runLegend(s);
+  var a = axes(s, { xMax: longestRun(), yMax: (longestPause() || 1) * 1.05, xLabel: "time since start (s)", yLabel: "pause (ms)" });
+  var n = 0;
+  RUNS.forEach(function (r, k) {
+    var C = r.collections, d = "";
+    for (var i = 0; i < C.id.length; i++) {
+      var x = a.sx((C.start_ms[i] + C.pause_ms[i] / 2) / 1000), y = a.sy(C.pause_ms[i]);
+      if (C.id.length > MANY) { d += "M" + x.toFixed(1) + " " + y.toFixed(1) + "h1"; n++; continue; }
+      var c = el("circle", { cx: x, cy: y, r: 2.5, fill: colour(k), "fill-opacity": 0.8 }, a.g);
+      tip(c, r.collector + " GC(" + C.id[i] + ") at " + fmt(C.start_ms[i] / 1000, 3) + " s: " + fmt(C.pause_ms[i], 3) + " ms");
+      n++;
+    }
+    if (d) el("path", { d: d, stroke: colour(k), "stroke-width": 3 }, a.g);
+  });
+  return marks(a, n);
+}
+
+// --- pause distributions: the share of collections at or under each pause
+function drawDistribution() {
+  var s = panel("distribution", "Pause distributions", "For each collector, the share of its collections that paused for at most x ms: a curve that rises early and reaches 1 soon pauses briefly.");
+  if (!RUNS.length) return empty(s, "No run reported.");
+  runLegend(s);
+  var a = axes(s, { xMax: (longestPause() || 1) * 1.05, yMax: 1, xLabel: "pause (ms)", yLabel: "share of collections" });
+  var n = 0;
+  RUNS.forEach(function (r, k) {
+    var p = pausesOf(r).slice().sort(function (x, y) { return x - y; });
+    if (!p.length) return;
+    var d = "M" + a.sx(0).toFixed(1) + " " + a.sy(0).toFixed(1);
+    p.forEach(function (v, i) { d += "H" + a.sx(v).toFixed(1) + "V" + a.sy((i + 1) / p.length).toFixed(1); });
+    var path = el("path", { d: d, stroke: colour(k), fill: "none", "stroke-width": 2 }, a.g);
+    tip(path, r.collector + ": " + p.length + " collections, p50 " + fmt(r.summary.pause_ms.p50, 3) + " ms, p99 " +
+        fmt(r.summary.pause_ms.p99, 3) + " ms, max " + fmt(r.summary.pause_ms.max, 3) + " ms");
+    n++;
+  });
+  return marks(a, n);
+}
+
+// --- heap in use over time, overlaid
+function drawHeap() {
+  var s = panel("heap", "Heap over time", "Each collector's heap in use: it rises as the program allocates and drops at each of its collections.");
+  if (!RUNS.length) return empty(s, "No run reported.");
+  runLegend(s);
+  var ymax = 0;
+  RUNS.forEach(function (r) {
+    var C = r.collections;
+    for (var i = 0; i < C.id.length; i++) ymax = Math.max(ymax, mib(C.used_before[i]));
+    ymax = Math.max(ymax, mib(r.summary.heap.used_bytes));
+  });
+  var a = axes(s, { xMax: longestRun(), yMax: (ymax || 1) * 1.05, xLabel: "time since start (s)", yLabel: "heap (MiB)" });
+  var n = 0;
+  RUNS.forEach(function (r, k) {
+    var C = r.collections, d = "M" + a.sx(0) + " " + a.sy(0);
+    for (var i = 0; i < C.id.length; i++) {
+      d += "L" + a.sx(C.start_ms[i] / 1000).toFixed(1) + " " + a.sy(mib(C.used_before[i])).toFixed(1) +
+           "L" + a.sx((C.start_ms[i] + C.pause_ms[i]) / 1000).toFixed(1) + " " + a.sy(mib(C.used_after[i])).toFixed(1);
+    }
+    d += "L" + a.sx(r.summary.run_time_ms / 1000).toFixed(1) + " " + a.sy(mib(r.summary.heap.used_bytes)).toFixed(1);
+    var path = el("path", { d: d, stroke: colour(k), fill: "none", "stroke-width": 1.5 }, a.g);
+    tip(path, r.collector + ": peak heap " + bytes(r.summary.heap.peak_size_bytes) + ", peak live " + bytes(r.summary.heap.peak_live_bytes));
+    n++;
+  });
+  return marks(a, n);
+}
+
+runPanels([drawCards, drawPauses, drawDistribution, drawHeap]);
