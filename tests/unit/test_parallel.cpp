@@ -295,6 +295,10 @@ struct TreeWork {
 }  // namespace
 
 TEST_CASE("termination: every thread ends only when all work is done, with more threads than cores") {
+  // Whether one run steals depends on the scheduler: on a loaded machine
+  // the others may find the work in the overflow list instead, or never
+  // run while it lasts. Over the three runs with company, some thread steals.
+  uint64_t steals_with_company = 0;
   for (unsigned threads : {1u, 2u, 8u, 16u}) {
     CAPTURE(threads);
     // Small deques so that overflow and refill happen during the run.
@@ -311,10 +315,11 @@ TEST_CASE("termination: every thread ends only when all work is done, with more 
     CHECK(missing == 0);
     CHECK(twice == 0);
     CHECK(w.overflow.looks_empty());
-    if (threads > 1) CHECK(w.steals.load() > 0);
+    if (threads > 1) steals_with_company += w.steals.load();
     MESSAGE(threads << " threads: " << w.steals.load() << " steals, " << w.overflows.load() << " overflows, "
                     << w.offers.load() << " offers");
   }
+  CHECK(steals_with_company > 0);
 }
 
 TEST_CASE("termination: idle threads with nothing at all end at once") {
