@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The course's labs (docs/course/labs/): every registered collector has a
-# lab, every lab has the shape the course promises and its answers, and
+# The course's labs (docs/course/labs/, and gc/collectors/NAME/lab.md for a
+# collector that brings its own, so that a new collector still touches
+# nothing outside its folder): every registered collector has a lab, every
+# lab has the shape the course promises and its answers, and
 # every ```sh block of every lab runs and exits 0, as a student would run
 # it: `vm` on PATH, in a folder holding the project's samples/ and bench/,
 # each lab's blocks in order in one folder. So the course cannot rot.
@@ -15,7 +17,7 @@ mkdir -p "$tmp/bin"
 ln -s "$vm" "$tmp/bin/vm"
 
 shopt -s nullglob
-labs=("$top"/docs/course/labs/*.md)
+labs=("$top"/docs/course/labs/*.md "$top"/gc/collectors/*/lab.md)
 check "there are labs" '[ ${#labs[@]} -gt 0 ]'
 
 # Every registered collector is on some lab's Collectors line.
@@ -33,15 +35,26 @@ extract_blocks() {
 }
 
 cannot_run=$("$vm" --list-gcs | awk '/cannot run/ {print $1}')
+# A lab's answers: docs/course/answers/NAME.md, or lab-answers.md beside a
+# collector's own lab.
+answers_of() {
+  case $1 in
+    */gc/collectors/*/lab.md) echo "$(dirname "$1")/lab-answers.md" ;;
+    *) echo "$top/docs/course/answers/$(basename "$1")" ;;
+  esac
+}
+
 for lab in "${labs[@]}"; do
   name=$(basename "$lab" .md)
+  [ "$name" = lab ] && name=$(basename "$(dirname "$lab")")
+  answers=$(answers_of "$lab")
   check "$name: titled '# Lab: ...'" '[ "$(head -n 1 "$lab" | cut -c1-7)" = "# Lab: " ]'
   check "$name: a Collectors line" 'grep -qE "^Collectors: [a-z]" "$lab"'
   for section in "## What you will learn" "## Steps" "## Questions"; do
     check "$name: '$section'" 'grep -qx "$section" "$lab"'
   done
-  check "$name: its answers" '[ -s "$top/docs/course/answers/$name.md" ]'
-  check "$name: links its answers" 'grep -qF "](../answers/$name.md)" "$lab"'
+  check "$name: its answers" '[ -s "$answers" ]'
+  check "$name: links its answers" 'grep -qF "]($(realpath --relative-to="$(dirname "$lab")" "$answers"))" "$lab"'
 
   skip=
   for gc in $(grep -m1 "^Collectors: " "$lab" | cut -c13- | tr ',' ' '); do
