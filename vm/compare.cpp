@@ -306,13 +306,13 @@ void check_agreement(std::vector<Run>& runs) {
   }
 }
 
-std::string megabytes(uint64_t bytes) {
+std::string mebibytes(uint64_t bytes) {
   char text[32];
   double mb = static_cast<double>(bytes) / (1024.0 * 1024.0);
   if (mb >= 10240)
-    std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
+    std::snprintf(text, sizeof text, "%.1f GiB", mb / 1024);
   else
-    std::snprintf(text, sizeof text, "%.1f MB", mb);
+    std::snprintf(text, sizeof text, "%.1f MiB", mb);
   return text;
 }
 
@@ -336,8 +336,8 @@ std::string table(const std::vector<Run>& runs) {
     std::snprintf(line, sizeof line,
                   "%-12s %9.1f %7.1f%% %6" PRIu64 " %6" PRIu64 " %8.2f %8.2f %8.2f %10s %10s %10s %10s  %s\n",
                   r.collector.c_str(), w.run_time_ms, 100 * w.gc_share, w.young, w.full, w.p50_ms, w.p99_ms,
-                  w.max_ms, megabytes(w.peak_heap).c_str(), megabytes(w.peak_live).c_str(),
-                  w.bytes_copied ? megabytes(w.bytes_copied).c_str() : "-", marked.c_str(), agrees.c_str());
+                  w.max_ms, mebibytes(w.peak_heap).c_str(), mebibytes(w.peak_live).c_str(),
+                  w.bytes_copied ? mebibytes(w.bytes_copied).c_str() : "-", marked.c_str(), agrees.c_str());
     out += line;
   }
   out += "copied: bytes; marked: objects, where the collector counts them\n";

@@ -30,7 +30,7 @@ check "default: the others agree" '[ "$(grep -c " yes$" "$tmp/err")" -eq $((coun
 "$vm" --compare=marksweep,semispace --heap=64M -e "$program" </dev/null >"$tmp/out" 2>"$tmp/err"
 check "list: exit 0" '[ $? -eq 0 ]'
 check "list: two rows, in order" '[ "$(awk "\$NF ~ /^(reference|yes|NO)\$/ {print \$1}" "$tmp/err" | tr "\n" " ")" = "marksweep semispace " ]'
-check "list: semispace copied, marksweep did not" 'grep -Eq "^semispace .* [0-9.]+ MB +- +yes$" "$tmp/err" && grep -Eq "^marksweep .* - +[0-9]+ +reference$" "$tmp/err"'
+check "list: semispace copied, marksweep did not" 'grep -Eq "^semispace .* [0-9.]+ MiB +- +yes$" "$tmp/err" && grep -Eq "^marksweep .* - +[0-9]+ +reference$" "$tmp/err"'
 
 # A program whose output depends on the collector: caught and named.
 "$vm" --compare=semispace,marksweep,cacheaware -e 'print(gc_stats()["collector"]);' </dev/null >"$tmp/out" 2>"$tmp/err"
