@@ -256,10 +256,14 @@ Summary summarize(Collector& heap) {
 
 std::string stats_table(const Summary& s) {
   std::string out;
-  char buf[512];
+  // Measured first: a worker's counters make a line of any length.
   auto line = [&](const char* fmt, auto... args) {
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    out += buf;
+    int n = std::snprintf(nullptr, 0, fmt, args...);
+    if (n <= 0) return;
+    size_t at = out.size();
+    out.resize(at + static_cast<size_t>(n) + 1);
+    std::snprintf(out.data() + at, static_cast<size_t>(n) + 1, fmt, args...);
+    out.resize(at + static_cast<size_t>(n));
   };
   line("GC statistics: %s, %u GC thread%s, run %.3f s\n", s.collector.c_str(), s.gc_threads,
        s.gc_threads == 1 ? "" : "s", s.run_time_ms / 1e3);

@@ -467,3 +467,18 @@ TEST_CASE("observe: stats, log, trace and report of a known program") {
     CHECK(map.find("large objects") != std::string::npos);
   }
 }
+
+TEST_CASE("stats table: a worker's row holds every counter, however many, and ends its line") {
+  gc::observe::Summary s;
+  s.collector = "semispace";
+  s.detailed = true;
+  gc::observe::WorkerTotal w;
+  for (int k = 0; k < 40; ++k)
+    w.counters.push_back({"a counter with a long name " + std::to_string(k), 1000000 + k});
+  s.workers.push_back(w);
+  s.workers.push_back(gc::observe::WorkerTotal{.worker = 1, .busy_ms = 1, .idle_ms = 0, .counters = {}});
+  std::string table = gc::observe::stats_table(s);
+  CHECK(table.find("a counter with a long name 39 1000039\n") != std::string::npos);
+  CHECK(table.find("\n  1 ") != std::string::npos);
+  CHECK(table.find("\n  balance (max busy / mean busy)") != std::string::npos);
+}
