@@ -80,7 +80,7 @@ void AccelCollector::add_panels() {
   events.add_sequence_panel({"Mark queue occupancy over the mark",
                              "entries in Q",
                              "How full the mark queue was over one collection's mark. At the top (its "
-                             "size, --accel-mark-queue), references spill to memory through outQ.",
+                             "size, --accel-queue), references spill to memory through outQ.",
                              "accel queue occupancy",
                              "cycle of the mark",
                              {},
