@@ -13,7 +13,8 @@ namespace gc::observe {
 // GCLAB_DATA, nothing fetched from the network, and marks its success or
 // errors in the page for tests/observe/report_test.sh (page.js).
 extern const char* const kReportPage;
-extern const char* const kCompareReportPage;
+extern const char* const kRunScript;
+extern const char* const kCompareScript;
 
 namespace {
 
@@ -142,16 +143,28 @@ std::string report_data_json(Collector& heap) {
   return out;
 }
 
-std::string report_html(Collector& heap) {
+namespace {
+
+// The page with one of its scripts, the data that script draws, and a
+// title (escaped: a program's name may be "<stdin>").
+std::string page_with(const char* script, const std::string& data, const std::string& title) {
   std::string page = kReportPage;
-  const std::string marker = "/*GCLAB_DATA*/null";
-  size_t at = page.find(marker);
-  std::string title = std::string("gclab GC report: ") + heap.name();
-  std::string data = report_data_json(heap);
-  page.replace(at, marker.size(), data);
+  const std::string script_marker = "/*GCLAB_SCRIPT*/";
+  page.replace(page.find(script_marker), script_marker.size(), script);
+  const std::string data_marker = "/*GCLAB_DATA*/null";
+  page.replace(page.find(data_marker), data_marker.size(), data);
+  std::string escaped;
+  for (char ch : title)
+    escaped += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
   size_t t = page.find("<title></title>");
-  if (t != std::string::npos) page.replace(t, 15, "<title>" + title + "</title>");
+  if (t != std::string::npos) page.replace(t, 15, "<title>" + escaped + "</title>");
   return page;
+}
+
+}  // namespace
+
+std::string report_html(Collector& heap) {
+  return page_with(kRunScript, report_data_json(heap), std::string("gclab GC report: ") + heap.name());
 }
 
 std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs) {
@@ -168,16 +181,7 @@ std::string compare_report_html(const std::string& program, const std::vector<Co
     j.end_object();
   }
   j.end_array().end_object();
-  std::string page = kCompareReportPage;
-  const std::string marker = "/*GCLAB_DATA*/null";
-  page.replace(page.find(marker), marker.size(), data);
-  std::string title = "gclab comparison: " + program;
-  std::string escaped;
-  for (char ch : title)
-    escaped += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
-  size_t t = page.find("<title></title>");
-  if (t != std::string::npos) page.replace(t, 15, "<title>" + escaped + "</title>");
-  return page;
+  return page_with(kCompareScript, data, "gclab comparison: " + program);
 }
 
 std::string text_heap_map(const Collector& heap, int width) {
