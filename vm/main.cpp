@@ -446,25 +446,23 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
       chosen.push_back(c);
     }
   }
-  for (const GivenCollectorOption& g : given) {
+  std::vector<std::vector<const gc::CollectorInfo*>> owners(given.size());
+  for (size_t k = 0; k < given.size(); ++k) {
     const gc::OptionSpec* spec = nullptr;
-    std::vector<const gc::CollectorInfo*> owners = owners_of(g.name, &spec);
+    owners[k] = owners_of(given[k].name, &spec);
     bool compared = false;
-    for (const gc::CollectorInfo* c : owners)
+    for (const gc::CollectorInfo* c : owners[k])
       compared |= std::find(chosen.begin(), chosen.end(), c) != chosen.end();
     if (!compared)
-      usage_error("--" + g.name + " is an option of " + owners.front()->name +
+      usage_error("--" + given[k].name + " is an option of " + owners[k].front()->name +
                   ", which --compare does not run");
   }
   for (const gc::CollectorInfo* c : chosen) {
     vm::VMOptions o = line.options;
     o.collector = c->name;
-    for (const GivenCollectorOption& g : given) {
-      const gc::OptionSpec* spec = nullptr;
-      std::vector<const gc::CollectorInfo*> owners = owners_of(g.name, &spec);
-      if (std::find(owners.begin(), owners.end(), c) != owners.end())
-        o.heap.collector_options[g.name] = g.value;
-    }
+    for (size_t k = 0; k < given.size(); ++k)
+      if (std::find(owners[k].begin(), owners[k].end(), c) != owners[k].end())
+        o.heap.collector_options[given[k].name] = given[k].value;
     if (c->check_configuration) {
       std::string error = c->check_configuration(o.heap);
       if (!error.empty()) usage_error(std::string(c->name) + ": " + error);

@@ -9,6 +9,7 @@
 #include "gc/collector.h"
 #include "gc/collectors/markcompact/markcompact.h"
 #include "gc/verify/verifier.h"
+#include "tests/unit/vector_roots.h"
 
 using namespace gc;
 
@@ -16,14 +17,7 @@ namespace {
 
 constexpr uint32_t kNode = kFirstUserClass + 1;
 
-struct TestRoots final : RootSet {
-  std::vector<Value> roots;
-  void root_groups(std::vector<RootGroup>& out) override {
-    for (size_t i = 0; i < roots.size(); i += 4)
-      out.push_back({roots.data() + i, std::min<size_t>(4, roots.size() - i)});
-  }
-  void process_weak(WeakResolver&) override {}
-};
+using TestRoots = test::VectorRoots;
 
 struct GenHeap {
   TestRoots roots;

@@ -21,6 +21,7 @@
 #include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/heap/reservation.h"
 #include "gc/verify/verifier.h"
+#include "tests/unit/vector_roots.h"
 
 using namespace gc;
 
@@ -28,18 +29,7 @@ namespace {
 
 constexpr uint32_t kNode = kFirstUserClass + 3;
 
-struct Roots final : RootSet {
-  std::vector<Value> slots;
-  std::vector<Word*> weak;
-  void root_groups(std::vector<RootGroup>& out) override {
-    for (size_t i = 0; i < slots.size(); i += 5)
-      out.push_back({slots.data() + i, std::min<size_t>(5, slots.size() - i)});
-  }
-  void process_weak(WeakResolver& r) override {
-    for (Word*& w : weak)
-      if (w) w = r.resolve(w);
-  }
-};
+using Roots = test::VectorRoots;
 
 uint64_t hash_of(const Word* h) { return (reinterpret_cast<uintptr_t>(h) * 0x9E37'79B9'7F4A'7C15ull) >> 12; }
 
@@ -152,9 +142,9 @@ struct Model {
     auto fail = [&](const char* what, uint64_t id) {
       if (errors++ == 0) first = std::string(what) + " at object " + std::to_string(id);
     };
-    REQUIRE(roots.slots.size() == root_ids.size());
-    for (size_t i = 0; i < roots.slots.size(); ++i) {
-      Value v = roots.slots[i];
+    REQUIRE(roots.roots.size() == root_ids.size());
+    for (size_t i = 0; i < roots.roots.size(); ++i) {
+      Value v = roots.roots[i];
       if (v.is_ref() != (root_ids[i] != ~0ull)) fail("root", i);
       if (!v.is_ref()) continue;
       if (!Header::is_header(*v.as_ref()) || id_of(v.as_ref()) != root_ids[i]) fail("root", i);
@@ -200,7 +190,7 @@ struct Model {
 
 Model snapshot(Heap& heap) {
   Model m;
-  for (Value v : heap.roots.slots) {
+  for (Value v : heap.roots.roots) {
     m.root_ids.push_back(v.is_ref() ? id_of(v.as_ref()) : ~0ull);
     if (v.is_ref()) m.record(v.as_ref());
   }
@@ -247,8 +237,8 @@ void build_random_graph(Heap& heap, uint64_t seed, size_t objects) {
     for (uint64_t i = 0; i < n; ++i)
       if (rng() % 4) link(all[k], i, targets[rng() % targets.size()]);
   }
-  heap.roots.slots.assign(objects / 40, Value::nil());
-  for (Value& v : heap.roots.slots)
+  heap.roots.roots.assign(objects / 40, Value::nil());
+  for (Value& v : heap.roots.roots)
     if (rng() % 3) v = Value::ref(live[rng() % live.size()]);
 }
 
@@ -287,7 +277,7 @@ TEST_CASE(
         }
         CHECK(outside == 0);
         // Drop a few roots so that the next round has new garbage.
-        for (size_t i = 0; i < heap.roots.slots.size(); i += 3) heap.roots.slots[i] = Value::nil();
+        for (size_t i = 0; i < heap.roots.roots.size(); i += 3) heap.roots.roots[i] = Value::nil();
         model = snapshot(heap);
       }
     }
@@ -298,7 +288,7 @@ TEST_CASE("pMarkcompact: a list, a tree, a DAG and cycles keep their shape; garb
   for (unsigned threads : {1u, 2u, 8u}) {
     CAPTURE(threads);
     Heap heap;
-    heap.roots.slots.assign(4, Value::nil());
+    heap.roots.roots.assign(4, Value::nil());
     // A 20000-node list with dead nodes between the live ones.
     Word* prev = nullptr;
     for (int i = 0; i < 20000; ++i) {
@@ -307,7 +297,7 @@ TEST_CASE("pMarkcompact: a list, a tree, a DAG and cycles keep their shape; garb
       prev = n;
       heap.garbage(3 + i % 5);
     }
-    heap.roots.slots[0] = Value::ref(prev);
+    heap.roots.roots[0] = Value::ref(prev);
     // A complete binary tree of depth 12.
     std::vector<Word*> level;
     for (int i = 0; i < (1 << 12); ++i) level.push_back(heap.old_obj(0, 1));
@@ -322,7 +312,7 @@ TEST_CASE("pMarkcompact: a list, a tree, a DAG and cycles keep their shape; garb
       }
       level = up;
     }
-    heap.roots.slots[1] = Value::ref(level[0]);
+    heap.roots.roots[1] = Value::ref(level[0]);
     // A DAG: 500 parents share 20 children; and a cycle of 1000 with self-loops.
     std::vector<Word*> shared;
     for (int i = 0; i < 20; ++i) shared.push_back(heap.old_obj(0, 3));
@@ -334,7 +324,7 @@ TEST_CASE("pMarkcompact: a list, a tree, a DAG and cycles keep their shape; garb
       link(p, 1, p);
       link(hub, static_cast<uint64_t>(i), p);
     }
-    heap.roots.slots[2] = Value::ref(hub);
+    heap.roots.roots[2] = Value::ref(hub);
     Word* first = heap.old_obj(1, 1);
     Word* cur = first;
     for (int i = 1; i < 1000; ++i) {
@@ -344,7 +334,7 @@ TEST_CASE("pMarkcompact: a list, a tree, a DAG and cycles keep their shape; garb
       cur = n;
     }
     link(cur, 0, first);
-    heap.roots.slots[3] = Value::ref(first);
+    heap.roots.roots[3] = Value::ref(first);
 
     Model model = snapshot(heap);
     uint64_t used = static_cast<uint64_t>(heap.old_top - heap.old_begin) * kWordSize;
@@ -362,7 +352,7 @@ TEST_CASE("pMarkcompact: a list, a tree, a DAG and cycles keep their shape; garb
     CHECK(free_bytes == used - r.old_live_bytes);
     CHECK(r.bytes_moved > 0);
     // The cycle still closes on itself.
-    Word* c = heap.roots.slots[3].as_ref();
+    Word* c = heap.roots.roots[3].as_ref();
     Word* walk = c;
     for (int i = 0; i < 1000; ++i) walk = ref_slot(walk, 0).as_ref();
     CHECK(walk == c);
@@ -373,7 +363,7 @@ TEST_CASE("pMarkcompact: n regions sliding in alternating directions leave floor
   for (unsigned threads : {1u, 2u, 3u, 4u, 5u, 8u}) {
     CAPTURE(threads);
     Heap heap;
-    heap.roots.slots.assign(1, Value::nil());
+    heap.roots.roots.assign(1, Value::nil());
     // Live and dead objects alternate evenly over the whole space.
     Word* head = nullptr;
     for (int i = 0; i < 40000; ++i) {
@@ -382,7 +372,7 @@ TEST_CASE("pMarkcompact: n regions sliding in alternating directions leave floor
       head = n;
       heap.garbage(3);
     }
-    heap.roots.slots[0] = Value::ref(head);
+    heap.roots.roots[0] = Value::ref(head);
     Model model = snapshot(heap);
     parallel::WorkerPool pool(threads);
     observe::Recorder events;
@@ -421,7 +411,7 @@ TEST_CASE(
       // shape 0: the first half all live, the second half mostly dead;
       // shape 1: garbage everywhere; shape 2: as 0 with the prefix off.
       Heap heap;
-      heap.roots.slots.assign(1, Value::nil());
+      heap.roots.roots.assign(1, Value::nil());
       Word* head = nullptr;
       std::vector<Word*> early;
       for (int i = 0; i < 60000; ++i) {
@@ -434,7 +424,7 @@ TEST_CASE(
           heap.garbage(6);
         }
       }
-      heap.roots.slots[0] = Value::ref(head);
+      heap.roots.roots[0] = Value::ref(head);
       Model model = snapshot(heap);
       std::map<uint64_t, Word*> before;
       for (Word* h : early) before[id_of(h)] = h;
@@ -474,7 +464,7 @@ TEST_CASE("pMarkcompact: a region sliding up leaves its dense end in place, unle
     // put units 5 to 7 of 8, all in the upper half, in region 1, which
     // slides up.
     Heap heap;
-    heap.roots.slots.assign(1, Value::nil());
+    heap.roots.roots.assign(1, Value::nil());
     Word* head = nullptr;
     std::vector<Word*> all;
     for (int i = 0; i < 30000; ++i) {
@@ -484,7 +474,7 @@ TEST_CASE("pMarkcompact: a region sliding up leaves its dense end in place, unle
       all.push_back(n);
       heap.garbage(i < 10000 ? 20 : 1);
     }
-    heap.roots.slots[0] = Value::ref(head);
+    heap.roots.roots[0] = Value::ref(head);
     Model model = snapshot(heap);
     std::map<uint64_t, Word*> before;
     for (Word* h : all) before[id_of(h)] = h;
@@ -519,7 +509,7 @@ TEST_CASE("pMarkcompact: a region sliding up leaves its dense end in place, unle
 
 TEST_CASE("pMarkcompact: the dense prefix threshold decides, and dead words in the prefix stay as fillers") {
   Heap heap;
-  heap.roots.slots.assign(1, Value::nil());
+  heap.roots.roots.assign(1, Value::nil());
   Word* head = nullptr;
   // Everywhere 1 dead word for every 20 live: 95.2% live.
   for (int i = 0; i < 40000; ++i) {
@@ -528,7 +518,7 @@ TEST_CASE("pMarkcompact: the dense prefix threshold decides, and dead words in t
     head = n;
     heap.garbage(1);
   }
-  heap.roots.slots[0] = Value::ref(head);
+  heap.roots.roots[0] = Value::ref(head);
   Model model = snapshot(heap);
   for (double threshold : {0.94, 0.96}) {
     CAPTURE(threshold);
@@ -557,7 +547,7 @@ TEST_CASE("pMarkcompact: hashed objects that move grow their hash word and keep 
   for (unsigned threads : {1u, 2u, 3u, 8u}) {
     CAPTURE(threads);
     Heap heap;
-    heap.roots.slots.assign(1, Value::nil());
+    heap.roots.roots.assign(1, Value::nil());
     // Dense stretches (nothing before them dies) and sparse ones, with every
     // other object hashed, so that the gap closes and reopens within units.
     std::vector<Word*> nodes;
@@ -570,7 +560,7 @@ TEST_CASE("pMarkcompact: hashed objects that move grow their hash word and keep 
       nodes.push_back(n);
       if ((i / 1000) % 3 == 2 && i % 7 == 0) heap.garbage(1);
     }
-    heap.roots.slots[0] = Value::ref(head);
+    heap.roots.roots[0] = Value::ref(head);
     Model model = snapshot(heap);
     std::map<uint64_t, Word*> before;
     for (Word* h : nodes) before[id_of(h)] = h;
@@ -602,7 +592,7 @@ TEST_CASE(
   for (unsigned threads : {1u, 2u, 8u}) {
     CAPTURE(threads);
     Heap heap;
-    heap.roots.slots.assign(2, Value::nil());
+    heap.roots.roots.assign(2, Value::nil());
     std::vector<Word*> young;
     for (int i = 0; i < 2000; ++i) young.push_back(heap.young_obj(1, 1));
     Word* head = nullptr;
@@ -625,8 +615,8 @@ TEST_CASE(
     }
     // Young objects point back into the old space, which moves.
     for (size_t i = 0; i < young.size(); ++i) link(young[i], 0, holders[i % holders.size()]);
-    heap.roots.slots[0] = Value::ref(head);
-    heap.roots.slots[1] = Value::ref(young[0]);
+    heap.roots.roots[0] = Value::ref(head);
+    heap.roots.roots[1] = Value::ref(young[0]);
     // Every card dirty before, as a mutator might leave them.
     std::fill(heap.cards.biased_base() + (reinterpret_cast<uintptr_t>(heap.old_begin) >> kCardShift),
               heap.cards.biased_base() + (reinterpret_cast<uintptr_t>(heap.old_top) >> kCardShift),
@@ -666,7 +656,7 @@ TEST_CASE("pMarkcompact: large objects are marked in place and freed when dead; 
   for (unsigned threads : {1u, 2u, 8u}) {
     CAPTURE(threads);
     Heap heap;
-    heap.roots.slots.assign(2, Value::nil());
+    heap.roots.roots.assign(2, Value::nil());
     // A large array (chunked marking) of old objects, and a dead large object.
     Word* big = heap.large_obj(20000, 1);
     Word* dead_big = heap.large_obj(10, 1);
@@ -678,7 +668,7 @@ TEST_CASE("pMarkcompact: large objects are marked in place and freed when dead; 
       elems.push_back(e);
     }
     Word* dead_old = heap.old_obj(0, 1);
-    heap.roots.slots[0] = Value::ref(big);
+    heap.roots.roots[0] = Value::ref(big);
     heap.roots.weak = {elems[19999], dead_old, big, dead_big, nullptr};
     uint64_t weak_id = id_of(elems[19999]);
     Model model = snapshot(heap);
@@ -688,7 +678,7 @@ TEST_CASE("pMarkcompact: large objects are marked in place and freed when dead; 
     ParallelMarkCompact::Result r = heap.collect(mc);
     heap.verify();
     model.check(heap.roots);
-    CHECK(heap.roots.slots[0].as_ref() == big);
+    CHECK(heap.roots.roots[0].as_ref() == big);
     CHECK(heap.los.object_count() == 1);
     CHECK(r.large_freed_bytes == kPageBytes);
     REQUIRE(heap.roots.weak[0] != nullptr);
@@ -742,7 +732,7 @@ TEST_CASE(
         CAPTURE(n);
         CAPTURE(variant);
         heap.old_top = heap.old_begin;
-        heap.roots.slots.assign(1, Value::nil());
+        heap.roots.roots.assign(1, Value::nil());
         Word* head = nullptr;
         for (int i = 0; i < n; ++i) {
           Word* o = heap.old_obj(1, 1 + (variant & 1) * (i % 3));
@@ -751,7 +741,7 @@ TEST_CASE(
           head = o;
           if ((i / 10) % 3 == 2 && i % 7 == 0) heap.garbage(1 + i % 2);
         }
-        heap.roots.slots[0] = Value::ref(head);
+        heap.roots.roots[0] = Value::ref(head);
         Model model = snapshot(heap);
         for (int round = 0; round < 2; ++round) {
           ParallelMarkCompact::Result r = heap.collect(mc);
@@ -775,11 +765,11 @@ TEST_CASE("pMarkcompact timing: GCOld-like trees, 1, 2 and 4 threads" * doctest:
   for (unsigned threads : {1u, 2u, 4u}) {
     for (bool prefix : {false, true}) {
       Heap heap(uint64_t{30} << 20);  // 240 MB
-      heap.roots.slots.assign(1, Value::nil());
+      heap.roots.roots.assign(1, Value::nil());
       // Trees of depth 14 (16383 nodes of 4 or 6 words, about 0.8 MB).
       constexpr int kTrees = 220;
       Word* array = heap.large_obj(kTrees, 1);
-      heap.roots.slots[0] = Value::ref(array);
+      heap.roots.roots[0] = Value::ref(array);
       for (int t = 0; t < kTrees; ++t) {
         std::vector<Word*> level;
         for (int i = 0; i < (1 << 13); ++i) level.push_back(heap.old_obj(0, 1));
