@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "gc/heap/reservation.h"
+#include "gc/snapshot/snapshot.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
@@ -32,8 +33,13 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   if (options_.verify)
     events.phase(0, "verify before",
                  [&] { verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "before"); });
+  // After verification, so that a snapshot never holds a heap it failed.
+  if (options_.heap_snapshot)
+    events.phase(0, "heap snapshot",
+                 [&] { options_.heap_snapshot->at_collection_start(events.current_collection(), roots_); });
   if (!body()) {
     events.collection_end(*this);
+    if (options_.heap_snapshot) options_.heap_snapshot->at_collection_end(stats_.last_live_bytes);
     return;
   }
   if (options_.verify)
@@ -42,6 +48,7 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   stats_.collections++;
   note_heap_size();
   events.collection_end(*this);
+  if (options_.heap_snapshot) options_.heap_snapshot->at_collection_end(stats_.last_live_bytes);
 }
 
 uint64_t physical_memory_bytes() {

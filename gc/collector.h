@@ -21,12 +21,18 @@
 
 namespace gc {
 
+namespace snapshot {
+class Request;
+}
+
 // A contiguous run of root slots. The VM hands roots over as many small
 // groups (static overpartitioning, Flood et al. 2001, L93-95 and L113) so
 // that parallel collectors can claim them dynamically.
 struct RootGroup {
   Value* slots;
   size_t count;
+  // What the slots are ("globals"), for heap snapshots and messages.
+  const char* name = "roots";
 };
 
 // Answers, after tracing, whether an object survived and where it now is.
@@ -70,6 +76,8 @@ struct HeapOptions {
   bool record_events = false;
   bool keep_event_history = false;
   observe::Log* log = nullptr;
+  // --heap-snapshot: asked at every collection's start and end.
+  snapshot::Request* heap_snapshot = nullptr;
   // The selected collector's own options as given (its registry entry's
   // table says which); the collector reads them into its own struct.
   OptionValues collector_options;

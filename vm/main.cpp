@@ -30,6 +30,8 @@
 #include "gc/observe/outputs.h"
 #include "gc/observe/stats.h"
 #include "gc/options.h"
+#include "gc/snapshot/replay.h"
+#include "gc/snapshot/snapshot.h"
 #include "vm/compare.h"
 #include "vm/repl.h"
 #include "vm/vm.h"
@@ -37,6 +39,7 @@
 namespace {
 
 constexpr int kExitUsage = 64;
+constexpr int kExitDataError = 65;
 constexpr int kExitNoInput = 66;
 constexpr int kExitSoftware = 70;
 
@@ -107,6 +110,28 @@ bool write_observe_outputs(gc::Collector& heap, const ObserveOptions& o) {
   return ok;
 }
 
+// --heap-snapshot's file, once the run is over; false, with a message, if
+// the collection it names never ran or the file cannot be written.
+bool write_heap_snapshot(const gc::snapshot::Request& snapshot, const std::string& path,
+                         gc::Collector& heap) {
+  if (!snapshot.captured()) {
+    uint64_t ran = heap.events.summary().collections;
+    std::cerr << "vm: --heap-snapshot: no snapshot written: ";
+    if (snapshot.wanted())
+      std::cerr << "the run ended before GC(" << *snapshot.wanted() << ") (it ran " << ran
+                << " collections)\n";
+    else
+      std::cerr << "the run ended without a collection (--gc-stress or a smaller --heap makes some)\n";
+    return false;
+  }
+  if (!gc::observe::write_output(path, snapshot.capture().bytes, "heap snapshot")) return false;
+  std::cerr << "vm: wrote the heap at GC(" << snapshot.collection() << ") to " << path << ": "
+            << snapshot.capture().objects << " objects, " << snapshot.capture().object_bytes
+            << " bytes; the collection left " << snapshot.live_after() << " bytes live (" << heap.name()
+            << "'s count)\n";
+  return true;
+}
+
 std::string check_stats_option(const std::string& v) {
   size_t colon = v.find(':');
   std::string form = v.substr(0, colon);
@@ -143,6 +168,31 @@ std::string check_compare_list(const std::string& v) {
   return "";
 }
 
+// --heap-snapshot=FILE[@N]: N is what follows the last '@' when that is a
+// count, so a FILE may hold '@' too.
+struct SnapshotTarget {
+  std::string path;
+  std::optional<uint64_t> collection;
+};
+SnapshotTarget parse_snapshot_target(const std::string& v) {
+  size_t at = v.rfind('@');
+  if (at != std::string::npos && at + 1 < v.size() &&
+      v.find_first_not_of("0123456789", at + 1) == std::string::npos)
+    if (std::optional<uint64_t> n = gc::parse_count(v.substr(at + 1))) return {v.substr(0, at), n};
+  return {v, std::nullopt};
+}
+
+std::string check_snapshot_target(const std::string& v) {
+  SnapshotTarget t = parse_snapshot_target(v);
+  if (t.path.empty() || t.path == "-" || t.path == "stderr")
+    return "--heap-snapshot needs a FILE to write (a snapshot is binary), optionally @N";
+  return "";
+}
+
+std::string check_replay_file(const std::string& v) {
+  return v.empty() ? "--replay needs the FILE of a heap snapshot" : "";
+}
+
 void list_collectors() {
   for (const gc::CollectorInfo& c : gc::registered_collectors()) {
     std::string why = c.unavailable ? c.unavailable() : "";
@@ -163,6 +213,8 @@ struct CommandLine {
   std::vector<vm::VMOptions> compare_runs;
   std::optional<std::string> code;
   std::optional<std::string> script;
+  std::optional<SnapshotTarget> heap_snapshot;
+  std::optional<std::string> replay;  // a snapshot to rebuild, instead of a program
 };
 
 // One of the VM's own options: its description, and what it sets.
@@ -275,6 +327,21 @@ const VmOption kVmOptions[] = {
       .check = check_compare_list,
       .value_optional = true},
      [](CommandLine& l, const std::string& v) { l.compare = v; }},
+    {{.name = "heap-snapshot",
+      .kind = gc::OptionKind::kText,
+      .value_name = "FILE[@N]",
+      .default_text = "N: the last collection",
+      .help = "write the heap reachable at the start of collection N (GC(N) in --gc-log) to FILE "
+              "(docs/snapshot.md)",
+      .check = check_snapshot_target},
+     [](CommandLine& l, const std::string& v) { l.heap_snapshot = parse_snapshot_target(v); }},
+    {{.name = "replay",
+      .kind = gc::OptionKind::kText,
+      .value_name = "FILE",
+      .help = "instead of a program: rebuild the heap of the snapshot FILE under --gc's collector, run one "
+              "full collection and report it (with --gc-stats and the other outputs as usual)",
+      .check = check_replay_file},
+     [](CommandLine& l, const std::string& v) { l.replay = v; }},
     {{.name = "disasm", .kind = gc::OptionKind::kFlag, .help = "print the bytecode and stop"},
      [](CommandLine& l, const std::string&) { l.disasm = true; }},
     {{.name = "list-gcs",
@@ -429,6 +496,8 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
   if (line.disasm) usage_error("--compare runs the program; --disasm only prints its bytecode");
   if (line.observe.log || !line.observe.trace_file.empty())
     usage_error("--compare does not take --gc-log or --gc-trace; run one collector with them");
+  if (line.heap_snapshot) usage_error("--compare does not take --heap-snapshot; run one collector with it");
+  if (line.replay) usage_error("--compare does not take --replay; replay under one collector at a time");
   std::vector<const gc::CollectorInfo*> chosen;
   if (line.compare->empty()) {
     for (const gc::CollectorInfo& c : gc::registered_collectors()) {
@@ -503,6 +572,11 @@ CommandLine parse_command_line(int argc, char** argv) {
     plan_comparison(line, given);
     return line;
   }
+  if (line.replay) {
+    if (line.script || line.code)
+      usage_error("--replay rebuilds a heap snapshot and runs no program: drop the script");
+    if (line.disasm) usage_error("--replay runs no program; --disasm only prints a program's bytecode");
+  }
   hand_to_collector(line, given);
   const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
   if (selected && selected->check_configuration) {
@@ -541,20 +615,24 @@ Program read_program(const CommandLine& line) {
   return p;
 }
 
+// --gc-log's sink.
+std::unique_ptr<gc::observe::Log> open_log(const ObserveOptions& observe, const std::string& collector) {
+  std::FILE* f = stderr;
+  if (!observe.log_file.empty()) {
+    f = std::fopen(observe.log_file.c_str(), "w");
+    if (!f) usage_error("cannot write the GC log to '" + observe.log_file + "': " + std::strerror(errno));
+  }
+  auto log = std::make_unique<gc::observe::Log>(f, observe.log_debug, f != stderr);
+  log->using_collector(collector.c_str());
+  return log;
+}
+
 // Step 3: observability. The log sink exists before the VM so that every
 // collection, even one during start-up, is recorded.
 std::unique_ptr<gc::observe::Log> set_up_observability(CommandLine& line, const Program& program) {
   const ObserveOptions& observe = line.observe;
   std::unique_ptr<gc::observe::Log> log;
-  if (observe.log) {
-    std::FILE* f = stderr;
-    if (!observe.log_file.empty()) {
-      f = std::fopen(observe.log_file.c_str(), "w");
-      if (!f) usage_error("cannot write the GC log to '" + observe.log_file + "': " + std::strerror(errno));
-    }
-    log = std::make_unique<gc::observe::Log>(f, observe.log_debug, f != stderr);
-    log->using_collector(line.options.collector.c_str());
-  }
+  if (observe.log) log = open_log(observe, line.options.collector);
   line.options.heap.log = log.get();
   line.options.heap.record_events = observe.log || observe.needs_history() || program.repl;
   line.options.heap.keep_event_history = observe.needs_history() || program.repl;
@@ -564,17 +642,88 @@ std::unique_ptr<gc::observe::Log> set_up_observability(CommandLine& line, const 
 // Step 4 and 5: runs the program (or disassembles it), then writes the
 // end-of-run outputs.
 int run(const CommandLine& line, const Program& program) {
+  vm::VMOptions options = line.options;
+  std::optional<gc::snapshot::Request> snapshot;
+  if (line.heap_snapshot) {
+    snapshot.emplace(line.heap_snapshot->collection, nullptr,
+                     gc::snapshot::Origin{.program = program.repl ? "<repl>" : program.name,
+                                          .collector = options.collector});
+    options.heap.heap_snapshot = &*snapshot;
+  }
   try {
-    vm::VM machine(line.options);
+    vm::VM machine(options);
     if (line.disasm) return machine.disassemble_source(program.name, program.source, std::cout);
     int status = program.repl ? vm::run_repl(machine) : machine.run_source(program.name, program.source);
     std::cout.flush();
     if (!write_observe_outputs(machine.heap(), line.observe) && status == 0) status = kExitSoftware;
+    if (snapshot && !write_heap_snapshot(*snapshot, line.heap_snapshot->path, machine.heap()) && status == 0)
+      status = kExitSoftware;
     return status;
   } catch (vm::RuntimeError& e) {
     std::cerr << "error: " << e.message << "\n";
     return kExitSoftware;
   }
+}
+
+// --replay: the snapshot's heap rebuilt under the chosen collector, one
+// full collection, its report on stdout, then the usual outputs.
+int replay(const CommandLine& line) {
+  const std::string& path = *line.replay;
+  std::string bytes;
+  if (auto why = read_file(path, &bytes)) {
+    std::cerr << "vm: cannot read '" << path << "': " << *why << "\nTry 'vm --help' for more information.\n";
+    return kExitNoInput;
+  }
+  std::string error;
+  std::optional<gc::snapshot::Snapshot> decoded = gc::snapshot::decode(bytes, &error);
+  if (!decoded) {
+    std::cerr << "vm: " << path << ": " << error << "\n";
+    return kExitDataError;
+  }
+  bytes = {};
+  const gc::snapshot::Snapshot& s = *decoded;
+  gc::snapshot::Replay heap_builder(s);
+
+  vm::VMOptions options = line.options;
+  std::unique_ptr<gc::observe::Log> log;
+  if (line.observe.log) log = open_log(line.observe, options.collector);
+  options.heap.log = log.get();
+  options.heap.record_events = true;
+  options.heap.keep_event_history = true;
+  std::optional<gc::snapshot::Request> snapshot;
+  if (line.heap_snapshot) {
+    snapshot.emplace(line.heap_snapshot->collection, &heap_builder, s.origin);
+    options.heap.heap_snapshot = &*snapshot;
+  }
+  std::unique_ptr<gc::Collector> heap =
+      gc::find_collector(options.collector)->create(heap_builder, options.heap);
+
+  std::cout << "replay: " << path << ": the heap of " << s.origin.program << " at GC(" << s.origin.collection
+            << ") under " << s.origin.collector << ": " << s.objects.size() << " objects, "
+            << s.object_bytes() << " bytes, " << s.groups.size() << " root groups\n";
+  if (!heap_builder.build(*heap)) {
+    std::cout.flush();
+    std::cerr << "error: out of memory: the snapshot's " << s.object_bytes() << " bytes do not fit in "
+              << options.collector << "'s heap of " << heap->max_heap() << " bytes (--heap)\n";
+    return kExitSoftware;
+  }
+  std::cout << "rebuilt under " << options.collector << " with " << heap_builder.build_collections()
+            << " collections during the build\n";
+  heap->collect(gc::GcCause::kExplicit);
+  const gc::observe::CollectionRecord& c = heap->events.records().back();
+  gc::snapshot::Replay::Reachable reachable = heap_builder.reachable();
+  std::printf(
+      "GC(%llu) %s: pause %.3f ms; live after: %llu bytes (%s's count); reachable: %llu objects, %llu "
+      "bytes\n",
+      static_cast<unsigned long long>(c.id), gc::observe::kind_name(c.kind),
+      static_cast<double>(c.end_ns - c.start_ns) / 1e6, static_cast<unsigned long long>(c.live_after),
+      options.collector.c_str(), static_cast<unsigned long long>(reachable.objects),
+      static_cast<unsigned long long>(reachable.bytes));
+  std::fflush(stdout);
+  int status = 0;
+  if (!write_observe_outputs(*heap, line.observe)) status = kExitSoftware;
+  if (snapshot && !write_heap_snapshot(*snapshot, line.heap_snapshot->path, *heap)) status = kExitSoftware;
+  return status;
 }
 
 // --compare's steps 4 and 5: every run, then the agreement and the table.
@@ -594,6 +743,7 @@ int compare(const CommandLine& line, const Program& program) {
 
 int main(int argc, char** argv) {
   CommandLine line = parse_command_line(argc, argv);
+  if (line.replay) return replay(line);
   Program program = read_program(line);
   if (line.compare) return compare(line, program);
   std::unique_ptr<gc::observe::Log> log = set_up_observability(line, program);

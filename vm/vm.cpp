@@ -53,6 +53,7 @@ VM::VM(const VMOptions& options) : options_(options) {
   start_time_ = clock_seconds();
   if (options_.step_limit) steps_left_ = options_.step_limit;
   const gc::CollectorInfo* info = gc::find_collector(options_.collector);
+  if (options_.heap.heap_snapshot) options_.heap.heap_snapshot->set_schema(this);
   heap_ = info->create(*this, options_.heap);
   init_symbol_ = program_.symbol("init");
 
@@ -356,21 +357,37 @@ void VM::prepare_for_collection() {
 }
 
 void VM::root_groups(std::vector<gc::RootGroup>& out) {
-  auto add = [&out](Value* slots, size_t n) {
+  auto add = [&out](const char* name, Value* slots, size_t n) {
     for (size_t i = 0; i < n; i += kRootGroupSlots)
-      out.push_back({slots + i, std::min(kRootGroupSlots, n - i)});
+      out.push_back({slots + i, std::min(kRootGroupSlots, n - i), name});
   };
-  add(globals_.data(), globals_.size());
-  for (auto& f : fns_) add(f->constants.data(), f->constants.size());
-  add(builtins_.data(), builtins_.size());
-  add(byte_strings_.data(), byte_strings_.size());
-  add(handles.data(), handles.size());
+  add("globals", globals_.data(), globals_.size());
+  for (auto& f : fns_) add("constants", f->constants.data(), f->constants.size());
+  add("builtins", builtins_.data(), builtins_.size());
+  add("one-byte strings", byte_strings_.data(), byte_strings_.size());
+  add("handles", handles.data(), handles.size());
   for (auto& c : classes_) {
-    add(&c->object, 1);
-    add(c->methods.data(), c->methods.size());
+    add("class", &c->object, 1);
+    add("methods", c->methods.data(), c->methods.size());
   }
-  add(&main_fiber_object_, 1);
-  add(&transfer_, 1);
+  add("main fiber", &main_fiber_object_, 1);
+  add("transfer", &transfer_, 1);
+}
+
+std::string VM::name_of_class(uint32_t class_id) const {
+  static const char* const kKinds[] = {"filler",  "string",      "array",   "array storage", "numarray",
+                                       "map",     "map storage", "closure", "cell",          "bound method",
+                                       "builtin", "class",       "fiber",   "stack"};
+  static_assert(std::size(kKinds) == gc::kFirstUserClass);
+  if (class_id < gc::kFirstUserClass) return kKinds[class_id];
+  return class_info(class_id).name;
+}
+
+// The raw words that hold C++ pointers (object.h): FnInfo*, BuiltinInfo*,
+// FiberState*.
+uint32_t VM::native_raw_words(uint32_t class_id) const {
+  return class_id == gc::kClosureClass || class_id == gc::kBuiltinClass || class_id == gc::kFiberClass ? 1
+                                                                                                       : 0;
 }
 
 void VM::process_weak(gc::WeakResolver& resolver) {

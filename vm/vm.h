@@ -11,6 +11,7 @@
 
 #include "compiler/bytecode.h"
 #include "gc/collector.h"
+#include "gc/snapshot/snapshot.h"
 #include "vm/object.h"
 
 namespace vm {
@@ -130,7 +131,7 @@ struct VMOptions {
   uint64_t step_limit = 0;
 };
 
-class VM final : public gc::RootSet {
+class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {
  public:
   explicit VM(const VMOptions& options);
   ~VM() override;
@@ -188,6 +189,10 @@ class VM final : public gc::RootSet {
   void prepare_for_collection() override;
   void root_groups(std::vector<gc::RootGroup>& out) override;
   void process_weak(gc::WeakResolver& resolver) override;
+
+  // --- gc::snapshot::HeapSchema (--heap-snapshot)
+  std::string name_of_class(uint32_t class_id) const override;
+  uint32_t native_raw_words(uint32_t class_id) const override;
 
   std::vector<Value> handles;  // slots of Handle (a root)
 

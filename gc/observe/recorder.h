@@ -206,6 +206,8 @@ class Recorder {
   // --- what consumers read
   int64_t now_ns() const;
   const AlwaysOnSummary& summary() const { return summary_; }
+  // GC(N) of the collection under way (or the last one).
+  uint64_t current_collection() const { return current_.id; }
   const std::vector<CollectionRecord>& records() const { return records_; }
   const std::vector<PhaseRecord>& phases() const { return phases_; }
   const std::vector<CounterRecord>& counters() const { return counters_; }
