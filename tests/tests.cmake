@@ -44,6 +44,7 @@ add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test
 add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh $<TARGET_FILE:vm>)
 add_test(NAME cli/cacheaware_options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/cacheaware_options_test.sh $<TARGET_FILE:vm>)
 add_test(NAME cli/compare COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/compare_test.sh $<TARGET_FILE:vm>)
+add_test(NAME snapshots COMMAND ${CMAKE_SOURCE_DIR}/tests/snapshots/snapshot_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 add_test(NAME course/labs COMMAND ${CMAKE_SOURCE_DIR}/tests/course/labs_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 
 # A collector is one folder plus its registry line: a test-only collector

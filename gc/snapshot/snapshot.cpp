@@ -26,12 +26,6 @@ constexpr size_t kChecksumBytes = 8;
 // Names longer than this are not names (a class name is source text).
 constexpr uint64_t kMaxNameBytes = 1 << 16;
 
-uint64_t fnv1a(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 void put_fixed(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
@@ -197,8 +191,14 @@ Encoded encode(RootSet& roots, const HeapSchema& schema, const Origin& origin) {
   out += group_bytes;
   put_varint(out, result.objects);
   out += object_bytes;
-  put_fixed(out, fnv1a(out), 8);
+  put_fixed(out, checksum(out), 8);
   return result;
+}
+
+uint64_t checksum(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
 }
 
 uint64_t ref_index(Value v) { return v.bits & ~Value::kTagMask; }
@@ -253,7 +253,7 @@ std::optional<Snapshot> decode(std::string_view bytes, std::string* error, bool 
     uint64_t stored;
     Reader tail(bytes.substr(body.size()));
     tail.fixed(&stored, 8);
-    if (stored != fnv1a(body)) {
+    if (stored != checksum(body)) {
       *error = "checksum mismatch: the file is truncated or corrupt";
       return std::nullopt;
     }

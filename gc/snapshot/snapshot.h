@@ -83,6 +83,9 @@ struct Snapshot {
   std::string class_name(uint32_t class_id) const;
 };
 
+// The checksum that ends a snapshot: FNV-1a (64-bit) of every byte before it.
+uint64_t checksum(std::string_view bytes);
+
 // Decodes `bytes`, checking everything a reader could trust by mistake;
 // on failure returns nothing and sets *error to one line naming what is
 // wrong and where. check_sum false skips only the checksum (the fuzz

@@ -1103,7 +1103,7 @@ void build_graph(CaHeap& h, uint64_t seed, bool pinned) {
 uint64_t id_of(const Word* o) { return o[1]; }
 
 // The graph as it is now, from the roots.
-Graph snapshot(CaHeap& h) {
+Graph graph_of(CaHeap& h) {
   Graph g;
   std::vector<Word*> stack;
   for (Value v : h.roots.roots) {
@@ -1234,7 +1234,7 @@ TEST_CASE("cacheaware: the same graph survives whole collections at every thread
     CaHeap h(o);
     REQUIRE(h.c->mesh().cores() == config.cores);
     build_graph(h, 12345, config.pinned);
-    Graph before = snapshot(h);
+    Graph before = graph_of(h);
     REQUIRE(before.nodes.size() > kGraphObjects / 4);
     REQUIRE(before.nodes.size() < kGraphObjects * 3 / 4);
     CHECK((before.pinned_reachable > 0) == config.pinned);

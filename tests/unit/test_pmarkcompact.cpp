@@ -188,7 +188,7 @@ struct Model {
   }
 };
 
-Model snapshot(Heap& heap) {
+Model model_of(Heap& heap) {
   Model m;
   for (Value v : heap.roots.roots) {
     m.root_ids.push_back(v.is_ref() ? id_of(v.as_ref()) : ~0ull);
@@ -252,7 +252,7 @@ TEST_CASE(
       CAPTURE(prefix);
       Heap heap;
       build_random_graph(heap, threads * 7 + prefix, 6000);
-      Model model = snapshot(heap);
+      Model model = model_of(heap);
       parallel::WorkerPool pool(threads);
       observe::Recorder events;
       events.set_workers(threads);
@@ -278,7 +278,7 @@ TEST_CASE(
         CHECK(outside == 0);
         // Drop a few roots so that the next round has new garbage.
         for (size_t i = 0; i < heap.roots.roots.size(); i += 3) heap.roots.roots[i] = Value::nil();
-        model = snapshot(heap);
+        model = model_of(heap);
       }
     }
   }
@@ -336,7 +336,7 @@ TEST_CASE("pMarkcompact: a list, a tree, a DAG and cycles keep their shape; garb
     link(cur, 0, first);
     heap.roots.roots[3] = Value::ref(first);
 
-    Model model = snapshot(heap);
+    Model model = model_of(heap);
     uint64_t used = static_cast<uint64_t>(heap.old_top - heap.old_begin) * kWordSize;
     parallel::WorkerPool pool(threads);
     observe::Recorder events;
@@ -373,7 +373,7 @@ TEST_CASE("pMarkcompact: n regions sliding in alternating directions leave floor
       heap.garbage(3);
     }
     heap.roots.roots[0] = Value::ref(head);
-    Model model = snapshot(heap);
+    Model model = model_of(heap);
     parallel::WorkerPool pool(threads);
     observe::Recorder events;
     ParallelMarkCompact mc(pool, events, no_prefix());
@@ -425,7 +425,7 @@ TEST_CASE(
         }
       }
       heap.roots.roots[0] = Value::ref(head);
-      Model model = snapshot(heap);
+      Model model = model_of(heap);
       std::map<uint64_t, Word*> before;
       for (Word* h : early) before[id_of(h)] = h;
       parallel::WorkerPool pool(threads);
@@ -475,7 +475,7 @@ TEST_CASE("pMarkcompact: a region sliding up leaves its dense end in place, unle
       heap.garbage(i < 10000 ? 20 : 1);
     }
     heap.roots.roots[0] = Value::ref(head);
-    Model model = snapshot(heap);
+    Model model = model_of(heap);
     std::map<uint64_t, Word*> before;
     for (Word* h : all) before[id_of(h)] = h;
     parallel::WorkerPool pool(2);
@@ -519,7 +519,7 @@ TEST_CASE("pMarkcompact: the dense prefix threshold decides, and dead words in t
     heap.garbage(1);
   }
   heap.roots.roots[0] = Value::ref(head);
-  Model model = snapshot(heap);
+  Model model = model_of(heap);
   for (double threshold : {0.94, 0.96}) {
     CAPTURE(threshold);
     parallel::WorkerPool pool(2);
@@ -561,7 +561,7 @@ TEST_CASE("pMarkcompact: hashed objects that move grow their hash word and keep 
       if ((i / 1000) % 3 == 2 && i % 7 == 0) heap.garbage(1);
     }
     heap.roots.roots[0] = Value::ref(head);
-    Model model = snapshot(heap);
+    Model model = model_of(heap);
     std::map<uint64_t, Word*> before;
     for (Word* h : nodes) before[id_of(h)] = h;
     parallel::WorkerPool pool(threads);
@@ -621,7 +621,7 @@ TEST_CASE(
     std::fill(heap.cards.biased_base() + (reinterpret_cast<uintptr_t>(heap.old_begin) >> kCardShift),
               heap.cards.biased_base() + (reinterpret_cast<uintptr_t>(heap.old_top) >> kCardShift),
               kCardDirty);
-    Model model = snapshot(heap);
+    Model model = model_of(heap);
     parallel::WorkerPool pool(threads);
     observe::Recorder events;
     ParallelMarkCompact mc(pool, events, no_prefix());
@@ -671,7 +671,7 @@ TEST_CASE("pMarkcompact: large objects are marked in place and freed when dead; 
     heap.roots.roots[0] = Value::ref(big);
     heap.roots.weak = {elems[19999], dead_old, big, dead_big, nullptr};
     uint64_t weak_id = id_of(elems[19999]);
-    Model model = snapshot(heap);
+    Model model = model_of(heap);
     parallel::WorkerPool pool(threads);
     observe::Recorder events;
     ParallelMarkCompact mc(pool, events, no_prefix());
@@ -742,7 +742,7 @@ TEST_CASE(
           if ((i / 10) % 3 == 2 && i % 7 == 0) heap.garbage(1 + i % 2);
         }
         heap.roots.roots[0] = Value::ref(head);
-        Model model = snapshot(heap);
+        Model model = model_of(heap);
         for (int round = 0; round < 2; ++round) {
           ParallelMarkCompact::Result r = heap.collect(mc);
           heap.verify();
