@@ -61,6 +61,10 @@ class Session {
           ast, repl, [&](Stmt& s) { import(s, name, own); }, own);
     }
     if (own.empty()) function = generate(program_, ast, name, repl, own);
+    if (own.size() > kMaxErrors) {
+      own.resize(kMaxErrors);
+      own.back().message += " (too many errors; stopping here)";
+    }
     for (size_t i = 0; i < own.size(); ++i) {
       if (!own[i].file.empty()) continue;  // from an imported file
       own[i].file = name;
@@ -168,11 +172,25 @@ std::string format_diagnostic(const Diagnostic& d) {
   if (d.line == 0) return d.file + ": error: " + d.message + "\n";
   std::string out =
       d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": error: " + d.message + "\n";
-  out += d.source_line;
+  std::string_view line = d.source_line;
+  uint64_t caret = d.column ? d.column - 1 : 0;  // from 0, in `line`
+  std::string before, after;
+  if (line.size() > kExcerptColumns) {
+    // A window of kExcerptColumns bytes with the column a third of the way in.
+    uint64_t first = caret > kExcerptColumns / 3 ? caret - kExcerptColumns / 3 : 0;
+    first = std::min<uint64_t>(first, line.size() - kExcerptColumns);
+    if (first > 0) before = "...";
+    if (first + kExcerptColumns < line.size()) after = "...";
+    line = line.substr(first, kExcerptColumns);
+    caret -= first;
+  }
+  out += before;
+  out += line;
+  out += after;
   out += "\n";
+  out.append(before.size(), ' ');
   // Tabs are copied so the caret lines up however the terminal sets tabs.
-  for (uint32_t i = 0; i + 1 < d.column; ++i)
-    out += (i < d.source_line.size() && d.source_line[i] == '\t') ? '\t' : ' ';
+  for (uint64_t i = 0; i < caret; ++i) out += (i < line.size() && line[i] == '\t') ? '\t' : ' ';
   out += "^\n";
   return out;
 }

@@ -19,7 +19,13 @@ struct Diagnostic {
   std::string source_line;
 };
 
+// One file's errors stop at this many: the parser stops at the last.
+constexpr size_t kMaxErrors = 20;
+
 // "file.src:LINE:COL: error: MESSAGE", the source line, a caret under COL.
+// A line longer than kExcerptColumns is clipped to a window around COL
+// with "..." at the cut ends.
+constexpr uint32_t kExcerptColumns = 120;
 std::string format_diagnostic(const Diagnostic& d);
 
 struct CompileResult {

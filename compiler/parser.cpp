@@ -104,12 +104,22 @@ class Parser {
   }
 
   // ---- errors ----
+  // Past kMaxErrors the rest of the file is skipped: a pathological input
+  // (a hundred thousand '{') would otherwise give one error per token.
   void report(uint32_t line, uint32_t col, std::string message) {
+    if (errors_.size() >= kMaxErrors) {
+      pos_ = toks_.size() - 1;  // Eof: every loop of the parser ends
+      return;
+    }
     Diagnostic d;
     d.line = line;
     d.column = col;
     d.message = std::move(message);
     errors_.push_back(std::move(d));
+    if (errors_.size() == kMaxErrors) {
+      errors_.back().message += " (too many errors; stopping here)";
+      pos_ = toks_.size() - 1;
+    }
   }
   // A lexical error token carries its own, more precise message.
   [[noreturn]] void error_at(const Token& t, const std::string& message) {
