@@ -31,6 +31,7 @@
 #include "gc/observe/stats.h"
 #include "gc/options.h"
 #include "vm/compare.h"
+#include "vm/manpage.h"
 #include "vm/repl.h"
 #include "vm/vm.h"
 
@@ -152,6 +153,8 @@ void list_collectors() {
 }
 
 void print_version() { std::cout << kVersion << "\n"; }
+
+void print_manual_page();  // after kVmOptions, whose specs it prints
 
 // What the command line asks for.
 struct CommandLine {
@@ -287,7 +290,18 @@ const VmOption kVmOptions[] = {
       .help = "print the version",
       .action = print_version},
      nullptr},
+    {{.name = "man",
+      .kind = gc::OptionKind::kAction,
+      .help = "print this manual page in roff (man 1 vm)",
+      .action = print_manual_page},
+     nullptr},
 };
+
+void print_manual_page() {
+  std::vector<gc::OptionSpec> vm_specs;
+  for (const VmOption& o : kVmOptions) vm_specs.push_back(o.spec);
+  std::cout << vm::manual_page(vm_specs, gc::registered_collectors(), kVersion);
+}
 
 // --help: the VM's options, then each collector's (or only `only`'s).
 void print_help(const gc::CollectorInfo* only) {
