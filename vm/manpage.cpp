@@ -31,7 +31,8 @@ void describe_option(std::ostream& out, const gc::OptionSpec& o) {
   out << "\n";
   std::string help = o.help;
   if (!help.empty()) out << roff_escape(help) << "\n";
-  if (o.hint && help.find(o.hint) == std::string::npos) out << ".br\nValues: " << roff_escape(o.hint) << ".\n";
+  if (o.hint && help.find(o.hint) == std::string::npos)
+    out << ".br\nValues: " << roff_escape(o.hint) << ".\n";
   if (o.default_text) out << ".br\nDefault: " << roff_escape(o.default_text) << ".\n";
 }
 
@@ -123,7 +124,8 @@ print the options; with \fB\-\-gc\fR=\fINAME\fR, that collector's options only
     out << ".TP\n\\fB" << roff_escape(c.name) << "\\fR\n"
         << roff_escape(c.description) << (c.uses_gc_threads ? "" : " (no GC threads)") << "\n";
   out << ".SH EXIT STATUS\n";
-  for (const ExitStatus& s : kExitStatuses) out << ".TP\n.B " << s.status << "\n" << roff_escape(s.meaning) << "\n";
+  for (const ExitStatus& s : kExitStatuses)
+    out << ".TP\n.B " << s.status << "\n" << roff_escape(s.meaning) << "\n";
   out << R"(.PP
 Otherwise, the status the program gave to \fBexit()\fR.
 .SH FILES

@@ -7,7 +7,9 @@
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -25,7 +27,11 @@ TEST_CASE("manpage: roff_escape keeps text from being read as roff") {
 TEST_CASE("manpage: options, collectors and exit statuses from the tables") {
   constexpr gc::OptionSpec vm_options[] = {
       gc::size_option("heap", "1M", "the heap", "heap size", "examples: 64M", 1, 1u << 30),
-      {.name = "log", .kind = gc::OptionKind::kText, .value_name = "FILE", .help = ".a\\b", .value_optional = true},
+      {.name = "log",
+       .kind = gc::OptionKind::kText,
+       .value_name = "FILE",
+       .help = ".a\\b",
+       .value_optional = true},
   };
   static constexpr gc::OptionSpec collector_options[] = {
       gc::choice_option("x-mode", "a|b", "a", "how x works (a or b)", "x mode", "a or b"),
@@ -40,8 +46,9 @@ TEST_CASE("manpage: options, collectors and exit statuses from the tables") {
   };
   std::string page = vm::manual_page(vm_options, collectors, "gclab 9");
   CHECK(page.rfind(".TH VM 1 \"\" \"gclab 9\"", 0) == 0);
-  CHECK(contains(page, ".TP\n\\fB\\-\\-heap\\fR=\\fISIZE\\fR\nthe heap\n.br\nValues: examples: 64M.\n"
-                       ".br\nDefault: 1M.\n"));
+  CHECK(contains(page,
+                 ".TP\n\\fB\\-\\-heap\\fR=\\fISIZE\\fR\nthe heap\n.br\nValues: examples: 64M.\n"
+                 ".br\nDefault: 1M.\n"));
   CHECK(contains(page, ".TP\n\\fB\\-\\-log\\fR[=\\fIFILE\\fR]\n\\&.a\\eb\n"));
   // A collector without options has no subsection, but is a collector.
   CHECK(!contains(page, "Options of \\-\\-gc=plain"));
