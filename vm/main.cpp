@@ -292,7 +292,7 @@ const VmOption kVmOptions[] = {
      nullptr},
     {{.name = "man",
       .kind = gc::OptionKind::kAction,
-      .help = "print this manual page in roff (man 1 vm)",
+      .help = "print the manual page, vm(1), in roff (what man vm shows)",
       .action = print_manual_page},
      nullptr},
 };
