@@ -45,7 +45,9 @@ add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh 
 add_test(NAME cli/cacheaware_options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/cacheaware_options_test.sh $<TARGET_FILE:vm>)
 add_test(NAME cli/compare COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/compare_test.sh $<TARGET_FILE:vm>)
 add_test(NAME snapshots COMMAND ${CMAKE_SOURCE_DIR}/tests/snapshots/snapshot_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
-add_test(NAME course/labs COMMAND ${CMAKE_SOURCE_DIR}/tests/course/labs_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
+# cmake --install into a scratch prefix: vm, its generated manual page, the docs and the labs' programs.
+add_test(NAME cli/install COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/install_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+add_test(NAME course/labs COMMAND ${CMAKE_SOURCE_DIR}/tests/course/labs_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
 
 # A collector is one folder plus its registry line: a test-only collector
 # dropped into a copy of the tree, built and run there (one full build).

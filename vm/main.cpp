@@ -33,6 +33,7 @@
 #include "gc/snapshot/replay.h"
 #include "gc/snapshot/snapshot.h"
 #include "vm/compare.h"
+#include "vm/manpage.h"
 #include "vm/repl.h"
 #include "vm/vm.h"
 
@@ -203,6 +204,8 @@ void list_collectors() {
 
 void print_version() { std::cout << kVersion << "\n"; }
 
+void print_manual_page();  // after kVmOptions, whose specs it prints
+
 // What the command line asks for.
 struct CommandLine {
   vm::VMOptions options;
@@ -354,7 +357,18 @@ const VmOption kVmOptions[] = {
       .help = "print the version",
       .action = print_version},
      nullptr},
+    {{.name = "man",
+      .kind = gc::OptionKind::kAction,
+      .help = "print the manual page, vm(1), in roff (what man vm shows)",
+      .action = print_manual_page},
+     nullptr},
 };
+
+void print_manual_page() {
+  std::vector<gc::OptionSpec> vm_specs;
+  for (const VmOption& o : kVmOptions) vm_specs.push_back(o.spec);
+  std::cout << vm::manual_page(vm_specs, gc::registered_collectors(), kVersion);
+}
 
 // --help: the VM's options, then each collector's (or only `only`'s).
 void print_help(const gc::CollectorInfo* only) {

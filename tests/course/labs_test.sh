@@ -4,17 +4,22 @@
 # nothing outside its folder): every registered collector has a lab, every
 # lab has the shape the course promises and its answers, and
 # every ```sh block of every lab runs and exits 0, as a student would run
-# it: `vm` on PATH, in a folder holding the project's samples/ and bench/,
-# each lab's blocks in order in one folder. So the course cannot rot.
+# it: the build installed as scripts/install does, `vm` on PATH, in a folder
+# holding the installed samples/ and bench/, each lab's blocks in order in
+# one folder. So the course cannot rot.
 #
-#   tests/course/labs_test.sh VM SOURCE_DIR
+#   tests/course/labs_test.sh BUILD_DIR SOURCE_DIR
 set -u
-vm=$(realpath "$1")
+build=$1
 top=$2
 # shellcheck source=tests/cli/lib.sh
 . "$top/tests/cli/lib.sh"
-mkdir -p "$tmp/bin"
-ln -s "$vm" "$tmp/bin/vm"
+prefix=$tmp/prefix
+if ! cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1; then
+  cat "$tmp/install.log"
+  exit 1
+fi
+vm=$prefix/bin/vm
 
 shopt -s nullglob
 labs=("$top"/docs/course/labs/*.md "$top"/gc/collectors/*/lab.md)
@@ -68,14 +73,14 @@ for lab in "${labs[@]}"; do
 
   work="$tmp/$name"
   mkdir -p "$work/.blocks"
-  ln -s "$top/samples" "$work/samples"
-  ln -s "$top/bench" "$work/bench"
+  ln -s "$prefix/share/gclab/samples" "$work/samples"
+  ln -s "$prefix/share/gclab/bench" "$work/bench"
   extract_blocks "$lab" "$work/.blocks"
   blocks=("$work"/.blocks/block-*.sh)
   check "$name: has commands" '[ ${#blocks[@]} -gt 0 ]'
   for block in "${blocks[@]}"; do
     k=$(basename "$block" .sh)
-    (cd "$work" && PATH="$tmp/bin:$PATH" timeout 300 bash -e "$block" >"$block.out" 2>"$block.err")
+    (cd "$work" && PATH="$prefix/bin:$PATH" timeout 300 bash -e "$block" >"$block.out" 2>"$block.err")
     status=$?
     check "$name: $k exits 0" '[ "$status" -eq 0 ]'
     if [ "$status" -ne 0 ]; then
