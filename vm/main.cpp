@@ -396,9 +396,9 @@ options:
               << gc::describe_options(table);
   }
   std::cout << R"(
-exit status: 0 success, 64 bad command line, 65 compile error, 66 unreadable
-file, 70 runtime error (including out of memory and stack overflow),
-71 heap verification failure, or the status given to exit().
+exit status: 0 success, 64 bad command line, 65 compile error or damaged heap
+snapshot, 66 unreadable file, 70 runtime error (including out of memory and
+stack overflow), 71 heap verification failure, or the status given to exit().
 )";
 }
 

@@ -15,7 +15,7 @@ struct ExitStatus {
 constexpr ExitStatus kExitStatuses[] = {
     {"0", "success"},
     {"64", "bad command line"},
-    {"65", "compile error"},
+    {"65", "compile error, or a damaged heap snapshot (--replay)"},
     {"66", "unreadable file"},
     {"70", "runtime error (including out of memory and stack overflow)"},
     {"71", "heap verification failure"},
