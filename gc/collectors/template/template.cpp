@@ -266,11 +266,13 @@ class TemplateCollector final : public Collector, public verify::VerifiableHeap 
     events.count(0, "objects freed", freed);
     events.count(0, "holes", holes_.size());
 
-    // The next collection starts when the heap has grown by as much as is
-    // live (marksweep's rule: work per collection follows the live data).
+    // The next collection starts when the heap holds twice what is live
+    // (marksweep's rule: a collection's work follows the live data, so
+    // allocating as much again between collections bounds its cost per
+    // allocated byte); within the heap, the holes come first.
     stats_.last_live_bytes = live_words * kWordSize + large_.committed_bytes();
     trigger_bytes_ =
-        std::min(options_.max_heap_bytes, std::max(kInitialHeapBytes, heap_size() + stats_.last_live_bytes));
+        std::min(options_.max_heap_bytes, std::max(kInitialHeapBytes, 2 * stats_.last_live_bytes));
   }
 
   void add_hole(Word* begin, Word* end) {
