@@ -46,7 +46,7 @@ for f in copying.h copying.cpp; do
 done
 check "the guide shows the registry entry added here" 'grep -qxF -- "$copying_entry" "$guide"'
 
-git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || { echo "skip: $src is not a git checkout"; exit 77; }
+git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || { echo "skip: $src is not a git checkout"; [ $fail -eq 0 ] && exit 77; exit 1; }
 
 tree=$tmp/tree
 mkdir "$tree"
