@@ -12,6 +12,7 @@
 #include "gc/collectors/marksweep/marksweep.h"
 #include "gc/collectors/semispace/semispace.h"
 #include "gc/collectors/semispace/semispace_options.h"
+#include "gc/collectors/template/template.h"
 
 namespace gc {
 
@@ -42,6 +43,10 @@ const std::vector<CollectorInfo>& registered_collectors() {
        .create = create_cacheaware,
        .options = cacheaware::cacheaware_option_table,
        .check_configuration = cacheaware::cacheaware_check_configuration},
+      {.name = "template",
+       .description = "the course's smallest mark-sweep: a starting point to change",
+       .create = create_template,
+       .uses_gc_threads = false},
   };
   return collectors;
 }
