@@ -326,7 +326,8 @@ Value b_Array(VM& vm, Value* args, int argc) {
 
 Value b_NumArray(VM& vm, Value* args, int) {
   uint64_t n = count_arg(vm, "NumArray", args, 0, 9007199254740992.0, "a non-negative integer");
-  if (n + 1 > gc::SizeCode::max(gc::SizeCode::kRawMantissaBits)) vm.out_of_memory();
+  vm.check_fits("a numarray", n, "elements", gc::object_words(0, 1 + n) * gc::kWordSize,
+                n + 1 <= gc::SizeCode::max(gc::SizeCode::kRawMantissaBits));
   Word* h = vm.alloc(gc::kNumArrayClass, 0, 1 + n);  // raw words start zeroed: 0.0
   h[1] = n;
   return Value::ref(h);

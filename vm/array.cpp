@@ -9,8 +9,8 @@ namespace vm {
 
 namespace {
 
-// Beyond these the header's size code cannot describe the object; no heap
-// would hold one anyway, so they are reported as out of memory.
+// Beyond these the header's size code cannot describe the object (about
+// 2^31 elements or 2^34 bytes).
 constexpr uint64_t kMaxRefs = gc::SizeCode::max(gc::SizeCode::kRefMantissaBits);
 constexpr uint64_t kMaxRaw = gc::SizeCode::max(gc::SizeCode::kRawMantissaBits);
 
@@ -19,7 +19,7 @@ constexpr uint64_t kMinArrayCapacity = 4;
 }  // namespace
 
 Value VM::new_array(uint64_t length, Value fill) {
-  if (length > kMaxRefs) out_of_memory();
+  check_fits("an array", length, "elements", gc::object_words(length, 0) * gc::kWordSize, length <= kMaxRefs);
   HandleScope scope(*this);
   Handle fill_h(*this, fill);  // fill may be a reference: keep it current
   Handle array_h(*this, Value::ref(alloc(gc::kArrayClass, 1, 1)));
@@ -61,7 +61,7 @@ void array_push(VM& vm, Value* array_slot, Value* value_slot) {
 
 Word* VM::new_string_uninitialized(uint64_t length) {
   uint64_t raw = string_raw_words(length);
-  if (raw > kMaxRaw) out_of_memory();
+  check_fits("a string", length, "bytes", gc::object_words(0, raw) * gc::kWordSize, raw <= kMaxRaw);
   Word* h = alloc(gc::kStringClass, 0, raw);
   h[1] = length;  // the hash (h[2]) is set by finish_string once filled
   return h;

@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #if defined(GCLAB_ASAN)
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -39,6 +41,27 @@ constexpr size_t kMaxFiberNesting = 10'000;
 // keeps the process well below the kernel's mapping limit (65,530 by
 // default; each stack takes two mappings, stack and guard page).
 constexpr size_t kNativeStacksBeforeCollection = 4096;
+
+// Mappings left to everything else when fibers' stacks are counted against
+// the kernel's limit: the heap, malloc's arenas, GC threads' stacks and an
+// OpenCL runtime's buffers and threads. Taking the last of them makes a
+// collector's own allocation fail inside a library that aborts.
+constexpr size_t kMappingsForTheRest = 8192;
+
+// How many native stacks may be mapped at once, from vm.max_map_count.
+size_t native_stack_limit() {
+  static const size_t limit = [] {
+    size_t maps = 65530;  // the kernel's default
+    if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+      unsigned long long n = 0;
+      if (std::fscanf(f, "%llu", &n) == 1 && n > 0) maps = static_cast<size_t>(n);
+      std::fclose(f);
+    }
+    // Two mappings a stack: the stack and its guard page.
+    return maps > 2 * kMappingsForTheRest ? (maps - kMappingsForTheRest) / 2 : maps / 4;
+  }();
+  return limit;
+}
 
 struct StackMapFailure {};
 
@@ -188,10 +211,14 @@ void VM::run_fiber(FiberState* st) {
 // Gives a new fiber its native stack, collecting first when many stacks
 // were mapped since the last collection, and once more if the mapping fails.
 void VM::start_native_stack(Value* fiber_slot) {
-  if (native_stacks_ >= next_native_collection_) {
+  if (native_stacks_ >= next_native_collection_ || native_stacks_ >= native_stack_limit()) {
     collect_now();
     next_native_collection_ = std::max(kNativeStacksBeforeCollection, 2 * native_stacks_);
   }
+  if (native_stacks_ >= native_stack_limit())
+    error("out of memory: " + std::to_string(native_stacks_) +
+          " fibers hold native stacks, as many as the system's mapping limit (vm.max_map_count) leaves room "
+          "for");
   for (int attempt = 0;; ++attempt) {
     FiberState* st = fiber_state(fiber_slot->as_ref());
     try {

@@ -20,6 +20,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,6 +46,11 @@ constexpr int kExitNoInput = 66;
 constexpr int kExitSoftware = 70;
 
 const char* const kVersion = "gclab 0.1.0";
+
+// Below this, some collector cannot hold the VM's start-up objects (the
+// main fiber's stack, the one-byte strings, the builtins): refused at once
+// rather than failing with out of memory.
+constexpr uint64_t kMinHeapBytes = 256 << 10;
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::cerr << "vm: " << message << "\nTry 'vm --help' for more information.\n";
@@ -247,7 +253,8 @@ const VmOption kVmOptions[] = {
       .default_text = "a quarter of physical memory",
       .help = "maximum heap, with K, M or G suffix",
       .what = "heap size",
-      .hint = "examples: 64M, 2G"},
+      .hint = "at least 256K, the smallest heap every collector starts the VM in; examples: 64M, 2G",
+      .min = kMinHeapBytes},
      [](CommandLine& l, const std::string& v) { l.options.heap.max_heap_bytes = *gc::parse_size(v); }},
     {{.name = "gc-threads",
       .kind = gc::OptionKind::kCount,
@@ -629,12 +636,50 @@ Program read_program(const CommandLine& line) {
   return p;
 }
 
+[[noreturn]] void cannot_write(const std::string& what, const std::string& path, const std::string& why) {
+  std::cerr << "vm: cannot write the " << what << " to '" << path << "': " << why
+            << "\nTry 'vm --help' for more information.\n";
+  std::exit(kExitNoInput);
+}
+
+// Why an output file could not be written, checked before anything runs:
+// its folder must exist and take new files, and the path must not be a
+// folder or a file that cannot be written.
+std::optional<std::string> unwritable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(path);
+  if (fs::is_directory(p, ec)) return std::string("it is a folder");
+  fs::path folder = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  fs::file_status status = fs::status(folder, ec);
+  if (!fs::exists(status)) return "no folder '" + folder.string() + "'";
+  if (!fs::is_directory(status)) return "'" + folder.string() + "' is not a folder";
+  if (fs::exists(p, ec) ? access(path.c_str(), W_OK) != 0 : access(folder.c_str(), W_OK | X_OK) != 0)
+    return std::string(std::strerror(errno));
+  return std::nullopt;
+}
+
+// Every output the command line names, checked before the program runs,
+// so that a long run's results are not lost at its end (exit 66).
+void check_outputs(const CommandLine& line) {
+  const ObserveOptions& o = line.observe;
+  auto check = [](const char* what, const std::string& path) {
+    if (path.empty() || path == "-" || path == "stderr") return;
+    if (std::optional<std::string> why = unwritable(path)) cannot_write(what, path, *why);
+  };
+  if (o.log) check("GC log", o.log_file);
+  if (o.stats) check("GC statistics", o.stats_file);
+  check("GC trace", o.trace_file);
+  check("GC report", o.report_file);
+  if (line.heap_snapshot) check("heap snapshot", line.heap_snapshot->path);
+}
+
 // --gc-log's sink.
 std::unique_ptr<gc::observe::Log> open_log(const ObserveOptions& observe, const std::string& collector) {
   std::FILE* f = stderr;
   if (!observe.log_file.empty()) {
     f = std::fopen(observe.log_file.c_str(), "w");
-    if (!f) usage_error("cannot write the GC log to '" + observe.log_file + "': " + std::strerror(errno));
+    if (!f) cannot_write("GC log", observe.log_file, std::strerror(errno));
   }
   auto log = std::make_unique<gc::observe::Log>(f, observe.log_debug, f != stderr);
   log->using_collector(collector.c_str());
@@ -756,10 +801,23 @@ int compare(const CommandLine& line, const Program& program) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CommandLine line = parse_command_line(argc, argv);
-  if (line.replay) return replay(line);
-  Program program = read_program(line);
-  if (line.compare) return compare(line, program);
-  std::unique_ptr<gc::observe::Log> log = set_up_observability(line, program);
-  return run(line, program);
+  // No C++ exception leaves the VM as an abort: the language's errors are
+  // caught where they arise, and what is left is the VM's own memory or a
+  // system resource (a thread, a mapping) running out.
+  try {
+    CommandLine line = parse_command_line(argc, argv);
+    check_outputs(line);
+    if (line.replay) return replay(line);
+    Program program = read_program(line);
+    if (line.compare) return compare(line, program);
+    std::unique_ptr<gc::observe::Log> log = set_up_observability(line, program);
+    return run(line, program);
+  } catch (const std::bad_alloc&) {
+    std::cout.flush();
+    std::cerr << "error: out of memory: the VM's own memory, outside the heap, ran out\n";
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "error: the system refused a resource: " << e.what() << "\n";
+  }
+  return kExitSoftware;
 }

@@ -31,9 +31,19 @@ constexpr size_t kTraceTrimAbove = 40;
 constexpr size_t kTraceInnermost = 20;
 constexpr size_t kTraceOutermost = 10;
 
-std::string format_megabytes(uint64_t bytes) {
+// Bytes in the largest binary unit that keeps the figure at least 1:
+// "512 bytes", "4.1 MiB", "7.1 PiB".
+std::string format_size(uint64_t bytes) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double value = static_cast<double>(bytes) / 1024.0;
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
   return buf;
 }
 
@@ -241,8 +251,17 @@ int VM::disassemble_source(const std::string& name, std::string_view source, std
 void VM::error(std::string message) { throw RuntimeError{std::move(message), {}}; }
 
 void VM::out_of_memory() {
-  error("out of memory: live data " + format_megabytes(heap_->live_at_exhaustion()) +
-        " does not fit in the heap limit of " + format_megabytes(heap_->max_heap()));
+  error("out of memory: live data " + format_size(heap_->live_at_exhaustion()) +
+        " does not fit in the heap limit of " + format_size(heap_->max_heap()));
+}
+
+void VM::check_fits(const char* what, uint64_t count, const char* unit, uint64_t bytes, bool representable) {
+  if (representable && bytes <= heap_->max_heap()) return;
+  std::string request =
+      std::string("out of memory: cannot allocate ") + what + " of " + std::to_string(count) + " " + unit;
+  if (bytes > heap_->max_heap())
+    error(request + " (" + format_size(bytes) + "): the heap limit is " + format_size(heap_->max_heap()));
+  error(request + ": larger than any object can be");
 }
 
 std::string VM::trace_line(const Frame& frame) const {

@@ -162,6 +162,12 @@ class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {
   // --- errors
   [[noreturn]] void error(std::string message);
   [[noreturn]] void out_of_memory();
+  // An object whose size comes from the program (Array(n), a string's
+  // length): refused with a message naming it when the heap limit could
+  // never hold `bytes`, or when no header can describe it (!representable),
+  // instead of a collection and an out-of-memory error that blame the live
+  // data.
+  void check_fits(const char* what, uint64_t count, const char* unit, uint64_t bytes, bool representable);
 
   // --- program state seen by builtins
   gc::Collector& heap() { return *heap_; }

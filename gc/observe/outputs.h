@@ -40,7 +40,9 @@ std::string compare_report_html(const std::string& program, const std::vector<Co
 std::string text_heap_map(const Collector& heap, int width = 50);
 
 // Writes text to path ("-" or "stderr": standard error). False, with a
-// message on stderr, if the file cannot be written.
+// message on stderr, if the file cannot be written; the text then goes to
+// a new file beside it (or in the temporary folder), which the message
+// names, so that a long run's output is not lost.
 bool write_output(const std::string& path, const std::string& text, const char* what);
 
 }  // namespace gc::observe

@@ -1,5 +1,11 @@
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "gc/observe/json.h"
 #include "gc/observe/outputs.h"
@@ -124,21 +130,53 @@ std::string trace_json(Collector& heap) {
   return out;
 }
 
+namespace {
+
+// Writes all of text to path; on failure returns why.
+std::optional<std::string> write_whole_file(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return std::string(std::strerror(errno));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int write_errno = errno;
+  if (std::fclose(f) != 0 && ok) return std::string(std::strerror(errno));
+  if (!ok) return std::string(std::strerror(write_errno));
+  return std::nullopt;
+}
+
+// A new file for text that could not go where it was asked to: beside
+// that path if its folder takes it, else in the system's temporary folder.
+std::optional<std::string> rescue(const std::string& path, const std::string& text) {
+  std::filesystem::path asked(path);
+  std::error_code ec;
+  std::vector<std::filesystem::path> folders = {asked.parent_path().empty() ? "." : asked.parent_path()};
+  if (std::filesystem::path temp = std::filesystem::temp_directory_path(ec); !ec) folders.push_back(temp);
+  for (const std::filesystem::path& folder : folders) {
+    std::string name = (folder / ("." + asked.filename().string() + ".XXXXXX")).string();
+    int fd = mkstemp(name.data());
+    if (fd < 0) continue;
+    close(fd);
+    if (!write_whole_file(name, text)) return name;
+    std::remove(name.c_str());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 bool write_output(const std::string& path, const std::string& text, const char* what) {
   if (path == "-" || path == "stderr") {
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
     return true;
   }
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) {
-    std::fprintf(stderr, "vm: cannot write the %s to '%s': %s\n", what, path.c_str(), std::strerror(errno));
-    return false;
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) std::fprintf(stderr, "vm: cannot write the %s to '%s'\n", what, path.c_str());
-  return ok;
+  std::optional<std::string> why = write_whole_file(path, text);
+  if (!why) return true;
+  std::fprintf(stderr, "vm: cannot write the %s to '%s': %s", what, path.c_str(), why->c_str());
+  if (std::optional<std::string> kept = rescue(path, text))
+    std::fprintf(stderr, "; it is in '%s' instead\n", kept->c_str());
+  else
+    std::fprintf(stderr, "; nowhere else would take it either\n");
+  return false;
 }
 
 }  // namespace gc::observe
