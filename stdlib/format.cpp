@@ -100,7 +100,11 @@ bool values_equal(Value a, Value b) {
   if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) {
     Word* x = a.as_ref();
     Word* y = b.as_ref();
-    return string_length(x) == string_length(y) && string_hash(x) == string_hash(y) &&
+    // Hashes already known tell unequal strings apart without a pass over
+    // their bytes; computing them here would cost more than the compare.
+    uint64_t hx = known_string_hash(x), hy = known_string_hash(y);
+    if (hx != kHashNotComputed && hy != kHashNotComputed && hx != hy) return false;
+    return string_length(x) == string_length(y) &&
            std::memcmp(string_chars(x), string_chars(y), string_length(x)) == 0;
   }
   return false;

@@ -4,7 +4,7 @@
 // has. Everything else uses these accessors.
 //
 //   kind          refs                          raw words
-//   String        -                             length, content hash, bytes...
+//   String        -                             length, content hash (or 0), bytes...
 //   Array         storage (ArrayStorage or nil) length
 //   ArrayStorage  elements (capacity = nrefs)   -
 //   NumArray      -                             length, doubles...
@@ -48,7 +48,6 @@ inline uint64_t nrefs_of(Word* h) { return gc::Header::nrefs(*h); }
 
 // --- String
 inline uint64_t string_length(Word* h) { return h[1]; }
-inline uint64_t string_hash(Word* h) { return h[2]; }
 inline char* string_chars(Word* h) { return reinterpret_cast<char*>(h + 3); }
 inline std::string_view string_view_of(Word* h) { return {string_chars(h), string_length(h)}; }
 inline std::string_view string_view_of(Value v) { return string_view_of(v.as_ref()); }
@@ -59,6 +58,20 @@ inline uint64_t hash_bytes(std::string_view s) {
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
   return h;
 }
+// The content hash, computed on first use (a map key, ==) and kept in the
+// string: a string built and never compared costs no pass over its bytes,
+// which made growing a string a character at a time quadratic twice over.
+// 0 means not yet computed, so a hash of 0 is stored as 1.
+constexpr uint64_t kHashNotComputed = 0;
+inline uint64_t string_hash(Word* h) {
+  if (h[2] == kHashNotComputed) {
+    uint64_t hash = hash_bytes(string_view_of(h));
+    h[2] = hash == kHashNotComputed ? 1 : hash;
+  }
+  return h[2];
+}
+// The hash if it is known, else kHashNotComputed.
+inline uint64_t known_string_hash(Word* h) { return h[2]; }
 
 // --- Array and its storage
 inline uint64_t& array_length(Word* h) { return h[1]; }

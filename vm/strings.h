@@ -6,8 +6,8 @@
 
 namespace vm {
 
-// A string from VM::new_string_uninitialized is not finished until its bytes
-// are filled in and its content hash (used by == and map keys) is stored.
-inline void finish_string(Word* h) { h[2] = hash_bytes(string_view_of(h)); }
+// A string from VM::new_string_uninitialized is finished once its bytes are
+// filled in; its content hash is computed when first needed (string_hash).
+inline void finish_string(Word* h) { h[2] = kHashNotComputed; }
 
 }  // namespace vm

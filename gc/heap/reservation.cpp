@@ -39,6 +39,12 @@ void Reservation::release_pages(Word* begin, Word* end) {
   if (end > begin) madvise(begin, static_cast<size_t>(end - begin) * kWordSize, MADV_DONTNEED);
 }
 
+void Reservation::use_small_pages(Word* begin, Word* end) {
+  uintptr_t first = round_up_pages(reinterpret_cast<uintptr_t>(begin));
+  uintptr_t last = round_down_pages(reinterpret_cast<uintptr_t>(end));
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_NOHUGEPAGE);
+}
+
 CardTable::CardTable(const Reservation& heap) {
   uintptr_t first = reinterpret_cast<uintptr_t>(heap.base()) >> kCardShift;
   uintptr_t last = (reinterpret_cast<uintptr_t>(heap.end()) + (1u << kCardShift) - 1) >> kCardShift;

@@ -40,6 +40,8 @@ class Reservation {
   // Gives the pages of [begin, end) back to the OS; they read as zero when
   // next touched. Both ends must be page-aligned.
   static void release_pages(Word* begin, Word* end);
+  // Ordinary pages for [begin, end), page-aligned inward (no huge pages).
+  static void use_small_pages(Word* begin, Word* end);
 
  private:
   Word* base_;

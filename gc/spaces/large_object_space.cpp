@@ -9,6 +9,15 @@ namespace gc {
 static_assert(kPageBytes == 4096);
 constexpr uint64_t kWordsPerPage = kPageBytes / kWordSize;
 
+LargeObjectSpace::LargeObjectSpace(Word* region_begin, Word* region_end)
+    : begin_(region_begin), region_end_(region_end), frontier_(region_begin), high_water_(region_begin) {
+  // Ordinary pages here, whatever the reservation asked for: a freed object
+  // gives its pages back, and a huge page faulted in again for the next
+  // object zeroes 2 MB for an object of 16 KB. Growing a string a character
+  // at a time spent more than half its time there.
+  Reservation::use_small_pages(region_begin, region_end);
+}
+
 uint64_t LargeObjectSpace::pages_for(uint64_t words) { return (words + kWordsPerPage - 1) / kWordsPerPage; }
 
 Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
@@ -19,17 +28,28 @@ Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
     free_runs_.erase(it);
     if (left) free_runs_.emplace(start + pages * kWordsPerPage, left);
     committed_pages_ += pages;
+    retained_pages_ -= std::min(retained_pages_, pages);
     return start;
   }
   if (static_cast<uint64_t>(region_end_ - frontier_) / kWordsPerPage < pages) return nullptr;
   Word* start = frontier_;
   frontier_ += pages * kWordsPerPage;
+  if (frontier_ <= high_water_) retained_pages_ -= std::min(retained_pages_, pages);
+  high_water_ = std::max(high_water_, frontier_);
   committed_pages_ += pages;
   return start;
 }
 
 void LargeObjectSpace::add_object(Word* header, Word* start, uint64_t pages) {
   objects_.push_back(Object{header, start, pages});
+}
+
+void LargeObjectSpace::release_retained() {
+  for (const auto& [start, pages] : free_runs_)
+    Reservation::release_pages(start, start + pages * kWordsPerPage);
+  Reservation::release_pages(frontier_, high_water_);
+  high_water_ = frontier_;
+  retained_pages_ = 0;
 }
 
 uint64_t LargeObjectSpace::sweep(bool poison) {
@@ -46,16 +66,16 @@ uint64_t LargeObjectSpace::sweep(bool poison) {
     }
   }
   objects_.resize(kept);
+  if (retained_pages_ > kMaxRetainedPages) release_retained();
   return freed;
 }
 
 void LargeObjectSpace::free_run(Word* start, uint64_t pages, bool poison) {
   Word* end = start + pages * kWordsPerPage;
-  if (poison) {
-    std::fill(start, end, Header::kPoison);
-  } else {
-    Reservation::release_pages(start, end);
-  }
+  // The pages stay mapped for the next large object (release_retained
+  // gives them back past a bound).
+  if (poison) std::fill(start, end, Header::kPoison);
+  retained_pages_ += pages;
   committed_pages_ -= pages;
   // Coalesce with the run that ends where this one starts, and with the run
   // that starts where this one ends.

@@ -1,9 +1,13 @@
 // The large-object space (MMTk's LargeObjectSpace policy; DESIGN.md, "Values
 // and objects"): objects of at least kLargeObjectBytes, and every pinned
 // object (fiber value stacks), on whole pages that never move. After a
-// collection every unmarked object is freed: its pages returned to the OS
-// (poisoned in stress and verify modes) and its run put back in an
-// address-ordered free list where neighbouring runs coalesce.
+// collection every unmarked object is freed (poisoned in stress and verify
+// modes) and its run put back in an address-ordered free list where
+// neighbouring runs coalesce. Freed pages stay mapped for the next large
+// objects, up to kMaxRetainedPages; past that a sweep returns every free
+// page to the OS. (Returning each object's pages at once made every large
+// allocation fault its pages in again, zeroed: a string grown a character
+// at a time spent most of its time in the kernel.)
 #pragma once
 
 #include <cstdint>
@@ -23,8 +27,7 @@ class LargeObjectSpace {
     uint64_t pages;
   };
 
-  LargeObjectSpace(Word* region_begin, Word* region_end)
-      : begin_(region_begin), region_end_(region_end), frontier_(region_begin) {}
+  LargeObjectSpace(Word* region_begin, Word* region_end);
 
   // A page-aligned run of `pages` pages (pages_for gives an object's), or
   // nullptr when the region has no run that long. The caller formats the
@@ -47,10 +50,17 @@ class LargeObjectSpace {
 
  private:
   void free_run(Word* start, uint64_t pages, bool poison);
+  void release_retained();
+
+  // 32 MiB: the mapped free pages a program churning through large objects
+  // reuses, small next to a heap that holds large objects at all.
+  static constexpr uint64_t kMaxRetainedPages = (32ull << 20) / kPageBytes;
 
   Word* begin_;
   Word* region_end_;
-  Word* frontier_;  // pages at and above it have never been handed out
+  Word* frontier_;               // pages at and above it are not handed out now
+  Word* high_water_;             // the frontier's highest point since pages were last released
+  uint64_t retained_pages_ = 0;  // free pages still mapped, below high_water_
   uint64_t committed_pages_ = 0;
   std::vector<Object> objects_;
   // Free runs below the frontier, by address, so neighbours coalesce. The

@@ -261,7 +261,11 @@ void MarkSweepSpace::resize(uint64_t pending_large_bytes) {
   uint64_t live = cell_bytes_in_use_ + los_.committed_bytes();
   uint64_t target = std::max(kInitialHeapBytes, occupied + kHeadroomPerLiveByte * live);
   trigger_bytes_ = std::min(target, max_heap_bytes_);
-  uint64_t keep = trigger_bytes_ > pending_large_bytes ? trigger_bytes_ - pending_large_bytes : 0;
+  release_empty_blocks(trigger_bytes_ > pending_large_bytes ? trigger_bytes_ - pending_large_bytes : 0);
+}
+
+void MarkSweepSpace::release_empty_blocks(uint64_t keep) {
+  if (committed_block_bytes() + los_.committed_bytes() <= keep) return;
   for (uint32_t i : empty_blocks_) {
     if (committed_block_bytes() + los_.committed_bytes() <= keep) break;
     Block& b = blocks_[i];
@@ -355,6 +359,10 @@ Word* MarkSweepSpace::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t
                                      uint64_t limit_bytes) {
   uint64_t pages = LargeObjectSpace::pages_for(words);
   uint64_t bytes = pages * kPageBytes;
+  // Empty blocks kept for small objects make way before a collection does:
+  // otherwise a heap whose blocks sit at the trigger collects for every
+  // large object (a string grown a character at a time collected at each).
+  if (bytes <= limit_bytes) release_empty_blocks(limit_bytes - bytes);
   if (committed_block_bytes() + los_.committed_bytes() + bytes > limit_bytes) return nullptr;
   Word* start = los_.allocate_pages(pages);
   if (!start) return nullptr;

@@ -92,6 +92,10 @@ class MarkSweepSpace {
   void sweep(parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns);
   // The sizing policy, keeping room for the large object that collected.
   void resize(uint64_t pending_large_bytes);
+  // Gives back empty blocks' pages, highest first, until the committed
+  // blocks and the large objects take at most `keep` bytes (or no empty
+  // committed block is left).
+  void release_empty_blocks(uint64_t keep);
 
   // --- the sweep's steps, for a plan whose block sweepers are its own (an
   // accelerator's reclamation unit): sweep_block for every non-empty block,
