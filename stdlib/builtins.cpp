@@ -8,9 +8,11 @@
 // then takes raw pointers, re-reading args[i]; intermediate results that must
 // survive a further allocation are kept in RootSlots.
 #include <bit>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -220,6 +222,9 @@ Value b_print(VM& vm, Value* args, int argc) {
   }
   line += '\n';
   std::cout.write(line.data(), static_cast<std::streamsize>(line.size()));  // the VM flushes at exit
+  // A full disk or a closed file: stop rather than print into nothing forever.
+  if (!std::cout) [[unlikely]]
+    vm.error(std::string("cannot write to standard output: ") + std::strerror(errno));
   return Value::nil();
 }
 

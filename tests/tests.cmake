@@ -49,6 +49,14 @@ add_test(NAME snapshots COMMAND ${CMAKE_SOURCE_DIR}/tests/snapshots/snapshot_tes
 add_test(NAME cli/install COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/install_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
 add_test(NAME course/labs COMMAND ${CMAKE_SOURCE_DIR}/tests/course/labs_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
 
+# Hostile inputs (tests/hostile/README.md): one test per case, each run
+# under every collector that can run here.
+file(GLOB hostile_cases CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/hostile/*.case)
+foreach(case ${hostile_cases})
+  get_filename_component(name ${case} NAME_WE)
+  add_test(NAME hostile/${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/hostile/hostile_test.sh $<TARGET_FILE:vm> ${case})
+endforeach()
+
 # A collector is one folder plus its registry line: a test-only collector
 # dropped into a copy of the tree, built and run there (one full build).
 add_test(NAME throwaway/add_collector COMMAND ${CMAKE_SOURCE_DIR}/tests/throwaway/add_collector_test.sh ${CMAKE_SOURCE_DIR})

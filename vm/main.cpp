@@ -714,6 +714,10 @@ int run(const CommandLine& line, const Program& program) {
     if (line.disasm) return machine.disassemble_source(program.name, program.source, std::cout);
     int status = program.repl ? vm::run_repl(machine) : machine.run_source(program.name, program.source);
     std::cout.flush();
+    if (!std::cout && status == 0) {
+      std::cerr << "error: cannot write to standard output: " << std::strerror(errno) << "\n";
+      status = kExitSoftware;
+    }
     if (!write_observe_outputs(machine.heap(), line.observe) && status == 0) status = kExitSoftware;
     if (snapshot && !write_heap_snapshot(*snapshot, line.heap_snapshot->path, machine.heap()) && status == 0)
       status = kExitSoftware;

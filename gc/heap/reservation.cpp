@@ -39,6 +39,13 @@ void Reservation::release_pages(Word* begin, Word* end) {
   if (end > begin) madvise(begin, static_cast<size_t>(end - begin) * kWordSize, MADV_DONTNEED);
 }
 
+void Reservation::release_pages_lazily(Word* begin, Word* end) {
+  if (end <= begin) return;
+  size_t bytes = static_cast<size_t>(end - begin) * kWordSize;
+  // Kernels before 4.5 do not know MADV_FREE.
+  if (madvise(begin, bytes, MADV_FREE) != 0) madvise(begin, bytes, MADV_DONTNEED);
+}
+
 void Reservation::use_small_pages(Word* begin, Word* end) {
   uintptr_t first = round_up_pages(reinterpret_cast<uintptr_t>(begin));
   uintptr_t last = round_down_pages(reinterpret_cast<uintptr_t>(end));

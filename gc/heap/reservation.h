@@ -40,6 +40,10 @@ class Reservation {
   // Gives the pages of [begin, end) back to the OS; they read as zero when
   // next touched. Both ends must be page-aligned.
   static void release_pages(Word* begin, Word* end);
+  // The same, lazily (MADV_FREE): the kernel takes the pages back only when
+  // it needs memory, so pages reused before then cost no fault. Their
+  // contents are undefined until written.
+  static void release_pages_lazily(Word* begin, Word* end);
   // Ordinary pages for [begin, end), page-aligned inward (no huge pages).
   static void use_small_pages(Word* begin, Word* end);
 

@@ -28,6 +28,7 @@ Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
     free_runs_.erase(it);
     if (left) free_runs_.emplace(start + pages * kWordsPerPage, left);
     committed_pages_ += pages;
+    pages_allocated_since_sweep_ += pages;
     retained_pages_ -= std::min(retained_pages_, pages);
     return start;
   }
@@ -37,6 +38,7 @@ Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
   if (frontier_ <= high_water_) retained_pages_ -= std::min(retained_pages_, pages);
   high_water_ = std::max(high_water_, frontier_);
   committed_pages_ += pages;
+  pages_allocated_since_sweep_ += pages;
   return start;
 }
 
@@ -66,7 +68,8 @@ uint64_t LargeObjectSpace::sweep(bool poison) {
     }
   }
   objects_.resize(kept);
-  if (retained_pages_ > kMaxRetainedPages) release_retained();
+  if (retained_pages_ > std::max(kMinRetainedPages, pages_allocated_since_sweep_)) release_retained();
+  pages_allocated_since_sweep_ = 0;
   return freed;
 }
 

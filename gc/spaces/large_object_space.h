@@ -4,10 +4,11 @@
 // collection every unmarked object is freed (poisoned in stress and verify
 // modes) and its run put back in an address-ordered free list where
 // neighbouring runs coalesce. Freed pages stay mapped for the next large
-// objects, up to kMaxRetainedPages; past that a sweep returns every free
-// page to the OS. (Returning each object's pages at once made every large
-// allocation fault its pages in again, zeroed: a string grown a character
-// at a time spent most of its time in the kernel.)
+// objects, as many as the last cycle used (kMinRetainedPages at least);
+// past that a sweep returns every free page to the OS, lazily (MADV_FREE).
+// (Returning each object's pages at once made every large allocation fault
+// its pages in again, zeroed: a string grown a character at a time spent
+// most of its time in the kernel.)
 #pragma once
 
 #include <cstdint>
@@ -52,15 +53,18 @@ class LargeObjectSpace {
   void free_run(Word* start, uint64_t pages, bool poison);
   void release_retained();
 
-  // 32 MiB: the mapped free pages a program churning through large objects
-  // reuses, small next to a heap that holds large objects at all.
-  static constexpr uint64_t kMaxRetainedPages = (32ull << 20) / kPageBytes;
+  // Free pages kept mapped after a sweep: as many as the cycle that ended
+  // allocated (a program churning through large objects reuses them all in
+  // the next cycle), and at least 32 MiB. They lie below the high-water
+  // mark, so the heap never maps more than --heap allowed it.
+  static constexpr uint64_t kMinRetainedPages = (32ull << 20) / kPageBytes;
 
   Word* begin_;
   Word* region_end_;
   Word* frontier_;               // pages at and above it are not handed out now
   Word* high_water_;             // the frontier's highest point since pages were last released
   uint64_t retained_pages_ = 0;  // free pages still mapped, below high_water_
+  uint64_t pages_allocated_since_sweep_ = 0;
   uint64_t committed_pages_ = 0;
   std::vector<Object> objects_;
   // Free runs below the frontier, by address, so neighbours coalesce. The
