@@ -48,7 +48,30 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   stats_.collections++;
   note_heap_size();
   events.collection_end(*this);
+  note_overhead(kind, cause);
   if (options_.heap_snapshot) options_.heap_snapshot->at_collection_end(stats_.last_live_bytes);
+}
+
+// The time share is taken from the end of the previous full collection,
+// counting young collections as collection time: in a generational heap a
+// full collection follows young ones, which are the cost of the heap
+// filling up too.
+void Collector::note_overhead(observe::CollectionKind kind, GcCause cause) {
+  const observe::CollectionRecord& c = events.current();
+  gc_ns_since_full_ += c.end_ns - c.start_ns;
+  if (kind != observe::CollectionKind::kFull) return;
+  int64_t interval = c.end_ns - last_full_collection_end_ns_;
+  int64_t gc_ns = gc_ns_since_full_;
+  last_full_collection_end_ns_ = c.end_ns;
+  gc_ns_since_full_ = 0;
+  if (!options_.gc_overhead_limit) return;
+  if (cause != GcCause::kAllocationFailure && cause != GcCause::kLargeAllocation) return;
+  uint64_t capacity = live_capacity();
+  uint64_t free = capacity > c.live_after ? capacity - c.live_after : 0;
+  bool costly = gc_ns * 100 > interval * static_cast<int64_t>(kGcTimeLimitPercent) &&
+                free * 100 < capacity * kHeapFreeLimitPercent;
+  costly_collections_ = costly ? costly_collections_ + 1 : 0;
+  if (costly_collections_ >= kOverheadLimitCollections) overhead_limit_exceeded_ = true;
 }
 
 uint64_t physical_memory_bytes() {

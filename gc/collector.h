@@ -78,6 +78,8 @@ struct HeapOptions {
   observe::Log* log = nullptr;
   // --heap-snapshot: asked at every collection's start and end.
   snapshot::Request* heap_snapshot = nullptr;
+  // --gc-overhead-limit (Collector::overhead_limit_exceeded).
+  bool gc_overhead_limit = true;
   // The selected collector's own options as given (its registry entry's
   // table says which); the collector reads them into its own struct.
   OptionValues collector_options;
@@ -132,6 +134,10 @@ class Collector {
   virtual const char* name() const = 0;
   virtual uint64_t heap_used() const = 0;  // bytes in objects and buffers now
   virtual uint64_t heap_size() const = 0;  // bytes the heap currently spans
+  // The most live data the heap limit lets this collector hold (a copying
+  // collector keeps room to copy into); the GC overhead limit measures
+  // free space against it.
+  virtual uint64_t live_capacity() const { return options_.max_heap_bytes; }
   uint64_t max_heap() const { return options_.max_heap_bytes; }
   // Up to date, including what the fast path allocated without counting.
   const GcStats& stats() {
@@ -142,6 +148,24 @@ class Collector {
   virtual void flush_stats() {}
   // Live bytes at the last failed allocation, for the out-of-memory message.
   uint64_t live_at_exhaustion() const { return live_at_exhaustion_; }
+
+  // The GC overhead limit (HotSpot's UseGCOverheadLimit, with its
+  // thresholds): after kOverheadLimitCollections full collections in a row
+  // that the heap asked for (not gc(), not --gc-stress), each taking more
+  // than kGcTimeLimitPercent of the time since the previous full
+  // collection ended (young collections count as collection time), and
+  // each leaving less than kHeapFreeLimitPercent of live_capacity() free,
+  // allocation fails: the program is out of memory in all but name, and
+  // would otherwise crawl for minutes before it says so.
+  static constexpr uint64_t kGcTimeLimitPercent = 98;
+  static constexpr uint64_t kHeapFreeLimitPercent = 2;
+  static constexpr unsigned kOverheadLimitCollections = 5;
+  bool overhead_limit_exceeded() const { return overhead_limit_exceeded_; }
+  // After the out-of-memory error has been reported (the REPL goes on).
+  void clear_overhead_limit() {
+    overhead_limit_exceeded_ = false;
+    costly_collections_ = 0;
+  }
   // True if addr lies in the reservation (any space, live or not).
   virtual bool in_heap(const void* addr) const = 0;
   // Identity hash: stable across moves (layout.h, HashState).
@@ -188,6 +212,13 @@ class Collector {
   HeapOptions options_;
   GcStats stats_;
   uint64_t live_at_exhaustion_ = 0;
+
+ private:
+  void note_overhead(observe::CollectionKind kind, GcCause cause);
+  int64_t last_full_collection_end_ns_ = 0;
+  int64_t gc_ns_since_full_ = 0;     // pauses since the last full collection ended
+  unsigned costly_collections_ = 0;  // in a row
+  bool overhead_limit_exceeded_ = false;
 };
 
 // The registry: one line per collector in registry.cpp.
@@ -240,6 +271,8 @@ inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t 
       }
     }
   }
+  if (c.overhead_limit_exceeded()) [[unlikely]]
+    return nullptr;
   return c.allocate_slow(class_id, rounded_refs(nrefs), rounded_raw(raw_words));
 }
 

@@ -289,6 +289,17 @@ const VmOption kVmOptions[] = {
       .kind = gc::OptionKind::kFlag,
       .help = "under stress, make every collection a full one (generational collectors otherwise alternate)"},
      [](CommandLine& l, const std::string&) { l.options.heap.stress_full = true; }},
+    {{.name = "gc-overhead-limit",
+      .kind = gc::OptionKind::kChoice,
+      .value_name = "on|off",
+      .default_text = "on",
+      .help =
+          "out of memory once 5 full collections in a row each took over 98% of the time and left under 2% "
+          "of the heap free (HotSpot's UseGCOverheadLimit), rather than crawling on",
+      .what = "GC overhead limit",
+      .hint = "on or off",
+      .choices = "on|off"},
+     [](CommandLine& l, const std::string& v) { l.options.heap.gc_overhead_limit = v == "on"; }},
     {{.name = "gc-verify",
       .kind = gc::OptionKind::kFlag,
       .help = "verify the heap before and after every collection; a failure exits with status 71"},

@@ -251,6 +251,16 @@ int VM::disassemble_source(const std::string& name, std::string_view source, std
 void VM::error(std::string message) { throw RuntimeError{std::move(message), {}}; }
 
 void VM::out_of_memory() {
+  if (heap_->overhead_limit_exceeded()) {
+    heap_->clear_overhead_limit();
+    error("out of memory: GC overhead limit exceeded: " +
+          std::to_string(gc::Collector::kOverheadLimitCollections) +
+          " full collections in a row each took more than " +
+          std::to_string(gc::Collector::kGcTimeLimitPercent) + "% of the time and left less than " +
+          std::to_string(gc::Collector::kHeapFreeLimitPercent) + "% of the heap free; live data " +
+          format_size(heap_->stats().last_live_bytes) + ", heap limit " + format_size(heap_->max_heap()) +
+          " (--gc-overhead-limit=off runs on)");
+  }
   error("out of memory: live data " + format_size(heap_->live_at_exhaustion()) +
         " does not fit in the heap limit of " + format_size(heap_->max_heap()));
 }

@@ -208,6 +208,9 @@ class Recorder {
   const AlwaysOnSummary& summary() const { return summary_; }
   // GC(N) of the collection under way (or the last one).
   uint64_t current_collection() const { return current_.id; }
+  // The collection under way, or the last one once it ended: its times
+  // and heap sizes are kept whether or not recording is enabled.
+  const CollectionRecord& current() const { return current_; }
   const std::vector<CollectionRecord>& records() const { return records_; }
   const std::vector<PhaseRecord>& phases() const { return phases_; }
   const std::vector<CounterRecord>& counters() const { return counters_; }

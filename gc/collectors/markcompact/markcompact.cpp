@@ -388,6 +388,10 @@ uint64_t MarkCompactCollector::heap_used() const {
   return words_between(young_->begin(), top) * kWordSize + old_.used_bytes() + los_.committed_bytes();
 }
 
+uint64_t MarkCompactCollector::live_capacity() const {
+  return options_.max_heap_bytes > 2 * young_bytes_ ? options_.max_heap_bytes - 2 * young_bytes_ : 0;
+}
+
 uint64_t MarkCompactCollector::heap_size() const {
   return 2 * young_bytes_ + old_.capacity_bytes() + los_.committed_bytes();
 }

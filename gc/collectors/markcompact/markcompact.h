@@ -58,6 +58,8 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   const char* name() const override { return "markcompact"; }
   uint64_t heap_used() const override;
   uint64_t heap_size() const override;
+  // All but the two young semispaces.
+  uint64_t live_capacity() const override;
   void describe_heap(verify::HeapShape& out) const override;
   void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
 

@@ -48,6 +48,8 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   uint64_t heap_used() const override;
   // 2 * S + L: both semispaces count, as the policy above bounds them.
   uint64_t heap_size() const override;
+  // Half of what the large objects leave, and the large objects.
+  uint64_t live_capacity() const override { return semispace_bound(0) + los_.committed_bytes(); }
 
   void describe_heap(verify::HeapShape& out) const override;
   void describe_spaces(std::vector<observe::SpaceUsage>& out) const override;
