@@ -32,9 +32,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 failures=()
+repl_flags=()
 
 # run_repl NAME [LINE...]: types each line (with a short pause, as a person
-# would) into a fresh REPL on a pseudo-terminal. The transcript, without
+# would) into a fresh REPL on a pseudo-terminal, started with the options
+# in the array repl_flags (none unless set). The transcript, without
 # carriage returns, is left in $tmp/NAME.out and the exit status in
 # $tmp/NAME.status. Each line is sent verbatim plus a newline; a line that is
 # $'\004' alone (Ctrl-D) is sent without one.
@@ -45,7 +47,7 @@ run_repl() {
   rm -f "$tmp/in"
   mkfifo "$tmp/in"
   HOME="$tmp/home" TERM=dumb INPUTRC=/dev/null \
-    timeout 60 script -qfec "$(printf '%q' "$vm")" /dev/null <"$tmp/in" >"$tmp/$name.raw" 2>&1 &
+    timeout 60 script -qfec "$(printf '%q ' "$vm" "${repl_flags[@]}")" /dev/null <"$tmp/in" >"$tmp/$name.raw" 2>&1 &
   local pid=$!
   # Our end of the terminal's input stays open until the REPL has left.
   exec 3>"$tmp/in"
@@ -164,6 +166,57 @@ run_repl exit 'exit(3)' '"not reached"'
 check "exit(3) ends the REPL with status 3" status_is exit 3
 check "nothing runs after exit()" bash -c "! grep -q '^not reached$' '$tmp/exit.out'"
 
+# --- hostile entries (tests/hostile/README.md): after each error the REPL
+# goes on, and a verified collection (:gc under --gc-verify) finds its heap
+# intact -------------------------------------------------------------------
+repl_flags=(--gc-verify --heap=64M)
+run_repl hostile \
+  'let a = Array(1e15);' \
+  ':gc' \
+  '"after the huge array"' \
+  'let keep = nil;' \
+  'while (true) { keep = [keep, 1, 2, 3]; }' \
+  'keep = nil;' \
+  ':gc' \
+  '"after the leak"' \
+  'fn f(n) { return f(n + 1) + 1; }' \
+  'f(0);' \
+  ':gc' \
+  '"after the stack overflow"' \
+  "$(head -c 300 /dev/zero | tr '\0' '[')$(head -c 300 /dev/zero | tr '\0' ']')" \
+  '"after the nesting"' \
+  ':quit'
+# Fibers until their native stacks run out: a heap large enough that the
+# mappings, not the heap, run out first (a full 64M heap of verified
+# collections would take minutes).
+repl_flags=(--gc-verify --heap=512M)
+run_repl fibers \
+  'let fibers = [];' \
+  'fn spawn() { let fb = Fiber(fn() { yield(1); }); resume(fb); return fb; }' \
+  'while (true) { push(fibers, spawn()); }' \
+  'fibers = nil;' \
+  ':gc' \
+  '"after the fibers"' \
+  ':quit'
+repl_flags=()
+check "fibers: out of memory" after fibers '^> while \(true\) \{ push' '^error: out of memory: '
+check "fibers: the REPL goes on" after fibers '^> while \(true\) \{ push' '^after the fibers$'
+check "fibers: :gc ran a verified collection" after fibers '^> :gc$' 'Pause Full'
+check "fibers: no verification failure" bash -c "! grep -q 'gc-verify' '$tmp/fibers.out'"
+check "fibers session ends with status 0" status_is fibers 0
+t=hostile
+check "huge array: its error" has $t '^error: out of memory: cannot allocate an array of 1000000000000000 elements'
+check "huge array: the REPL goes on" after $t 'cannot allocate an array' '^after the huge array$'
+check "leak: out of memory" after $t '^> while \(true\) \{ keep' '^error: out of memory: '
+check "leak: the REPL goes on" after $t '^> while \(true\) \{ keep' '^after the leak$'
+check "stack overflow: its error" has $t '^error: stack overflow$'
+check "stack overflow: the REPL goes on" after $t '^error: stack overflow$' '^after the stack overflow$'
+check "nesting: its error" has $t 'error: code nested too deeply$'
+check "nesting: the REPL goes on" after $t 'code nested too deeply$' '^after the nesting$'
+check "every :gc ran a verified collection" bash -c "[ \$(grep -c 'Pause Full' '$tmp/$t.out') -ge 3 ]"
+check "no verification failure" bash -c "! grep -q 'gc-verify' '$tmp/$t.out'"
+check "hostile session ends with status 0" status_is $t 0
+
 # --- known bugs (reported; enable once fixed) -------------------------------
 if [ "${GCLAB_REPL_KNOWN_BUGS:-0}" = 1 ]; then
   run_repl bugs \
@@ -181,7 +234,7 @@ fi
 if [ "$fail" -ne 0 ]; then
   echo "repl_test.sh: FAILED:" >&2
   for f in "${failures[@]}"; do echo "  - $f" >&2; done
-  for s in main again eof exit bugs; do
+  for s in main again eof exit hostile fibers bugs; do
     [ -f "$tmp/$s.out" ] || continue
     echo "--- transcript '$s' (status $(cat "$tmp/$s.status")) ---" >&2
     cat "$tmp/$s.out" >&2
