@@ -43,6 +43,7 @@ add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test
 # The command line built from the VM's and the collectors' option tables.
 add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh $<TARGET_FILE:vm>)
 add_test(NAME cli/cacheaware_options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/cacheaware_options_test.sh $<TARGET_FILE:vm>)
+add_test(NAME cli/option_fuzz COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/option_fuzz.sh $<TARGET_FILE:vm>)
 add_test(NAME cli/compare COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/compare_test.sh $<TARGET_FILE:vm>)
 add_test(NAME snapshots COMMAND ${CMAKE_SOURCE_DIR}/tests/snapshots/snapshot_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 # cmake --install into a scratch prefix: vm, its generated manual page, the docs and the labs' programs.

@@ -134,4 +134,10 @@ std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options
 
 std::string gpu_unavailable() { return gpu::unavailable_reason(""); }
 
+std::string gpu_check_configuration(const HeapOptions& options) {
+  const std::string& spec = gpu_options(options).device;
+  if (spec.empty() || gpu::list_devices().empty()) return "";
+  return gpu::unavailable_reason(spec);
+}
+
 }  // namespace gc

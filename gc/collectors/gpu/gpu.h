@@ -45,5 +45,9 @@ class GpuCollector final : public MarkSweepHeap, private gpu::MarkableHeap {
 std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options);
 // Why gpu cannot run here (no OpenCL device), or empty.
 std::string gpu_unavailable();
+// A --cl-device that names none of the devices there are: a bad command
+// line (exit 64), found before anything runs. Where there is no device at
+// all, creating the collector says so instead.
+std::string gpu_check_configuration(const HeapOptions& options);
 
 }  // namespace gc
