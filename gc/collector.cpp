@@ -64,7 +64,8 @@ void Collector::note_overhead(observe::CollectionKind kind, GcCause cause) {
   int64_t gc_ns = gc_ns_since_full_;
   last_full_collection_end_ns_ = c.end_ns;
   gc_ns_since_full_ = 0;
-  if (!options_.gc_overhead_limit) return;
+  // Under --gc-stress collections take nearly all the time by design.
+  if (!options_.gc_overhead_limit || options_.stress_interval) return;
   if (cause != GcCause::kAllocationFailure && cause != GcCause::kLargeAllocation) return;
   uint64_t capacity = live_capacity();
   uint64_t free = capacity > c.live_after ? capacity - c.live_after : 0;

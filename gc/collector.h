@@ -151,7 +151,8 @@ class Collector {
 
   // The GC overhead limit (HotSpot's UseGCOverheadLimit, with its
   // thresholds): after kOverheadLimitCollections full collections in a row
-  // that the heap asked for (not gc(), not --gc-stress), each taking more
+  // that the heap asked for (not gc(); never under --gc-stress, whose
+  // collections take nearly all the time by design), each taking more
   // than kGcTimeLimitPercent of the time since the previous full
   // collection ended (young collections count as collection time), and
   // each leaving less than kHeapFreeLimitPercent of live_capacity() free,
