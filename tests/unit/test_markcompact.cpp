@@ -288,3 +288,29 @@ TEST_CASE("markcompact: out of memory returns nullptr and leaves a sound heap") 
   h.root(0) = Value::nil();
   CHECK(h.alloc(1, 30) != nullptr);
 }
+
+// A live set that only grows: every young collection's survivors fill the
+// semispace. They are promoted at once (an overflow promotion), so the old
+// generation doubles after each full collection instead of a full
+// collection following every young one.
+TEST_CASE("markcompact: a growing live set is promoted, not collected in full after every young collection") {
+  HeapOptions o;
+  o.max_heap_bytes = 64ull << 20;
+  o.collector_options["young"] = "1M";
+  GenHeap h(o);
+  h.root(0) = Value::nil();
+  uint64_t allocated = 0;
+  while (allocated < (24ull << 20)) {
+    Word* n = h.alloc(1, 2);
+    REQUIRE(n != nullptr);
+    slot(n, 0) = h.root(0);
+    h.root(0) = Value::ref(n);
+    allocated += 4 * kWordSize;
+  }
+  CHECK(!h.check());
+  // 24 MiB promoted from a 1 MiB semispace: about 24 young collections,
+  // and a full one each time the old generation (4 MiB at first) is full.
+  CHECK(h.c->young_collections() >= 24);
+  CHECK(h.c->full_collections() <= 4);
+  CHECK(h.c->bytes_promoted() >= (20ull << 20));
+}

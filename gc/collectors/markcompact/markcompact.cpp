@@ -111,6 +111,7 @@ void MarkCompactCollector::describe_events() {
     events.describe_counter(c, "cards");
   for (const char* c : {"card slots scanned", "busiest card task"}) events.describe_counter(c, "slots");
   events.describe_counter("objects copied", "objects");
+  events.describe_counter("overflow promotions", "collections");
   events.add_panel(
       {"Promotion per young collection",
        "KiB",
@@ -134,7 +135,7 @@ std::unique_ptr<Collector> create_markcompact(RootSet& roots, const HeapOptions&
 
 void MarkCompactCollector::collect_young(GcCause cause) {
   if (promotion_guaranteed(old_target_bytes_)) {
-    young_collection(cause);
+    young_collection(cause, false);
   } else {
     full_collection(cause, 0);
   }
@@ -166,10 +167,11 @@ bool MarkCompactCollector::promotion_guaranteed(uint64_t capacity_limit) {
   return old_.free_bytes() >= need;
 }
 
-void MarkCompactCollector::young_collection(GcCause cause) {
+void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
   mutator_.retire();
-  run_collection(observe::CollectionKind::kYoung, cause, [this] {
-    scavenge_young(tenure_age_);
+  run_collection(observe::CollectionKind::kYoung, cause, [this, promote_all] {
+    if (promote_all) events.count(0, "overflow promotions", 1);
+    scavenge_young(promote_all ? 0 : tenure_age_);
     young_collections_++;
     stats_.last_live_bytes = heap_used();
     return true;
@@ -327,11 +329,15 @@ void MarkCompactCollector::collect_for_stress(uint64_t ordinal) {
   }
 }
 
-// A young collection, a full one if that was not enough (and the young one
-// was not already full), then one that leaves no gaps.
+// A young collection; when its survivors fill the semispace (a growing
+// live set), one that promotes them all, as HotSpot promotes what
+// overflows its survivor space; a full one if that was not enough (and
+// the young one was not already full); then one that leaves no gaps.
 bool MarkCompactCollector::collect_for_buffer(uint64_t words) {
   uint64_t full_before = full_collections_;
   collect_young(GcCause::kAllocationFailure);
+  if (!mutator_.fits(words) && full_collections_ == full_before && promotion_guaranteed(old_target_bytes_))
+    young_collection(GcCause::kAllocationFailure, true);
   if (!mutator_.fits(words) && full_collections_ == full_before)
     full_collection(GcCause::kAllocationFailure, 0);
   if (!mutator_.fits(words) && !full_collection_without_gaps(GcCause::kAllocationFailure, 0)) return false;

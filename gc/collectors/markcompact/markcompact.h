@@ -84,7 +84,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
 
   // --- a young collection, in order
   bool promotion_guaranteed(uint64_t capacity_limit);
-  void young_collection(GcCause cause);
+  void young_collection(GcCause cause, bool promote_all);
   void scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
   void release_from_space();
 
