@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "vm/arith.h"
 #include "vm/fiber.h"
 #include "vm/strings.h"
 #include "vm/vm.h"
@@ -907,7 +908,7 @@ void VM::execute(FiberState* fiber) {
   op_Mod : {
     Value a = sp[-2], b = sp[-1];
     if (!a.is_num() || !b.is_num()) Interpreter::arith_error(*this, "%", a, b);
-    sp[-2] = Value::num(std::fmod(a.as_num(), b.as_num()));
+    sp[-2] = Value::num(num_mod(a.as_num(), b.as_num()));
     --sp;
     DISPATCH();
   }

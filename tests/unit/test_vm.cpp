@@ -5,11 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "vm/arith.h"
 #include "vm/repl.h"
 #include "vm/vm.h"
 
@@ -583,4 +587,59 @@ TEST_CASE("needs_more_input: comments") {
 // RuntimeError is no std::exception: show its message when a test throws one.
 REGISTER_EXCEPTION_TRANSLATOR(vm::RuntimeError& e) {
   return doctest::String(("RuntimeError: " + e.message).c_str());
+}
+
+// '%' takes an integer remainder for integral operands; it must be fmod's
+// result bit for bit, the sign of zero included.
+TEST_CASE("VM: num_mod is fmod bit for bit") {
+  auto bits = [](double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+  };
+  auto same = [&](double a, double b) {
+    double want = std::fmod(a, b), got = vm::num_mod(a, b);
+    if (std::isnan(want)) return std::isnan(got);
+    return bits(want) == bits(got);
+  };
+  const double edges[] = {0.0,
+                          -0.0,
+                          1.0,
+                          -1.0,
+                          2.0,
+                          -2.0,
+                          3.0,
+                          7.5,
+                          -7.5,
+                          16807.0,
+                          2147483647.0,
+                          -2147483648.0,
+                          9007199254740991.0,
+                          -9007199254740991.0,
+                          9007199254740992.0,
+                          -9007199254740992.0,
+                          9007199254740994.0,
+                          1e300,
+                          -1e300,
+                          5e-324,
+                          std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::quiet_NaN()};
+  for (double a : edges)
+    for (double b : edges) CHECK_MESSAGE(same(a, b), a, " % ", b);
+  uint64_t x = 88172645463325252ull;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int i = 0; i < 200000; ++i) {
+    int shift_a = static_cast<int>(next() % 54), shift_b = static_cast<int>(next() % 54);
+    double a = static_cast<double>(static_cast<int64_t>(next() >> (10 + shift_a)));
+    double b = static_cast<double>(static_cast<int64_t>(next() >> (10 + shift_b)));
+    if (next() & 1) a = -a;
+    if (next() & 1) b = -b;
+    CHECK_MESSAGE(same(a, b), a, " % ", b);
+  }
 }
