@@ -46,12 +46,21 @@ void LargeObjectSpace::add_object(Word* header, Word* start, uint64_t pages) {
   objects_.push_back(Object{header, start, pages});
 }
 
-void LargeObjectSpace::release_retained() {
-  for (const auto& [start, pages] : free_runs_)
-    Reservation::release_pages(start, start + pages * kWordsPerPage);
-  Reservation::release_pages(frontier_, high_water_);
-  high_water_ = frontier_;
-  retained_pages_ = 0;
+// The free pages past keep_pages, from the top down: the frontier's tail,
+// then the highest free runs.
+void LargeObjectSpace::release_beyond(uint64_t keep_pages) {
+  uint64_t excess = retained_pages_ - std::min(retained_pages_, keep_pages);
+  uint64_t tail = std::min(excess, static_cast<uint64_t>(high_water_ - frontier_) / kWordsPerPage);
+  Reservation::release_pages_lazily(high_water_ - tail * kWordsPerPage, high_water_);
+  high_water_ -= tail * kWordsPerPage;
+  excess -= tail;
+  for (auto it = free_runs_.rbegin(); excess > 0 && it != free_runs_.rend(); ++it) {
+    uint64_t pages = std::min(excess, it->second);
+    Word* end = it->first + it->second * kWordsPerPage;
+    Reservation::release_pages_lazily(end - pages * kWordsPerPage, end);
+    excess -= pages;
+  }
+  retained_pages_ = std::min(retained_pages_, keep_pages);
 }
 
 uint64_t LargeObjectSpace::sweep(bool poison) {
@@ -68,14 +77,14 @@ uint64_t LargeObjectSpace::sweep(bool poison) {
     }
   }
   objects_.resize(kept);
-  if (retained_pages_ > std::max(kMinRetainedPages, pages_allocated_since_sweep_)) release_retained();
+  release_beyond(std::max(kMinRetainedPages, pages_allocated_since_sweep_ + pages_allocated_since_sweep_ / 2));
   pages_allocated_since_sweep_ = 0;
   return freed;
 }
 
 void LargeObjectSpace::free_run(Word* start, uint64_t pages, bool poison) {
   Word* end = start + pages * kWordsPerPage;
-  // The pages stay mapped for the next large object (release_retained
+  // The pages stay mapped for the next large object (release_beyond
   // gives them back past a bound).
   if (poison) std::fill(start, end, Header::kPoison);
   retained_pages_ += pages;

@@ -4,11 +4,13 @@
 // collection every unmarked object is freed (poisoned in stress and verify
 // modes) and its run put back in an address-ordered free list where
 // neighbouring runs coalesce. Freed pages stay mapped for the next large
-// objects, as many as the last cycle used (kMinRetainedPages at least);
-// past that a sweep returns every free page to the OS, lazily (MADV_FREE).
-// (Returning each object's pages at once made every large allocation fault
-// its pages in again, zeroed: a string grown a character at a time spent
-// most of its time in the kernel.)
+// objects, up to half again what the last cycle allocated (kMinRetainedPages
+// at least); a sweep returns only what is past that bound to the OS, from
+// the highest pages down, lazily (MADV_FREE). (Returning each object's
+// pages at once made every large allocation fault its pages in again,
+// zeroed: a string grown a character at a time spent most of its time in
+// the kernel. Returning every free page once the bound was passed did the
+// same whenever a cycle freed a little more than it allocated.)
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,10 @@ class LargeObjectSpace {
   Word* frontier() const { return frontier_; }
   bool contains(const Word* p) const { return p >= begin_ && p < frontier_; }
   uint64_t committed_bytes() const { return committed_pages_ * kPageBytes; }
+  // Free pages kept mapped for the next large objects, and the highest
+  // address they lie below.
+  uint64_t retained_bytes() const { return retained_pages_ * kPageBytes; }
+  Word* high_water() const { return high_water_; }
   uint64_t object_count() const { return objects_.size(); }
   const std::vector<Object>& objects() const { return objects_; }
 
@@ -51,19 +57,21 @@ class LargeObjectSpace {
 
  private:
   void free_run(Word* start, uint64_t pages, bool poison);
-  void release_retained();
+  void release_beyond(uint64_t keep_pages);
 
-  // Free pages kept mapped after a sweep: as many as the cycle that ended
-  // allocated (a program churning through large objects reuses them all in
-  // the next cycle), and at least 32 MiB. They lie below the high-water
-  // mark, so the heap never maps more than --heap allowed it.
+  // Free pages kept mapped after a sweep: half again as many as the cycle
+  // that ended allocated (a program churning through large objects reuses
+  // them all in the next cycle), and at least 32 MiB. They lie below the
+  // high-water mark, so the heap never maps more than --heap allowed it.
   static constexpr uint64_t kMinRetainedPages = (32ull << 20) / kPageBytes;
 
   Word* begin_;
   Word* region_end_;
   Word* frontier_;               // pages at and above it are not handed out now
   Word* high_water_;             // the frontier's highest point since pages were last released
-  uint64_t retained_pages_ = 0;  // free pages still mapped, below high_water_
+  // Free pages still mapped, below high_water_. An estimate: a run whose
+  // top was released and then handed out again counts as mapped.
+  uint64_t retained_pages_ = 0;
   uint64_t pages_allocated_since_sweep_ = 0;
   uint64_t committed_pages_ = 0;
   std::vector<Object> objects_;

@@ -9,6 +9,7 @@
 
 #include "gc/collector.h"
 #include "gc/collectors/semispace/semispace.h"
+#include "gc/heap/reservation.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"
 
@@ -274,6 +275,46 @@ TEST_CASE("large-object space reuses and coalesces free runs") {
   h.collect();
   CHECK(h.c->large_objects().committed_bytes() == 0);
   CHECK(h.c->large_objects().frontier() == h.c->large_objects().begin());
+}
+
+// Freed pages stay mapped for the next cycle's large objects, up to half
+// again what the last cycle allocated (32 MiB at least); only what is past
+// that goes back, from the top.
+TEST_CASE("large-object space keeps a cycle's pages and releases only past its bound") {
+  constexpr uint64_t kPages = 64 * 1024;  // a 256 MiB region
+  constexpr uint64_t kObjectPages = 256;
+  Reservation res(kPages * kPageBytes);
+  LargeObjectSpace los(res.base(), res.end());
+  // A cycle: `objects` large objects, the first `survivors` of them marked,
+  // then a sweep.
+  auto cycle = [&](int objects, int survivors) {
+    for (int i = 0; i < objects; ++i) {
+      Word* start = los.allocate_pages(kObjectPages);
+      REQUIRE(start != nullptr);
+      Word* h = format_object(start, kFirstUserClass, 0, kObjectPages * kPageBytes / kWordSize - 1);
+      los.add_object(h, start, kObjectPages);
+      if (i < survivors) *h |= Header::kMarkBit;
+    }
+    los.sweep(false);
+  };
+  auto pages = [](uint64_t bytes) { return bytes / kPageBytes; };
+  cycle(101, 1);  // 100 objects freed, one kept
+  CHECK(pages(los.retained_bytes()) == 100 * kObjectPages);
+  // The next cycle frees a little more than it allocated (last cycle's
+  // survivor too): every page stays.
+  cycle(100, 0);
+  CHECK(pages(los.retained_bytes()) == 101 * kObjectPages);
+  CHECK(los.committed_bytes() == 0);
+  Word* high = los.high_water();
+  CHECK(high == res.base() + 101 * kObjectPages * kPageBytes / kWordSize);
+  // A quiet cycle (10 objects) keeps 32 MiB and gives back the rest, from
+  // the top.
+  cycle(10, 0);
+  CHECK(pages(los.retained_bytes()) == (32ull << 20) / kPageBytes);
+  CHECK(los.high_water() == res.base() + (32ull << 20) / kWordSize);
+  // Pages past the high-water mark are handed out again as fresh ones.
+  cycle(101, 0);
+  CHECK(los.high_water() == high);
 }
 
 TEST_CASE("identity hash is stable across moves") {
