@@ -250,7 +250,7 @@ int VM::disassemble_source(const std::string& name, std::string_view source, std
 
 void VM::error(std::string message) { throw RuntimeError{std::move(message), {}}; }
 
-void VM::out_of_memory() {
+void VM::out_of_memory(uint64_t request_bytes) {
   if (heap_->overhead_limit_exceeded()) {
     heap_->clear_overhead_limit();
     error("out of memory: GC overhead limit exceeded: " +
@@ -261,8 +261,16 @@ void VM::out_of_memory() {
           format_size(heap_->stats().last_live_bytes) + ", heap limit " + format_size(heap_->max_heap()) +
           " (--gc-overhead-limit=off runs on)");
   }
-  error("out of memory: live data " + format_size(heap_->live_at_exhaustion()) +
-        " does not fit in the heap limit of " + format_size(heap_->max_heap()));
+  std::string live = "live data " + format_size(heap_->live_at_exhaustion());
+  std::string limit = "the heap limit of " + format_size(heap_->max_heap());
+  // A copying collector keeps room to copy into: say how much it can hold.
+  if (heap_->live_capacity() < heap_->max_heap())
+    limit += std::string(" (") + heap_->name() + " holds at most " + format_size(heap_->live_capacity()) +
+             " of it live)";
+  if (request_bytes >= gc::kLargeObjectBytes)
+    error("out of memory: " + live + " and a new object of " + format_size(request_bytes) + " do not fit in " +
+          limit);
+  error("out of memory: " + live + " does not fit in " + limit);
 }
 
 void VM::check_fits(const char* what, uint64_t count, const char* unit, uint64_t bytes, bool representable) {

@@ -149,7 +149,7 @@ class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {
   Word* alloc(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
     Word* h = gc::allocate(*heap_, class_id, nrefs, raw_words);
     if (!h) [[unlikely]]
-      out_of_memory();
+      out_of_memory(gc::object_words(nrefs, raw_words) * gc::kWordSize);
     return h;
   }
   Value new_string(std::string_view s);
@@ -161,7 +161,9 @@ class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {
 
   // --- errors
   [[noreturn]] void error(std::string message);
-  [[noreturn]] void out_of_memory();
+  // request_bytes: the allocation that failed, named in the message when it
+  // is a large object (0: not known).
+  [[noreturn]] void out_of_memory(uint64_t request_bytes = 0);
   // An object whose size comes from the program (Array(n), a string's
   // length): refused with a message naming it when the heap limit could
   // never hold `bytes`, or when no header can describe it (!representable),
