@@ -268,8 +268,8 @@ void VM::out_of_memory(uint64_t request_bytes) {
     limit += std::string(" (") + heap_->name() + " holds at most " + format_size(heap_->live_capacity()) +
              " of it live)";
   if (request_bytes >= gc::kLargeObjectBytes)
-    error("out of memory: " + live + " and a new object of " + format_size(request_bytes) + " do not fit in " +
-          limit);
+    error("out of memory: " + live + " and a new object of " + format_size(request_bytes) +
+          " do not fit in " + limit);
   error("out of memory: " + live + " does not fit in " + limit);
 }
 

@@ -77,7 +77,8 @@ uint64_t LargeObjectSpace::sweep(bool poison) {
     }
   }
   objects_.resize(kept);
-  release_beyond(std::max(kMinRetainedPages, pages_allocated_since_sweep_ + pages_allocated_since_sweep_ / 2));
+  release_beyond(
+      std::max(kMinRetainedPages, pages_allocated_since_sweep_ + pages_allocated_since_sweep_ / 2));
   pages_allocated_since_sweep_ = 0;
   return freed;
 }

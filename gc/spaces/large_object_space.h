@@ -67,8 +67,8 @@ class LargeObjectSpace {
 
   Word* begin_;
   Word* region_end_;
-  Word* frontier_;               // pages at and above it are not handed out now
-  Word* high_water_;             // the frontier's highest point since pages were last released
+  Word* frontier_;    // pages at and above it are not handed out now
+  Word* high_water_;  // the frontier's highest point since pages were last released
   // Free pages still mapped, below high_water_. An estimate: a run whose
   // top was released and then handed out again counts as mapped.
   uint64_t retained_pages_ = 0;
