@@ -17,6 +17,11 @@ TEST_CASE("format_number: integers print without a fraction or exponent") {
   CHECK(format_number(1e20) == "100000000000000000000");
   CHECK(format_number(123456789012345680000.0) == "123456789012345680000");
   CHECK(format_number(9007199254740992.0) == "9007199254740992");
+  // The last integers below 2^53, printed from their integer value.
+  CHECK(format_number(9007199254740991.0) == "9007199254740991");
+  CHECK(format_number(-9007199254740991.0) == "-9007199254740991");
+  CHECK(format_number(1e15) == "1000000000000000");
+  CHECK(format_number(-2147483648.0) == "-2147483648");
 }
 
 TEST_CASE("format_number: shortest round-trip decimals") {
