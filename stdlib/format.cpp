@@ -101,9 +101,9 @@ const char* type_name(Value v) {
   }
 }
 
-bool values_equal(Value a, Value b) {
-  if (a.is_num() && b.is_num()) return a.as_num() == b.as_num();  // NaN != NaN, 0 == -0
-  if (a == b) return true;
+// Two distinct references: equal only when both are strings with the same
+// bytes.
+bool strings_equal(Value a, Value b) {
   if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) {
     Word* x = a.as_ref();
     Word* y = b.as_ref();

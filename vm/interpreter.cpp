@@ -929,13 +929,13 @@ void VM::execute(FiberState* fiber) {
     DISPATCH();
   op_Eq : {
     Value a = sp[-2], b = sp[-1];
-    sp[-2] = Value::boolean(a.is_num() && b.is_num() ? a.as_num() == b.as_num() : values_equal(a, b));
+    sp[-2] = Value::boolean(values_equal(a, b));
     --sp;
     DISPATCH();
   }
   op_Ne : {
     Value a = sp[-2], b = sp[-1];
-    sp[-2] = Value::boolean(!(a.is_num() && b.is_num() ? a.as_num() == b.as_num() : values_equal(a, b)));
+    sp[-2] = Value::boolean(!values_equal(a, b));
     --sp;
     DISPATCH();
   }

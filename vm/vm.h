@@ -266,7 +266,15 @@ std::string format_value(VM& vm, Value v);
 // The type name of type(x).
 const char* type_name(Value v);
 // == semantics: nums by value, strings by content, all else by identity.
-bool values_equal(Value a, Value b);
+// Inline up to the string compare: most comparisons (`x == nil`, a num
+// against a num) are settled by the bits.
+bool strings_equal(Value a, Value b);
+inline bool values_equal(Value a, Value b) {
+  if (a.is_num() && b.is_num()) return a.as_num() == b.as_num();  // NaN != NaN, 0 == -0
+  if (a == b) return true;
+  if (!a.is_ref() || !b.is_ref()) return false;
+  return strings_equal(a, b);
+}
 
 // Maps. Keys by value for nums (0 and -0 one key) and strings, by identity
 // otherwise. map_set and map_delete take root slots because they may allocate.
