@@ -98,7 +98,9 @@ void arrived(FiberState* self, FiberState* from) {
 // Native stacks of finished fibers, kept mapped for the next fibers: a
 // program that makes many short-lived fibers would otherwise pay a mapping,
 // a guard page and an unmapping for each (and fault its pages in again).
-// Per thread, as the VM that runs fibers is.
+// Per thread, as the VM that runs fibers is. The spares are not counted in
+// native_stack_limit(): their 128 mappings at most come out of
+// kMappingsForTheRest.
 class SpareStacks {
  public:
   static constexpr size_t kCapacity = 64;
