@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "vm/arith.h"
 #include "vm/vm.h"
 
 namespace vm {
@@ -24,7 +25,7 @@ std::string format_number(double d) {
   if (d == 0) return "0";  // -0 too, as in JavaScript
   // Integers below 2^53 have at most 16 digits, which JavaScript writes out
   // in full: the integer's own digits, without the scientific detour.
-  if (d > -9007199254740992.0 && d < 9007199254740992.0 && d == std::trunc(d)) {
+  if (d > -kExactIntegerLimit && d < kExactIntegerLimit && d == std::trunc(d)) {
     char digits[24];
     auto res = std::to_chars(digits, digits + sizeof digits, static_cast<int64_t>(d));
     return std::string(digits, res.ptr);

@@ -12,9 +12,12 @@ namespace vm {
 // the remainder of two integers a double holds exactly. It spares fmod's
 // loop over the operands' exponent difference, which made a Park-Miller
 // generator (`x * 16807 % 2147483647`) spend half its time in libm.
+// 2^53: every integer of smaller magnitude is exact in a double.
+constexpr double kExactIntegerLimit = 9007199254740992.0;
+
 inline double num_mod(double a, double b) {
-  constexpr double kExact = 9007199254740992.0;  // 2^53
-  if (a > -kExact && a < kExact && b > -kExact && b < kExact) {
+  if (a > -kExactIntegerLimit && a < kExactIntegerLimit && b > -kExactIntegerLimit &&
+      b < kExactIntegerLimit) {
     auto ia = static_cast<int64_t>(a);
     auto ib = static_cast<int64_t>(b);
     if (static_cast<double>(ia) == a && static_cast<double>(ib) == b && ib != 0) {

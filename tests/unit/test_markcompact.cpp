@@ -34,6 +34,15 @@ struct GenHeap {
   Value& root(size_t i) { return roots.roots[i]; }
   Word* obj(size_t i) { return roots.roots[i].as_ref(); }
   Word* alloc(uint64_t nrefs, uint64_t raw) { return gc::allocate(*c, kNode, nrefs, raw); }
+  // Conses a node of `raw` raw words onto the list at root(0); nullptr when
+  // the heap is full.
+  Word* cons(uint64_t raw) {
+    Word* n = alloc(1, raw);
+    if (!n) return nullptr;
+    ref_slot(n, 0) = root(0);
+    root(0) = Value::ref(n);
+    return n;
+  }
   // A node with one raw word holding `tag`.
   Word* tagged(uint64_t nrefs, uint64_t tag) {
     Word* h = alloc(nrefs, 1);
@@ -276,13 +285,8 @@ TEST_CASE("markcompact: out of memory returns nullptr and leaves a sound heap") 
   o.collector_options["young"] = "256K";
   GenHeap h(o);
   h.root(0) = Value::nil();
-  Word* n = nullptr;
-  for (int i = 0; i < 1000000; ++i) {
-    n = h.alloc(1, 30);
-    if (!n) break;
-    slot(n, 0) = h.root(0);
-    h.root(0) = Value::ref(n);
-  }
+  Word* n = h.cons(30);
+  for (int i = 0; i < 1000000 && n; ++i) n = h.cons(30);
   CHECK(n == nullptr);
   CHECK(!h.check());
   h.root(0) = Value::nil();
@@ -300,13 +304,7 @@ TEST_CASE("markcompact: a growing live set is promoted, not collected in full af
   GenHeap h(o);
   h.root(0) = Value::nil();
   uint64_t allocated = 0;
-  while (allocated < (24ull << 20)) {
-    Word* n = h.alloc(1, 2);
-    REQUIRE(n != nullptr);
-    slot(n, 0) = h.root(0);
-    h.root(0) = Value::ref(n);
-    allocated += 4 * kWordSize;
-  }
+  for (; allocated < (24ull << 20); allocated += 4 * kWordSize) REQUIRE(h.cons(2) != nullptr);
   CHECK(!h.check());
   // 24 MiB promoted from a 1 MiB semispace: about 24 young collections,
   // and a full one each time the old generation (4 MiB at first) is full.
