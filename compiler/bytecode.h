@@ -78,7 +78,18 @@ namespace compiler {
   X(BitAnd) X(BitOr) X(BitXor) X(Shl) X(Shr)                                                  \
   X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge)                                                         \
   X(Is)             /*                   x C -> bool     (C must be a class)               */ \
-  X(Neg) X(Not) X(BitNot)              /* a -> op a                                        */
+  X(Neg) X(Not) X(BitNot)              /* a -> op a                                        */ \
+  /* Superinstructions: pairs fused as they are emitted (codegen.cpp, fuse)                */ \
+  X(StoreLocal)     /* u16 slot          v ->            base[slot] = v     SetLocal Pop   */ \
+  X(GetLocalField)  /* u16 slot, u32 name, u32 ic  -> base[slot].name   GetLocal GetField  */ \
+  X(IsNil)          /*                   a -> a == nil                      Nil Eq         */ \
+  X(NotNil)         /*                   a -> a != nil                      Nil Ne         */ \
+  X(JumpIfTrue)     /* i32 off           v ->  jumps if v is truthy     Not JumpIfFalse    */ \
+  X(JumpIfNil)      /* i32 off           v ->  jumps if v is nil        NotNil JumpIfFalse */ \
+  X(JumpIfNotNil)   /* i32 off           v ->  jumps unless v is nil    IsNil JumpIfFalse  */ \
+  X(JumpUnlessEq) X(JumpUnlessNe) X(JumpUnlessLt)                                             \
+  X(JumpUnlessLe) X(JumpUnlessGt) X(JumpUnlessGe)                                             \
+                    /* i32 off           a b ->  jumps unless a op b    op JumpIfFalse     */
 // clang-format on
 
 enum class Op : uint8_t {

@@ -124,6 +124,12 @@ class CodeGen {
     std::vector<Loop> loops;
     std::unordered_map<std::string, uint32_t> strings;
     std::unordered_map<uint64_t, uint32_t> numbers;
+    // For fusing (see fuse): where the last instruction starts, the latest
+    // offset that a jump targets, and the line the bytes of a fused
+    // instruction carry (that of its part that can fail), or 0.
+    size_t last_op = SIZE_MAX;
+    size_t label = SIZE_MAX;
+    uint32_t fused_line = 0;
     FnState(FnState* p, FunctionNode& n) : parent(p), node(n) {}
   };
 
@@ -146,7 +152,7 @@ class CodeGen {
   std::vector<uint8_t>& code() { return f_->fn->code; }
   void byte(uint8_t b) {
     f_->fn->code.push_back(b);
-    f_->fn->lines.push_back(line_);
+    f_->fn->lines.push_back(f_->fused_line ? f_->fused_line : line_);
   }
   void u16(uint32_t v) {
     byte(v & 0xff);
@@ -160,10 +166,73 @@ class CodeGen {
     f_->depth += effect;
     f_->max_depth = std::max(f_->max_depth, f_->depth);
   }
-  // Emits an opcode whose net stack effect is `effect`.
+  // Emits an opcode whose net stack effect is `effect`; the caller then
+  // emits its operands.
   void op(Op o, int effect) {
-    byte(static_cast<uint8_t>(o));
     adjust(effect);
+    f_->fused_line = 0;
+    if (fuse(o)) return;
+    f_->last_op = code().size();
+    byte(static_cast<uint8_t>(o));
+  }
+  // Superinstructions: when `o` follows an instruction it forms a common
+  // pair with, the pair becomes one instruction (bytecode.h), which halves
+  // the dispatches on the hottest paths of loops, conditions and field
+  // reads. The last instruction's opcode byte is rewritten and `o`'s
+  // operands follow its own, so each fused layout is the concatenation of
+  // its parts'. Not across a jump target: the second instruction must
+  // still begin there.
+  bool fuse(Op o) {
+    if (f_->last_op == SIZE_MAX || f_->label == code().size()) return false;
+    uint8_t& last = code()[f_->last_op];
+    Op fused = fused_op(static_cast<Op>(last), o);
+    if (fused == Op::Count) return false;
+    // A fused compare-and-jump fails where its compare does.
+    if (o == Op::JumpIfFalse) f_->fused_line = f_->fn->lines[f_->last_op];
+    last = static_cast<uint8_t>(fused);
+    return true;
+  }
+  static Op fused_op(Op last, Op next) {
+    switch (next) {
+      case Op::Pop:
+        return last == Op::SetLocal ? Op::StoreLocal : Op::Count;
+      case Op::GetField:
+        return last == Op::GetLocal ? Op::GetLocalField : Op::Count;
+      case Op::Eq:
+        return last == Op::Nil ? Op::IsNil : Op::Count;
+      case Op::Ne:
+        return last == Op::Nil ? Op::NotNil : Op::Count;
+      case Op::JumpIfFalse:
+        switch (last) {
+          case Op::Not:
+            return Op::JumpIfTrue;
+          case Op::IsNil:
+            return Op::JumpIfNotNil;
+          case Op::NotNil:
+            return Op::JumpIfNil;
+          case Op::Eq:
+            return Op::JumpUnlessEq;
+          case Op::Ne:
+            return Op::JumpUnlessNe;
+          case Op::Lt:
+            return Op::JumpUnlessLt;
+          case Op::Le:
+            return Op::JumpUnlessLe;
+          case Op::Gt:
+            return Op::JumpUnlessGt;
+          case Op::Ge:
+            return Op::JumpUnlessGe;
+          default:
+            return Op::Count;
+        }
+      default:
+        return Op::Count;
+    }
+  }
+  // The current offset as a jump target: the next instruction starts here.
+  size_t label() {
+    f_->label = code().size();
+    return f_->label;
   }
   void op_u16(Op o, int effect, uint32_t operand) {
     op(o, effect);
@@ -186,7 +255,7 @@ class CodeGen {
     i32(0);
     return at;
   }
-  void patch(size_t at) { patch_to(at, code().size()); }
+  void patch(size_t at) { patch_to(at, label()); }
   void patch_to(size_t at, size_t target) {
     int32_t off = static_cast<int32_t>(static_cast<long>(target) - static_cast<long>(at + 4));
     std::memcpy(&code()[at], &off, 4);
@@ -505,7 +574,7 @@ class CodeGen {
   }
 
   void while_statement(Stmt& s) {
-    size_t top = code().size();
+    size_t top = label();
     std::optional<size_t> exit = loop_test(s);
     f_->loops.push_back(Loop{f_->depth, f_->depth, static_cast<long>(top), {}, {}});
     block(s.body);
@@ -520,7 +589,7 @@ class CodeGen {
   void for_statement(Stmt& s) {
     int start = f_->depth;
     if (s.init) statement(*s.init, false);
-    size_t top = code().size();
+    size_t top = label();
     std::optional<size_t> exit = loop_test(s);
     f_->loops.push_back(Loop{f_->depth, f_->depth, -1, {}, {}});
     block(s.body);
@@ -548,7 +617,7 @@ class CodeGen {
     op(Op::Nil, 1);
     if (f_->depth > kMaxSlot) error("too many local variables in one function");
     op_u16(Op::IterPrep, 0, slot);
-    size_t top = code().size();
+    size_t top = label();
     op_u16(Op::IterNext, 1, slot);
     size_t exit = code().size();
     i32(0);

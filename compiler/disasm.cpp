@@ -136,6 +136,7 @@ class Disassembler {
       case Op::CallMethod:
       case Op::Call:
       case Op::IterPrep:
+      case Op::StoreLocal:
         out_ << read<uint16_t>(fn, at);
         return at + 2;
       case Op::GetField:
@@ -144,6 +145,12 @@ class Disassembler {
         uint32_t name = read<uint32_t>(fn, at);
         out_ << name << " ic " << read<uint32_t>(fn, at + 4) << "  ; " << symbol(name);
         return at + 8;
+      }
+      case Op::GetLocalField: {
+        uint32_t name = read<uint32_t>(fn, at + 2);
+        out_ << read<uint16_t>(fn, at) << " " << name << " ic " << read<uint32_t>(fn, at + 6) << "  ; "
+             << symbol(name);
+        return at + 10;
       }
       case Op::GetSuper: {
         uint32_t name = read<uint32_t>(fn, at);
@@ -163,7 +170,16 @@ class Disassembler {
       case Op::Jump:
       case Op::JumpIfFalse:
       case Op::JumpIfFalseKeep:
-      case Op::JumpIfTrueKeep: {
+      case Op::JumpIfTrueKeep:
+      case Op::JumpIfTrue:
+      case Op::JumpIfNil:
+      case Op::JumpIfNotNil:
+      case Op::JumpUnlessEq:
+      case Op::JumpUnlessNe:
+      case Op::JumpUnlessLt:
+      case Op::JumpUnlessLe:
+      case Op::JumpUnlessGt:
+      case Op::JumpUnlessGe: {
         int32_t off = read<int32_t>(fn, at);
         out_ << off << "  ; -> " << static_cast<long>(at + 4) + off;
         return at + 4;

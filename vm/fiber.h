@@ -21,7 +21,7 @@ struct FiberState {
   Value* stack_end = nullptr;
   Value* sp = nullptr;          // next free slot, synced before anything can allocate
   Value* high_water = nullptr;  // slots in [sp, high_water) may hold stale values
-  std::vector<Frame> frames;
+  FrameStack frames;
   Status status = Status::kNew;
   Word* object = nullptr;  // the Fiber object, kept current by weak processing
 

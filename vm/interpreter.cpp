@@ -445,6 +445,20 @@ void VM::execute(FiberState* fiber) {
     sp[-2] = Value::boolean(r);                                            \
     --sp;                                                                  \
   } while (0)
+#define COMPARE_JUMP(op, sym)                                              \
+  do {                                                                     \
+    int32_t off = I32();                                                   \
+    Value a = sp[-2], b = sp[-1];                                          \
+    bool r;                                                                \
+    if (a.is_num() && b.is_num()) [[likely]]                               \
+      r = a.as_num() op b.as_num();                                        \
+    else if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) \
+      r = Interpreter::compare_strings(a, b) op 0;                         \
+    else                                                                   \
+      Interpreter::arith_error(*this, sym, a, b);                          \
+    sp -= 2;                                                               \
+    if (!r) ip += off;                                                     \
+  } while (0)
 #define BITWISE(expr, sym)                                    \
   do {                                                        \
     int64_t x, y;                                             \
@@ -732,19 +746,19 @@ void VM::execute(FiberState* fiber) {
   call_closure : {
     // callee[0] is a closure; argc counts `this` for methods.
     FnInfo* target = closure_fn(callee->as_ref());
-    const compiler::Function& tf = *target->fn;
-    int declared = argc - (tf.is_method ? 1 : 0);
-    if (declared != tf.arity) [[unlikely]] {
+    if (argc != target->argc) [[unlikely]] {
       SYNC();
-      Interpreter::arity_error(*this, *callee, tf.arity, declared);
+      const compiler::Function& tf = *target->fn;
+      Interpreter::arity_error(*this, *callee, tf.arity, argc - (tf.is_method ? 1 : 0));
     }
     if (--steps_left_ == 0) [[unlikely]]
       error("step limit reached");
-    if (fiber->frames.size() >= kMaxCallDepth) [[unlikely]] {
+    if (fiber->frames.full()) [[unlikely]] {
       SYNC();
-      error("stack overflow");
+      if (fiber->frames.size() >= kMaxCallDepth) error("stack overflow");
+      fiber->frames.grow(kMaxCallDepth);
     }
-    Value* top = callee + tf.max_slots + kStackSlack;
+    Value* top = callee + target->max_slots + kStackSlack;
     if (top > fiber->stack_end) [[unlikely]] {
       SYNC();
       ptrdiff_t d = Interpreter::ensure_stack(*this, fiber, top);
@@ -752,23 +766,23 @@ void VM::execute(FiberState* fiber) {
     }
     if (top > fiber->high_water) fiber->high_water = top;
     fiber->frames.back().ip = ip;
-    fiber->frames.push_back(Frame{callee, tf.code.data(), target, discard_next});
+    fiber->frames.push_unchecked(Frame{callee, target->code, target, discard_next});
     discard_next = false;
     base = callee;
     fn = target;
-    ip = tf.code.data();
+    ip = target->code;
     constants = fn->constants.data();
     ics = fn->ics.data();
     DISPATCH();
   }
 
   op_Return : {
-    Value result = fn->fn->is_initializer ? base[1] : sp[-1];
+    Value result = fn->is_initializer ? base[1] : sp[-1];
     bool discard = fiber->frames.back().discard_result;
     sp = base;
     if (!discard) *sp++ = result;
-    fiber->frames.pop_back();
-    if (fiber->frames.size() == 0) {
+    fiber->frames.pop();
+    if (fiber->frames.empty()) {
       fiber->sp = sp;
       return;
     }
@@ -976,6 +990,57 @@ void VM::execute(FiberState* fiber) {
     sp[-1] = Value::num(static_cast<double>(~x));
     DISPATCH();
   }
+  op_StoreLocal:
+    base[U16()] = *--sp;
+    DISPATCH();
+  op_GetLocalField:
+    *sp++ = base[U16()];
+    goto op_GetField;
+  op_IsNil:
+    sp[-1] = Value::boolean(sp[-1].is_nil());
+    DISPATCH();
+  op_NotNil:
+    sp[-1] = Value::boolean(!sp[-1].is_nil());
+    DISPATCH();
+  op_JumpIfTrue : {
+    int32_t off = I32();
+    if (!(--sp)->is_falsy()) ip += off;
+    DISPATCH();
+  }
+  op_JumpIfNil : {
+    int32_t off = I32();
+    if ((--sp)->is_nil()) ip += off;
+    DISPATCH();
+  }
+  op_JumpIfNotNil : {
+    int32_t off = I32();
+    if (!(--sp)->is_nil()) ip += off;
+    DISPATCH();
+  }
+  op_JumpUnlessEq : {
+    int32_t off = I32();
+    sp -= 2;
+    if (!values_equal(sp[0], sp[1])) ip += off;
+    DISPATCH();
+  }
+  op_JumpUnlessNe : {
+    int32_t off = I32();
+    sp -= 2;
+    if (values_equal(sp[0], sp[1])) ip += off;
+    DISPATCH();
+  }
+  op_JumpUnlessLt:
+    COMPARE_JUMP(<, "<");
+    DISPATCH();
+  op_JumpUnlessLe:
+    COMPARE_JUMP(<=, "<=");
+    DISPATCH();
+  op_JumpUnlessGt:
+    COMPARE_JUMP(>, ">");
+    DISPATCH();
+  op_JumpUnlessGe:
+    COMPARE_JUMP(>=, ">=");
+    DISPATCH();
   } catch (RuntimeError& e) {
     fiber->frames.back().ip = ip;
     for (size_t i = fiber->frames.size(); i-- > 0;) e.trace.push_back(trace_line(fiber->frames[i]));
@@ -993,6 +1058,7 @@ void VM::execute(FiberState* fiber) {
 #undef I32
 #undef NUM_BINARY
 #undef COMPARE
+#undef COMPARE_JUMP
 #undef BITWISE
 }
 

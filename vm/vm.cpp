@@ -136,6 +136,10 @@ void VM::link_new_functions() {
     info->index = static_cast<uint32_t>(i);
     info->constants.assign(f.constants.size(), Value::nil());
     info->ics.resize(f.num_ics);
+    info->code = f.code.data();
+    info->max_slots = f.max_slots;
+    info->argc = static_cast<uint16_t>(f.arity + (f.is_method ? 1 : 0));
+    info->is_initializer = f.is_initializer;
     fns_.push_back(std::move(info));
     // Strings are allocated after the FnInfo is registered, so the
     // constants already linked are roots while the next one is allocated.
@@ -147,6 +151,16 @@ void VM::link_new_functions() {
       fns_[i]->constants[k] = v;
     }
   }
+}
+
+void FrameStack::grow(size_t limit) {
+  size_t used = size();
+  size_t capacity = std::max(used + 1, std::min(limit, std::max<size_t>(64, 2 * used)));
+  auto grown = std::make_unique<Frame[]>(capacity);
+  std::copy(frames_.get(), top_, grown.get());
+  frames_ = std::move(grown);
+  top_ = frames_.get() + used;
+  end_ = frames_.get() + capacity;
 }
 
 Value VM::make_closure_value(FnInfo* fn) {
@@ -166,7 +180,7 @@ void VM::run_on_main(uint32_t function) {
   f->stack[0] = make_closure_value(fn_info(function));
   f->sp = f->stack + 1;
   if (f->sp + fn.max_slots > f->high_water) f->high_water = f->sp + fn.max_slots;
-  f->frames.push_back(Frame{f->stack, fn.code.data(), fns_[function].get(), false});
+  f->frames.push(Frame{f->stack, fn.code.data(), fns_[function].get(), false});
   execute(f);
   f->sp = f->stack;
 }

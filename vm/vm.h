@@ -80,6 +80,11 @@ struct FnInfo {
   uint32_t index;
   std::vector<Value> constants;
   std::vector<InlineCache> ics;
+  // What a call reads, copied from fn so that it is one load away.
+  const uint8_t* code = nullptr;
+  uint32_t max_slots = 0;
+  uint16_t argc = 0;  // arity, plus one for a method's `this`
+  bool is_initializer = false;
 };
 
 // Room above a frame's max_slots for the ops that insert one slot below the
@@ -92,6 +97,40 @@ struct Frame {
   const uint8_t* ip;  // saved when the frame calls out
   FnInfo* fn;
   bool discard_result;  // an import's top level: Return pushes nothing
+};
+
+// A fiber's call frames, innermost last. The interpreter pushes and pops
+// them inline; only growth is out of line, so the call path stays short.
+class FrameStack {
+ public:
+  FrameStack() = default;
+  FrameStack(const FrameStack&) = delete;
+  FrameStack& operator=(const FrameStack&) = delete;
+
+  bool empty() const { return top_ == frames_.get(); }
+  size_t size() const { return static_cast<size_t>(top_ - frames_.get()); }
+  bool full() const { return top_ == end_; }
+  Frame& back() { return top_[-1]; }
+  const Frame& back() const { return top_[-1]; }
+  Frame& operator[](size_t i) { return frames_[i]; }
+  const Frame& operator[](size_t i) const { return frames_[i]; }
+  Frame* begin() { return frames_.get(); }
+  Frame* end() { return top_; }
+  // Call only when !full().
+  void push_unchecked(const Frame& f) { *top_++ = f; }
+  void push(const Frame& f) {
+    if (full()) grow(SIZE_MAX);
+    push_unchecked(f);
+  }
+  void pop() { --top_; }
+  void clear() { top_ = frames_.get(); }
+  // Doubles the room, to at most `limit` frames.
+  void grow(size_t limit);
+
+ private:
+  std::unique_ptr<Frame[]> frames_;
+  Frame* top_ = nullptr;
+  Frame* end_ = nullptr;
 };
 
 struct FiberState;

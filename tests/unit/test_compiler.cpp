@@ -104,6 +104,7 @@ std::string verify_stack(const Program& p, uint32_t index) {
       int effect = 0;
       long target = -1;
       int target_effect = 0;
+      int transient = 0;  // slots used inside the instruction, above its operands
       bool ends = false, uncond = false;
       auto slot_ok = [&](uint32_t slot) { return static_cast<int>(slot) < depth; };
       switch (op) {
@@ -268,9 +269,43 @@ std::string verify_stack(const Program& p, uint32_t index) {
           effect = op == Op::Jump ? 0 : -1;
           target_effect = op == Op::JumpIfFalse ? -1 : 0;
           break;
+        // Superinstructions: as their parts, the codegen's height counting
+        // the nil their nil tests pushed.
+        case Op::StoreLocal:
+          if (!slot_ok(u16at(at)) || u16at(at) + 1 >= static_cast<uint32_t>(depth))
+            return "bad slot at " + std::to_string(pc);
+          effect = -1;
+          at += 2;
+          break;
+        case Op::GetLocalField:
+          if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
+          if (u32at(at + 6) >= fn.num_ics) return "bad ic";
+          effect = 1;
+          at += 10;
+          break;
+        case Op::IsNil:
+        case Op::NotNil:
+          transient = 1;
+          break;
+        case Op::JumpIfTrue:
+        case Op::JumpIfNil:
+        case Op::JumpIfNotNil:
+        case Op::JumpUnlessEq:
+        case Op::JumpUnlessNe:
+        case Op::JumpUnlessLt:
+        case Op::JumpUnlessLe:
+        case Op::JumpUnlessGt:
+        case Op::JumpUnlessGe:
+          target = static_cast<long>(at + 4) + static_cast<int32_t>(u32at(at));
+          at += 4;
+          effect = target_effect =
+              op == Op::JumpIfTrue || op == Op::JumpIfNil || op == Op::JumpIfNotNil ? -1 : -2;
+          transient = op == Op::JumpIfNil || op == Op::JumpIfNotNil ? 1 : 0;
+          break;
         default:
           return "unknown opcode";
       }
+      peak = std::max(peak, depth + transient);
       if (ends) break;
       if (target >= 0) {
         if (target > static_cast<long>(code.size())) return "jump out of range";
@@ -419,7 +454,55 @@ TEST_CASE("hoisting") {
   // A function capturing an earlier `let` of its block is made at its text.
   Program r;
   REQUIRE(compile(r, "fn o() { let x = 1; fn f() { return x; } fn g() { return 2; } }").ok);
-  CHECK(ops(r, find_function(r, "o")) == "Nil Closure Const Box Closure SetLocal Pop Nil Return");
+  CHECK(ops(r, find_function(r, "o")) == "Nil Closure Const Box Closure StoreLocal Nil Return");
+}
+
+TEST_CASE("superinstructions: common pairs fuse, never across a jump target") {
+  Program p;
+  REQUIRE(compile(p, "fn walk(x) { while (x != nil) { x = x.next; } return !x; }").ok);
+  CHECK(ops(p, find_function(p, "walk")) ==
+        "GetLocal JumpIfNil GetLocalField StoreLocal Jump GetLocal Not Return Nil Return");
+  Program q;
+  REQUIRE(
+      compile(q, "fn f(a, b) { if (a < b) { return 1; } if (!a) { return 2; } if (b == nil) { return 3; } }")
+          .ok);
+  CHECK(ops(q, find_function(q, "f")) ==
+        "GetLocal GetLocal JumpUnlessLt Const Return GetLocal JumpIfTrue Const Return GetLocal JumpIfNotNil "
+        "Const "
+        "Return Nil Return");
+  // The GetField is where && jumps to, so it stays an instruction of its own.
+  Program r;
+  REQUIRE(compile(r, "fn f(c, d) { return (c && d).f; }").ok);
+  CHECK(ops(r, find_function(r, "f")) == "GetLocal JumpIfFalseKeep GetLocal GetField Return Nil Return");
+  CHECK(verify_stack(r, find_function(r, "f")) == "");
+  // A fused compare fails at its own line, not at the jump's.
+  Program e;
+  REQUIRE(compile(e, "fn f(a, b) {\n  while (\n      a < b) {\n    a = b;\n  }\n}").ok);
+  const Function& fn = *e.functions[find_function(e, "f")];
+  size_t jump_at = std::string(reinterpret_cast<const char*>(fn.code.data()), fn.code.size())
+                       .find(static_cast<char>(Op::JumpUnlessLt));
+  REQUIRE(jump_at != std::string::npos);
+  for (size_t i = jump_at; i < jump_at + 5; ++i) CHECK(fn.lines[i] == 3);
+}
+
+TEST_CASE("every language test's bytecode keeps its stack discipline") {
+  // The whole suite, superinstructions included: a fusion across a jump
+  // target would leave a jump landing inside an instruction.
+  size_t checked = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(std::string(GCLAB_SOURCE_DIR) + "/tests/lang")) {
+    if (entry.path().extension() != ".src") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    Program p;
+    CompileResult r = compile(p, text.str());
+    if (!r.ok) continue;  // the compile-error tests
+    INFO(entry.path().string());
+    for (uint32_t f = 0; f < p.functions.size(); ++f) CHECK(verify_stack(p, f) == "");
+    ++checked;
+  }
+  CHECK(checked > 150);
 }
 
 TEST_CASE("upvalue descriptors through two levels") {
