@@ -21,6 +21,7 @@ LargeObjectSpace::LargeObjectSpace(Word* region_begin, Word* region_end)
 uint64_t LargeObjectSpace::pages_for(uint64_t words) { return (words + kWordsPerPage - 1) / kWordsPerPage; }
 
 Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
+  if (over_budget(pages)) return nullptr;
   for (auto it = free_runs_.begin(); it != free_runs_.end(); ++it) {
     if (it->second < pages) continue;
     Word* start = it->first;
@@ -29,6 +30,7 @@ Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
     if (left) free_runs_.emplace(start + pages * kWordsPerPage, left);
     committed_pages_ += pages;
     pages_allocated_since_sweep_ += pages;
+    pages_since_budget_ += pages;
     retained_pages_ -= std::min(retained_pages_, pages);
     return start;
   }
@@ -39,6 +41,7 @@ Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
   high_water_ = std::max(high_water_, frontier_);
   committed_pages_ += pages;
   pages_allocated_since_sweep_ += pages;
+  pages_since_budget_ += pages;
   return start;
 }
 
@@ -81,6 +84,11 @@ uint64_t LargeObjectSpace::sweep(bool poison) {
       std::max(kMinRetainedPages, pages_allocated_since_sweep_ + pages_allocated_since_sweep_ / 2));
   pages_allocated_since_sweep_ = 0;
   return freed;
+}
+
+void LargeObjectSpace::set_growth_budget(uint64_t heap_live_bytes) {
+  budget_pages_ = std::max(kMinGrowthPages, heap_live_bytes / kPageBytes);
+  pages_since_budget_ = 0;
 }
 
 void LargeObjectSpace::free_run(Word* start, uint64_t pages, bool poison) {

@@ -33,8 +33,9 @@ class LargeObjectSpace {
   LargeObjectSpace(Word* region_begin, Word* region_end);
 
   // A page-aligned run of `pages` pages (pages_for gives an object's), or
-  // nullptr when the region has no run that long. The caller formats the
-  // object and then calls add_object.
+  // nullptr when the region has no run that long or the space has used its
+  // growth budget (below): then the caller collects and asks again. The
+  // caller formats the object and then calls add_object.
   Word* allocate_pages(uint64_t pages);
   void add_object(Word* header, Word* start, uint64_t pages);
 
@@ -53,6 +54,21 @@ class LargeObjectSpace {
   // given back) and clears the others' marks. Returns the bytes freed.
   uint64_t sweep(bool poison);
 
+  // The growth budget, for plans whose own trigger does not count large
+  // objects (the copying ones: they collect when a semispace fills). Set at
+  // the start (0) and after each collection that swept the space, it hands
+  // out as many pages as the heap's live data, at least kMinGrowthPages,
+  // and then asks for a collection, as MMTk's spaces poll for one when they
+  // acquire pages. The next objects then reuse dead objects' pages, still
+  // mapped, instead of faulting in fresh ones, and a collection costs about
+  // one pass over the live data per as much allocated. (Without it, a
+  // program making short-lived fibers, each value stack a pinned page
+  // here, faulted in a new page per fiber and never collected.) The first
+  // allocation after it is set always gets its pages, whatever its size.
+  // Never set, the space has no budget.
+  void set_growth_budget(uint64_t heap_live_bytes);
+  static constexpr uint64_t kMinGrowthPages = (4ull << 20) / kPageBytes;
+
   static uint64_t pages_for(uint64_t words);
 
  private:
@@ -65,6 +81,10 @@ class LargeObjectSpace {
   // high-water mark, so the heap never maps more than --heap allowed it.
   static constexpr uint64_t kMinRetainedPages = (32ull << 20) / kPageBytes;
 
+  bool over_budget(uint64_t pages) const {
+    return pages_since_budget_ > 0 && pages_since_budget_ + pages > budget_pages_;
+  }
+
   Word* begin_;
   Word* region_end_;
   Word* frontier_;    // pages at and above it are not handed out now
@@ -73,6 +93,8 @@ class LargeObjectSpace {
   // top was released and then handed out again counts as mapped.
   uint64_t retained_pages_ = 0;
   uint64_t pages_allocated_since_sweep_ = 0;
+  uint64_t budget_pages_ = UINT64_MAX;
+  uint64_t pages_since_budget_ = 0;
   uint64_t committed_pages_ = 0;
   std::vector<Object> objects_;
   // Free runs below the frontier, by address, so neighbours coalesce. The

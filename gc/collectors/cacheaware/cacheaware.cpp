@@ -74,6 +74,7 @@ CacheAwareCollector::CacheAwareCollector(RootSet& roots, const HeapOptions& opti
   card_base = cards_.biased_base();
   for (uint32_t p = 0; p < ca_.partitions; ++p) partitions_[p].floor = partitions_[p].top = map_.begin(p);
   allocator_.reset(0, std::min(kInitialTriggerBytes, options_.max_heap_bytes));
+  los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
   hide_buffer_ = options_.stress_interval != 0;
   describe_counters();
 }
@@ -335,6 +336,7 @@ void CacheAwareCollector::follow_weak() {
 void CacheAwareCollector::resize() {
   uint64_t used = heap_used();
   stats_.last_live_bytes = used;
+  los_.set_growth_budget(used);
   uint64_t cap =
       options_.max_heap_bytes > los_.committed_bytes() ? options_.max_heap_bytes - los_.committed_bytes() : 0;
   // --ca-huge=top keeps free space for caching every huge object (L236),

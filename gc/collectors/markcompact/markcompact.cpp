@@ -95,6 +95,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   young_->reset(young_bytes_);
   young_other_->reset(young_bytes_);
   old_.grow_to(std::min(kInitialOldBytes, old_bound_bytes(0)));
+  los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
   cards_.clean(old_.begin(), old_.end());
   threads_.make_scavengers(events, reservation_);
   if (options_.gc_threads > 0)
@@ -262,6 +263,7 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
       scavenge_young(0);
     full_collections_++;
     stats_.last_live_bytes = heap_used();
+    los_.set_growth_budget(stats_.last_live_bytes);
     return true;
   });
 }

@@ -223,6 +223,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
   other_->reset(semispace_bytes_);
   cards_.clean(current_->begin(), current_->end());
   large_mark_stack_.reserve(256);
+  los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
   worker_totals_.resize(options_.gc_threads);
   mutator_.install(*current_);
   note_heap_size();
@@ -353,6 +354,7 @@ void SemispaceCollector::resize_semispaces() {
   semispace_bytes_ = target;
   current_->set_capacity(target);
   stats_.last_live_bytes = live + los_.committed_bytes();
+  los_.set_growth_budget(stats_.last_live_bytes);
 }
 
 // From-space is empty now (poisoned in stress and verify modes).
