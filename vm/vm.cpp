@@ -155,8 +155,8 @@ void VM::link_new_functions() {
 
 void FrameStack::grow(size_t limit) {
   size_t used = size();
-  size_t capacity = std::max(used + 1, std::min(limit, std::max<size_t>(64, 2 * used)));
-  auto grown = std::make_unique<Frame[]>(capacity);
+  size_t capacity = std::max(used + 1, std::min(limit, std::max<size_t>(8, 2 * used)));
+  auto grown = std::make_unique_for_overwrite<Frame[]>(capacity);
   std::copy(frames_.get(), top_, grown.get());
   frames_ = std::move(grown);
   top_ = frames_.get() + used;
