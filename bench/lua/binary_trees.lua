@@ -32,7 +32,7 @@ print("stretch tree of depth " .. stretchDepth .. "\t check: " ..
 local longLivedTree = bottomUpTree(maxDepth)
 
 for depth = minDepth, maxDepth, 2 do
-  local iterations = 1 << (maxDepth - depth + minDepth)
+  local iterations = math.floor(2 ^ (maxDepth - depth + minDepth))
   local check = 0
   for _ = 1, iterations do
     check = check + bottomUpTree(depth):check()

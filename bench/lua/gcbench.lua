@@ -13,9 +13,9 @@ local kLongLivedTreeDepth = kMaxTreeDepth
 local kArraySize = 500000
 local kMinTreeDepth = 4
 
-local function treeSize(i) return (1 << (i + 1)) - 1 end
+local function treeSize(i) return math.floor(2 ^ (i + 1)) - 1 end
 
-local function numIters(i) return 2 * treeSize(kStretchTreeDepth) // treeSize(i) end
+local function numIters(i) return math.floor(2 * treeSize(kStretchTreeDepth) / treeSize(i)) end
 
 local function populate(depth, node)
   if depth <= 0 then return end
@@ -62,7 +62,7 @@ populate(kLongLivedTreeDepth, longLivedTree)
 print(" Creating a long-lived array of " .. kArraySize .. " doubles")
 local array = {}
 for i = 1, kArraySize do array[i] = 0.0 end   -- index i+1 holds element i
-for i = 1, kArraySize // 2 - 1 do
+for i = 1, math.floor(kArraySize / 2) - 1 do
   array[i + 1] = 1 / i
 end
 

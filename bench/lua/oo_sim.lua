@@ -78,7 +78,7 @@ function Savings:init(id, owner, balance, rate)
   self.rate = rate
 end
 function Savings:monthEnd()
-  local interest = self.balance * self.rate // 10000
+  local interest = math.floor(self.balance * self.rate / 10000)
   self.balance = self.balance + interest
   return interest
 end

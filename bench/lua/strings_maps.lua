@@ -91,7 +91,7 @@ end
 print("mirrored words: " .. mirrored)
 
 -- 5. Delete the rare words.
-local threshold = totalWords // ncounts
+local threshold = math.floor(totalWords / ncounts)
 local ks, nks = {}, 0
 for w in pairs(counts) do nks = nks + 1; ks[nks] = w end
 for _, w in ipairs(ks) do
