@@ -87,6 +87,9 @@ namespace compiler {
   X(JumpIfTrue)     /* i32 off           v ->  jumps if v is truthy     Not JumpIfFalse    */ \
   X(JumpIfNil)      /* i32 off           v ->  jumps if v is nil        NotNil JumpIfFalse */ \
   X(JumpIfNotNil)   /* i32 off           v ->  jumps unless v is nil    IsNil JumpIfFalse  */ \
+  X(StoreField)     /* u32 name, u32 ic  obj v ->                       SetField Pop       */ \
+  X(AddLocal) X(SubLocal) X(MulLocal) X(DivLocal)                                             \
+                    /* u16 slot          a -> a op base[slot]            GetLocal op        */ \
   X(JumpUnlessEq) X(JumpUnlessNe) X(JumpUnlessLt)                                             \
   X(JumpUnlessLe) X(JumpUnlessGt) X(JumpUnlessGe)                                             \
                     /* i32 off           a b ->  jumps unless a op b    op JumpIfFalse     */

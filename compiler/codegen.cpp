@@ -187,15 +187,26 @@ class CodeGen {
     uint8_t& last = code()[f_->last_op];
     Op fused = fused_op(static_cast<Op>(last), o);
     if (fused == Op::Count) return false;
-    // A fused compare-and-jump fails where its compare does.
+    // A fused instruction fails where the part that can fail does: a
+    // compare-and-jump at its compare, a local's arithmetic at the operator.
     if (o == Op::JumpIfFalse) f_->fused_line = f_->fn->lines[f_->last_op];
+    if (fused == Op::AddLocal || fused == Op::SubLocal || fused == Op::MulLocal || fused == Op::DivLocal)
+      std::fill(f_->fn->lines.begin() + static_cast<ptrdiff_t>(f_->last_op), f_->fn->lines.end(), line_);
     last = static_cast<uint8_t>(fused);
     return true;
   }
   static Op fused_op(Op last, Op next) {
     switch (next) {
       case Op::Pop:
-        return last == Op::SetLocal ? Op::StoreLocal : Op::Count;
+        return last == Op::SetLocal ? Op::StoreLocal : last == Op::SetField ? Op::StoreField : Op::Count;
+      case Op::Add:
+        return last == Op::GetLocal ? Op::AddLocal : Op::Count;
+      case Op::Sub:
+        return last == Op::GetLocal ? Op::SubLocal : Op::Count;
+      case Op::Mul:
+        return last == Op::GetLocal ? Op::MulLocal : Op::Count;
+      case Op::Div:
+        return last == Op::GetLocal ? Op::DivLocal : Op::Count;
       case Op::GetField:
         return last == Op::GetLocal ? Op::GetLocalField : Op::Count;
       case Op::Eq:

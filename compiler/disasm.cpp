@@ -137,10 +137,15 @@ class Disassembler {
       case Op::Call:
       case Op::IterPrep:
       case Op::StoreLocal:
+      case Op::AddLocal:
+      case Op::SubLocal:
+      case Op::MulLocal:
+      case Op::DivLocal:
         out_ << read<uint16_t>(fn, at);
         return at + 2;
       case Op::GetField:
       case Op::SetField:
+      case Op::StoreField:
       case Op::GetMethod: {
         uint32_t name = read<uint32_t>(fn, at);
         out_ << name << " ic " << read<uint32_t>(fn, at + 4) << "  ; " << symbol(name);

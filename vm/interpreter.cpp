@@ -445,6 +445,34 @@ void VM::execute(FiberState* fiber) {
     sp[-2] = Value::boolean(r);                                            \
     --sp;                                                                  \
   } while (0)
+// obj v -> obj v, v stored in obj's field.
+#define SET_FIELD()                                                            \
+  do {                                                                         \
+    uint32_t name = U32();                                                     \
+    InlineCache& ic = ics[U32()];                                              \
+    Value obj = sp[-2];                                                        \
+    Value v = sp[-1];                                                          \
+    if (obj.is_ref() && class_id_of(obj.as_ref()) == ic.class_id) [[likely]] { \
+      Word* h = obj.as_ref();                                                  \
+      if (ic.kind == InlineCache::kRefField) {                                 \
+        write(h, &instance_field(h, ic.index), v);                             \
+      } else if (ic.kind == InlineCache::kNumField && v.is_num()) {            \
+        instance_num(h, ic.index) = v.as_num();                                \
+      } else {                                                                 \
+        Interpreter::write_field(*this, h, ic, v, name);                       \
+      }                                                                        \
+    } else {                                                                   \
+      SYNC();                                                                  \
+      Interpreter::set_field_slow(*this, &sp[-2], name, ic);                   \
+    }                                                                          \
+  } while (0)
+// a -> a op base[slot], for nums.
+#define NUM_LOCAL(op, sym)                                                      \
+  do {                                                                          \
+    Value a = sp[-1], b = base[U16()];                                          \
+    if (!a.is_num() || !b.is_num()) Interpreter::arith_error(*this, sym, a, b); \
+    sp[-1] = Value::num(a.as_num() op b.as_num());                              \
+  } while (0)
 #define COMPARE_JUMP(op, sym)                                              \
   do {                                                                     \
     int32_t off = I32();                                                   \
@@ -566,6 +594,10 @@ void VM::execute(FiberState* fiber) {
           sp[-1] = instance_field(h, ic.index);
           DISPATCH();
         }
+        if (ic.kind == InlineCache::kNumField) {
+          sp[-1] = Value::num(instance_num(h, ic.index));
+          DISPATCH();
+        }
         if (ic.kind != InlineCache::kMethod) {
           sp[-1] = Interpreter::read_field(h, ic);
           DISPATCH();
@@ -576,28 +608,15 @@ void VM::execute(FiberState* fiber) {
     sp[-1] = Interpreter::get_field_slow(*this, &sp[-1], name, ic);
     DISPATCH();
   }
-  op_SetField : {
-    uint32_t name = U32();
-    InlineCache& ic = ics[U32()];
-    Value obj = sp[-2];
-    Value v = sp[-1];
-    if (obj.is_ref() && class_id_of(obj.as_ref()) == ic.class_id) [[likely]] {
-      Word* h = obj.as_ref();
-      if (ic.kind == InlineCache::kRefField) {
-        write(h, &instance_field(h, ic.index), v);
-      } else if (ic.kind == InlineCache::kNumField && v.is_num()) {
-        instance_num(h, ic.index) = v.as_num();
-      } else {
-        Interpreter::write_field(*this, h, ic, v, name);
-      }
-    } else {
-      SYNC();
-      Interpreter::set_field_slow(*this, &sp[-2], name, ic);
-    }
-    sp[-2] = v;
+  op_SetField:
+    SET_FIELD();
+    sp[-2] = sp[-1];
     --sp;
     DISPATCH();
-  }
+  op_StoreField:
+    SET_FIELD();
+    sp -= 2;
+    DISPATCH();
   op_GetIndex : {
     Value a = sp[-2], i = sp[-1];
     if (is_kind(a, gc::kArrayClass) && i.is_num()) {
@@ -901,6 +920,19 @@ void VM::execute(FiberState* fiber) {
       --sp;
       DISPATCH();
     }
+    goto add_other;
+  }
+  op_AddLocal : {
+    Value a = sp[-1], b = base[U16()];
+    if (a.is_num() && b.is_num()) [[likely]] {
+      sp[-1] = Value::num(a.as_num() + b.as_num());
+      DISPATCH();
+    }
+    *sp++ = b;  // the slot the codegen counted for the GetLocal
+    goto add_other;
+  }
+  add_other : {
+    Value a = sp[-2], b = sp[-1];
     if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) {
       SYNC();
       Value s = Interpreter::concat(*this, &sp[-2], &sp[-1]);
@@ -1029,6 +1061,15 @@ void VM::execute(FiberState* fiber) {
     if (values_equal(sp[0], sp[1])) ip += off;
     DISPATCH();
   }
+  op_SubLocal:
+    NUM_LOCAL(-, "-");
+    DISPATCH();
+  op_MulLocal:
+    NUM_LOCAL(*, "*");
+    DISPATCH();
+  op_DivLocal:
+    NUM_LOCAL(/, "/");
+    DISPATCH();
   op_JumpUnlessLt:
     COMPARE_JUMP(<, "<");
     DISPATCH();
@@ -1059,6 +1100,8 @@ void VM::execute(FiberState* fiber) {
 #undef NUM_BINARY
 #undef COMPARE
 #undef COMPARE_JUMP
+#undef SET_FIELD
+#undef NUM_LOCAL
 #undef BITWISE
 }
 

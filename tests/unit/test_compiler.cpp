@@ -287,6 +287,19 @@ std::string verify_stack(const Program& p, uint32_t index) {
         case Op::NotNil:
           transient = 1;
           break;
+        case Op::StoreField:
+          if (u32at(at + 4) >= fn.num_ics) return "bad ic";
+          effect = -2;
+          at += 8;
+          break;
+        case Op::AddLocal:
+        case Op::SubLocal:
+        case Op::MulLocal:
+        case Op::DivLocal:
+          if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
+          transient = 1;
+          at += 2;
+          break;
         case Op::JumpIfTrue:
         case Op::JumpIfNil:
         case Op::JumpIfNotNil:
@@ -470,6 +483,10 @@ TEST_CASE("superinstructions: common pairs fuse, never across a jump target") {
         "GetLocal GetLocal JumpUnlessLt Const Return GetLocal JumpIfTrue Const Return GetLocal JumpIfNotNil "
         "Const "
         "Return Nil Return");
+  Program a;
+  REQUIRE(compile(a, "fn g(o, x, y) { o.f = x * y; return x - y + x; }").ok);
+  CHECK(ops(a, find_function(a, "g")) ==
+        "GetLocal GetLocal MulLocal StoreField GetLocal SubLocal AddLocal Return Nil Return");
   // The GetField is where && jumps to, so it stays an instruction of its own.
   Program r;
   REQUIRE(compile(r, "fn f(c, d) { return (c && d).f; }").ok);
