@@ -7,6 +7,7 @@
 // move every object, so a builtin computes sizes first, allocates, and only
 // then takes raw pointers, re-reading args[i]; intermediate results that must
 // survive a further allocation are kept in RootSlots.
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <charconv>
@@ -404,9 +405,37 @@ Value b_split(VM& vm, Value* args, int) {
   return *root.at(0);
 }
 
+// join of strings only: the result allocated once, at its exact size, and
+// filled in place.
+Value join_strings(VM& vm, Value* args, uint64_t total) {
+  Word* s = vm.new_string_uninitialized(total);
+  Word* h = args[0].as_ref();  // re-read after allocating
+  std::string_view sep = string_view_of(args[1]);
+  char* out = string_chars(s);
+  for (uint64_t i = 0, n = array_length(h); i < n; ++i) {
+    if (i) out = std::copy(sep.begin(), sep.end(), out);
+    std::string_view piece = string_view_of(array_elements(h)[i]);
+    out = std::copy(piece.begin(), piece.end(), out);
+  }
+  finish_string(s);
+  return Value::ref(s);
+}
+
 Value b_join(VM& vm, Value* args, int) {
   Value a = args[0];
   std::string_view sep = string_view_of(string_arg(vm, "join", args, 1));
+  if (is_kind(a, gc::kArrayClass)) {
+    Word* h = a.as_ref();
+    uint64_t n = array_length(h);
+    uint64_t total = n ? (n - 1) * sep.size() : 0;
+    bool strings_only = true;
+    for (uint64_t i = 0; i < n && strings_only; ++i) {
+      Value e = array_elements(h)[i];
+      strings_only = is_kind(e, gc::kStringClass);
+      if (strings_only) total += string_length(e.as_ref());
+    }
+    if (strings_only) return join_strings(vm, args, total);
+  }
   std::string out;  // formatting does not allocate on the heap: views stay valid
   if (is_kind(a, gc::kArrayClass)) {
     Word* h = a.as_ref();

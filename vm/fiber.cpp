@@ -29,7 +29,7 @@ namespace {
 constexpr size_t kNativeStackBytes = 256 * 1024;
 
 // A fiber's value stack starts small (there may be many fibers) and grows.
-constexpr size_t kFiberStackSlots = 64;
+constexpr size_t kFiberStackSlots = 256;
 
 // Fibers resuming fibers nest this deep before `stack overflow`, like calls.
 constexpr size_t kMaxFiberNesting = 10'000;
