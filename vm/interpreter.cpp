@@ -619,11 +619,16 @@ void VM::execute(FiberState* fiber) {
     DISPATCH();
   op_GetIndex : {
     Value a = sp[-2], i = sp[-1];
-    if (is_kind(a, gc::kArrayClass) && i.is_num()) {
+    if (a.is_ref() && i.is_num()) {
       Word* h = a.as_ref();
       uint64_t k;
-      if (to_index(i, array_length(h), &k)) {
+      if (class_id_of(h) == gc::kArrayClass && to_index(i, array_length(h), &k)) {
         sp[-2] = array_elements(h)[k];
+        --sp;
+        DISPATCH();
+      }
+      if (class_id_of(h) == gc::kNumArrayClass && to_index(i, numarray_length(h), &k)) {
+        sp[-2] = Value::num(numarray_data(h)[k]);
         --sp;
         DISPATCH();
       }
@@ -635,11 +640,17 @@ void VM::execute(FiberState* fiber) {
   }
   op_SetIndex : {
     Value a = sp[-3], i = sp[-2];
-    if (is_kind(a, gc::kArrayClass) && i.is_num()) {
+    if (a.is_ref() && i.is_num()) {
       Word* h = a.as_ref();
       uint64_t k;
-      if (to_index(i, array_length(h), &k)) {
+      if (class_id_of(h) == gc::kArrayClass && to_index(i, array_length(h), &k)) {
         write(h, &array_elements(h)[k], sp[-1]);
+        sp[-3] = sp[-1];
+        sp -= 2;
+        DISPATCH();
+      }
+      if (class_id_of(h) == gc::kNumArrayClass && sp[-1].is_num() && to_index(i, numarray_length(h), &k)) {
+        numarray_data(h)[k] = sp[-1].as_num();
         sp[-3] = sp[-1];
         sp -= 2;
         DISPATCH();
