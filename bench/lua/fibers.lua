@@ -20,7 +20,7 @@ local function filter(source, modulus)
   end)
 end
 
-local items = 20000
+local items = 200000
 if arg[1] then items = math.floor(assert(tonumber(arg[1]), "N must be a number")) end
 
 local total, kept = 0, 0
