@@ -88,6 +88,9 @@ namespace compiler {
   X(JumpIfNil)      /* i32 off           v ->  jumps if v is nil        NotNil JumpIfFalse */ \
   X(JumpIfNotNil)   /* i32 off           v ->  jumps unless v is nil    IsNil JumpIfFalse  */ \
   X(StoreField)     /* u32 name, u32 ic  obj v ->                       SetField Pop       */ \
+  X(StoreBoxed)     /* u16 slot          v ->                            SetBoxed Pop       */ \
+  X(StoreUpval)     /* u16 i             v ->                            SetUpval Pop       */ \
+  X(StoreGlobal)    /* u32 global        v ->                            SetGlobal Pop      */ \
   X(AddLocal) X(SubLocal) X(MulLocal) X(DivLocal)                                             \
                     /* u16 slot          a -> a op base[slot]            GetLocal op        */ \
   X(JumpUnlessEq) X(JumpUnlessNe) X(JumpUnlessLt)                                             \

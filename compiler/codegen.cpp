@@ -198,7 +198,20 @@ class CodeGen {
   static Op fused_op(Op last, Op next) {
     switch (next) {
       case Op::Pop:
-        return last == Op::SetLocal ? Op::StoreLocal : last == Op::SetField ? Op::StoreField : Op::Count;
+        switch (last) {
+          case Op::SetLocal:
+            return Op::StoreLocal;
+          case Op::SetField:
+            return Op::StoreField;
+          case Op::SetBoxed:
+            return Op::StoreBoxed;
+          case Op::SetUpval:
+            return Op::StoreUpval;
+          case Op::SetGlobal:
+            return Op::StoreGlobal;
+          default:
+            return Op::Count;
+        }
       case Op::Add:
         return last == Op::GetLocal ? Op::AddLocal : Op::Count;
       case Op::Sub:

@@ -105,6 +105,7 @@ class Disassembler {
       }
       case Op::GetGlobal:
       case Op::SetGlobal:
+      case Op::StoreGlobal:
       case Op::DefineGlobal: {
         uint32_t g = read<uint32_t>(fn, at);
         out_ << g << "  ; " << global(g);
@@ -137,6 +138,8 @@ class Disassembler {
       case Op::Call:
       case Op::IterPrep:
       case Op::StoreLocal:
+      case Op::StoreBoxed:
+      case Op::StoreUpval:
       case Op::AddLocal:
       case Op::SubLocal:
       case Op::MulLocal:

@@ -1036,6 +1036,23 @@ void VM::execute(FiberState* fiber) {
   op_StoreLocal:
     base[U16()] = *--sp;
     DISPATCH();
+  op_StoreBoxed : {
+    Word* cell = base[U16()].as_ref();
+    write(cell, &cell_value(cell), *--sp);
+    DISPATCH();
+  }
+  op_StoreUpval : {
+    Word* cell = closure_upvalue(base[0].as_ref(), U16()).as_ref();
+    write(cell, &cell_value(cell), *--sp);
+    DISPATCH();
+  }
+  op_StoreGlobal : {
+    uint32_t g = U32();
+    if (globals_[g].is_undefined()) [[unlikely]]
+      error(Interpreter::undefined_global(*this, g));
+    globals_[g] = *--sp;
+    DISPATCH();
+  }
   op_GetLocalField:
     *sp++ = base[U16()];
     goto op_GetField;

@@ -292,6 +292,21 @@ std::string verify_stack(const Program& p, uint32_t index) {
           effect = -2;
           at += 8;
           break;
+        case Op::StoreBoxed:
+          if (!slot_ok(u16at(at)) || u16at(at) + 1 >= static_cast<uint32_t>(depth))
+            return "bad slot at " + std::to_string(pc);
+          effect = -1;
+          at += 2;
+          break;
+        case Op::StoreUpval:
+          if (u16at(at) >= fn.num_upvalues) return "bad upvalue";
+          effect = -1;
+          at += 2;
+          break;
+        case Op::StoreGlobal:
+          effect = -1;
+          at += 4;
+          break;
         case Op::AddLocal:
         case Op::SubLocal:
         case Op::MulLocal:
@@ -376,7 +391,7 @@ TEST_CASE("precedence") {
   CHECK(script_ops("a || b && c;") ==
         "GetGlobal JumpIfTrueKeep GetGlobal JumpIfFalseKeep GetGlobal Pop Nil Return");
   CHECK(script_ops("-a.b[1]();") == "GetGlobal GetField Const GetIndex Call Neg Pop Nil Return");
-  CHECK(script_ops("a = b = 1;") == "Const SetGlobal SetGlobal Pop Nil Return");
+  CHECK(script_ops("a = b = 1;") == "Const SetGlobal StoreGlobal Nil Return");
   CHECK(script_ops("c ? 1 : 2;") == "GetGlobal JumpIfFalse Const Jump Const Pop Nil Return");
 }
 
@@ -463,7 +478,7 @@ TEST_CASE("hoisting") {
   Program q;
   REQUIRE(compile(q, "fn o() { a(); fn a() { return b(); } fn b() { return a(); } }").ok);
   CHECK(ops(q, find_function(q, "o")) ==
-        "Nil Box Nil Box Closure SetBoxed Pop Closure SetBoxed Pop GetBoxed Call Pop Nil Return");
+        "Nil Box Nil Box Closure StoreBoxed Closure StoreBoxed GetBoxed Call Pop Nil Return");
   // A function capturing an earlier `let` of its block is made at its text.
   Program r;
   REQUIRE(compile(r, "fn o() { let x = 1; fn f() { return x; } fn g() { return 2; } }").ok);
@@ -487,6 +502,13 @@ TEST_CASE("superinstructions: common pairs fuse, never across a jump target") {
   REQUIRE(compile(a, "fn g(o, x, y) { o.f = x * y; return x - y + x; }").ok);
   CHECK(ops(a, find_function(a, "g")) ==
         "GetLocal GetLocal MulLocal StoreField GetLocal SubLocal AddLocal Return Nil Return");
+  CHECK(script_ops("let t = 0; fn c() { let n = 0; return fn() { n += 1; t = n; }; }") ==
+        "Closure DefineGlobal Const DefineGlobal Nil Return");
+  Program u;
+  REQUIRE(
+      compile(u, "let t = 0; fn c() { let n = 0; let f = fn() { n += 1; t = n; }; n = 2; return f; }").ok);
+  CHECK(ops(u, find_function(u, "c")) == "Const Box Closure Const StoreBoxed GetLocal Return Nil Return");
+  CHECK(ops(u, find_function(u, "<fn>")) == "GetUpval Const Add StoreUpval GetUpval StoreGlobal Nil Return");
   // The GetField is where && jumps to, so it stays an instruction of its own.
   Program r;
   REQUIRE(compile(r, "fn f(c, d) { return (c && d).f; }").ok);
@@ -553,7 +575,7 @@ TEST_CASE("captured variables, loops and initializers") {
   CHECK(ops(p, find_function(p, "g")).find("Rebox") == std::string::npos);
   CHECK(ops(p, find_function(p, "h")) ==
         "GetLocal Nil Nil IterPrep IterNext Box Closure Pop Pop Jump PopN Nil Return");
-  CHECK(ops(p, find_function(p, "r")) == "Nil Box Closure SetBoxed Pop Nil Return");
+  CHECK(ops(p, find_function(p, "r")) == "Nil Box Closure StoreBoxed Nil Return");
 }
 
 TEST_CASE("classes and super") {
