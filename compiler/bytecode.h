@@ -54,6 +54,8 @@ namespace compiler {
   X(DefineGlobal)   /* u32 global        v ->            (declares, or redefines)          */ \
   X(GetField)       /* u32 name, u32 ic  obj -> field value or bound method                */ \
   X(SetField)       /* u32 name, u32 ic  obj v -> v                                        */ \
+  X(SetLocalField)  /* u16 slot, u32 name, u32 ic  v -> v  base[slot].name = v: a local  */ \
+                    /* receiver is read after the value when the value cannot assign it    */ \
   X(GetIndex)       /*                   a i -> a[i]                                       */ \
   X(SetIndex)       /*                   a i v -> v                                        */ \
   X(GetMethod)      /* u32 name, u32 ic  obj -> callee obj   (start of obj.name(args))     */ \
@@ -88,6 +90,7 @@ namespace compiler {
   X(JumpIfNil)      /* i32 off           v ->  jumps if v is nil        NotNil JumpIfFalse */ \
   X(JumpIfNotNil)   /* i32 off           v ->  jumps unless v is nil    IsNil JumpIfFalse  */ \
   X(StoreField)     /* u32 name, u32 ic  obj v ->                       SetField Pop       */ \
+  X(StoreLocalField)/* u16 slot, u32 name, u32 ic  v ->               SetLocalField Pop  */ \
   X(StoreBoxed)     /* u16 slot          v ->                            SetBoxed Pop       */ \
   X(StoreUpval)     /* u16 i             v ->                            SetUpval Pop       */ \
   X(StoreGlobal)    /* u32 global        v ->                            SetGlobal Pop      */ \
@@ -95,7 +98,16 @@ namespace compiler {
                     /* u16 slot          a -> a op base[slot]            GetLocal op        */ \
   X(JumpUnlessEq) X(JumpUnlessNe) X(JumpUnlessLt)                                             \
   X(JumpUnlessLe) X(JumpUnlessGt) X(JumpUnlessGe)                                             \
-                    /* i32 off           a b ->  jumps unless a op b    op JumpIfFalse     */
+                    /* i32 off           a b ->  jumps unless a op b    op JumpIfFalse     */ \
+  X(AddConst) X(SubConst) X(MulConst) X(DivConst) X(ModConst)                                 \
+                    /* u32 k             a -> a op k                     Const op           */ \
+  /* Chains: a superinstruction fused again with the GetLocal before it                    */ \
+  X(AddLocals) X(SubLocals) X(MulLocals) X(DivLocals)                                         \
+                    /* u16 a, u16 b      -> base[a] op base[b]           GetLocal opLocal   */ \
+  X(JumpUnlessLtLocal) X(JumpUnlessLeLocal) X(JumpUnlessGtLocal) X(JumpUnlessGeLocal)         \
+                    /* u16 b, i32 off    a -> jumps unless a op base[b]  GetLocal JumpUnless*/ \
+  X(JumpUnlessLtLocals) X(JumpUnlessLeLocals) X(JumpUnlessGtLocals) X(JumpUnlessGeLocals)     \
+                    /* u16 a, u16 b, i32 off  jumps unless base[a] op base[b]  the same, twice */
 // clang-format on
 
 enum class Op : uint8_t {

@@ -124,10 +124,11 @@ class CodeGen {
     std::vector<Loop> loops;
     std::unordered_map<std::string, uint32_t> strings;
     std::unordered_map<uint64_t, uint32_t> numbers;
-    // For fusing (see fuse): where the last instruction starts, the latest
-    // offset that a jump targets, and the line the bytes of a fused
-    // instruction carry (that of its part that can fail), or 0.
-    size_t last_op = SIZE_MAX;
+    // For fusing (see fuse): where the last few instructions start (no
+    // jump target lies between them), the latest offset that a jump
+    // targets, and the line the bytes of a fused instruction carry (that of
+    // its part that can fail), or 0.
+    std::vector<size_t> starts;
     size_t label = SIZE_MAX;
     uint32_t fused_line = 0;
     FnState(FnState* p, FunctionNode& n) : parent(p), node(n) {}
@@ -172,27 +173,45 @@ class CodeGen {
     adjust(effect);
     f_->fused_line = 0;
     if (fuse(o)) return;
-    f_->last_op = code().size();
+    std::vector<size_t>& starts = f_->starts;
+    if (starts.size() == kFuseWindow) starts.erase(starts.begin());
+    starts.push_back(code().size());
     byte(static_cast<uint8_t>(o));
   }
+  // The longest chain fuse() folds: GetLocal GetLocal Lt JumpIfFalse.
+  static constexpr size_t kFuseWindow = 3;
   // Superinstructions: when `o` follows an instruction it forms a common
-  // pair with, the pair becomes one instruction (bytecode.h), which halves
-  // the dispatches on the hottest paths of loops, conditions and field
-  // reads. The last instruction's opcode byte is rewritten and `o`'s
-  // operands follow its own, so each fused layout is the concatenation of
-  // its parts'. Not across a jump target: the second instruction must
-  // still begin there.
+  // pair with, the pair becomes one instruction (bytecode.h), which cuts
+  // the dispatches on the hottest paths of loops, conditions, arithmetic
+  // and field reads. The last instruction's opcode byte is rewritten and
+  // `o`'s operands follow its own, so each fused layout is the
+  // concatenation of its parts'. The result may fuse again with the
+  // instruction before it (GetLocal + MulLocal is MulLocals): that one's
+  // layout absorbs the result's operands and the result's opcode byte goes.
+  // Never across a jump target: the instruction there must still begin
+  // there. A jump is only ever the last part, so no recorded jump operand
+  // moves.
   bool fuse(Op o) {
-    if (f_->last_op == SIZE_MAX || f_->label == code().size()) return false;
-    uint8_t& last = code()[f_->last_op];
+    std::vector<size_t>& starts = f_->starts;
+    if (starts.empty() || f_->label == code().size()) return false;
+    uint8_t& last = code()[starts.back()];
     Op fused = fused_op(static_cast<Op>(last), o);
     if (fused == Op::Count) return false;
     // A fused instruction fails where the part that can fail does: a
     // compare-and-jump at its compare, a local's arithmetic at the operator.
-    if (o == Op::JumpIfFalse) f_->fused_line = f_->fn->lines[f_->last_op];
-    if (fused == Op::AddLocal || fused == Op::SubLocal || fused == Op::MulLocal || fused == Op::DivLocal)
-      std::fill(f_->fn->lines.begin() + static_cast<ptrdiff_t>(f_->last_op), f_->fn->lines.end(), line_);
+    if (o == Op::JumpIfFalse) f_->fused_line = f_->fn->lines[starts.back()];
+    if (o == Op::Add || o == Op::Sub || o == Op::Mul || o == Op::Div || o == Op::Mod)
+      std::fill(f_->fn->lines.begin() + static_cast<ptrdiff_t>(starts.back()), f_->fn->lines.end(), line_);
     last = static_cast<uint8_t>(fused);
+    while (starts.size() >= 2 && f_->label != starts.back()) {
+      size_t at = starts.back(), before = starts[starts.size() - 2];
+      Op chained = fused_op(static_cast<Op>(code()[before]), static_cast<Op>(code()[at]));
+      if (chained == Op::Count) break;
+      code().erase(code().begin() + static_cast<ptrdiff_t>(at));
+      f_->fn->lines.erase(f_->fn->lines.begin() + static_cast<ptrdiff_t>(at));
+      code()[before] = static_cast<uint8_t>(chained);
+      starts.pop_back();
+    }
     return true;
   }
   static Op fused_op(Op last, Op next) {
@@ -203,6 +222,8 @@ class CodeGen {
             return Op::StoreLocal;
           case Op::SetField:
             return Op::StoreField;
+          case Op::SetLocalField:
+            return Op::StoreLocalField;
           case Op::SetBoxed:
             return Op::StoreBoxed;
           case Op::SetUpval:
@@ -213,13 +234,39 @@ class CodeGen {
             return Op::Count;
         }
       case Op::Add:
-        return last == Op::GetLocal ? Op::AddLocal : Op::Count;
+        return last == Op::GetLocal ? Op::AddLocal : last == Op::Const ? Op::AddConst : Op::Count;
       case Op::Sub:
-        return last == Op::GetLocal ? Op::SubLocal : Op::Count;
+        return last == Op::GetLocal ? Op::SubLocal : last == Op::Const ? Op::SubConst : Op::Count;
       case Op::Mul:
-        return last == Op::GetLocal ? Op::MulLocal : Op::Count;
+        return last == Op::GetLocal ? Op::MulLocal : last == Op::Const ? Op::MulConst : Op::Count;
       case Op::Div:
-        return last == Op::GetLocal ? Op::DivLocal : Op::Count;
+        return last == Op::GetLocal ? Op::DivLocal : last == Op::Const ? Op::DivConst : Op::Count;
+      case Op::Mod:
+        return last == Op::Const ? Op::ModConst : Op::Count;
+      case Op::AddLocal:
+        return last == Op::GetLocal ? Op::AddLocals : Op::Count;
+      case Op::SubLocal:
+        return last == Op::GetLocal ? Op::SubLocals : Op::Count;
+      case Op::MulLocal:
+        return last == Op::GetLocal ? Op::MulLocals : Op::Count;
+      case Op::DivLocal:
+        return last == Op::GetLocal ? Op::DivLocals : Op::Count;
+      case Op::JumpUnlessLt:
+        return last == Op::GetLocal ? Op::JumpUnlessLtLocal : Op::Count;
+      case Op::JumpUnlessLe:
+        return last == Op::GetLocal ? Op::JumpUnlessLeLocal : Op::Count;
+      case Op::JumpUnlessGt:
+        return last == Op::GetLocal ? Op::JumpUnlessGtLocal : Op::Count;
+      case Op::JumpUnlessGe:
+        return last == Op::GetLocal ? Op::JumpUnlessGeLocal : Op::Count;
+      case Op::JumpUnlessLtLocal:
+        return last == Op::GetLocal ? Op::JumpUnlessLtLocals : Op::Count;
+      case Op::JumpUnlessLeLocal:
+        return last == Op::GetLocal ? Op::JumpUnlessLeLocals : Op::Count;
+      case Op::JumpUnlessGtLocal:
+        return last == Op::GetLocal ? Op::JumpUnlessGtLocals : Op::Count;
+      case Op::JumpUnlessGeLocal:
+        return last == Op::GetLocal ? Op::JumpUnlessGeLocals : Op::Count;
       case Op::GetField:
         return last == Op::GetLocal ? Op::GetLocalField : Op::Count;
       case Op::Eq:
@@ -391,6 +438,24 @@ class CodeGen {
     } else {
       op_u16(Op::GetLocal, 1, static_cast<uint32_t>(d->slot));
     }
+  }
+
+  // Whether `e` is read with GetLocal (load's last case).
+  bool in_local_slot(const Expr& e) const {
+    if (e.kind != ExprKind::Name && e.kind != ExprKind::This) return false;
+    const Decl* d = e.decl;
+    return d && !d->global() && d->owner == &f_->node && (!d->captured || d->is_this);
+  }
+
+  // Whether evaluating `e` can assign `d`, a local no closure captures:
+  // only an assignment that names it can.
+  static bool assigns(const Expr& e, const Decl* d) {
+    if (e.kind == ExprKind::Assign && e.a->kind == ExprKind::Name && e.a->decl == d) return true;
+    for (const Expr* part : {e.a.get(), e.b.get(), e.c.get()})
+      if (part && assigns(*part, d)) return true;
+    for (const ExprPtr& item : e.items)
+      if (assigns(*item, d)) return true;
+    return false;
   }
 
   // v -> v
@@ -827,6 +892,23 @@ class CodeGen {
         return;
       case ExprKind::Get: {
         uint32_t name = program_.symbol(target.str);
+        if (in_local_slot(*target.a) && !assigns(*e.b, target.a->decl)) {
+          // [GetLocalField] v [op] SetLocalField: the receiver never goes on
+          // the stack, and reading it last reads the same object.
+          if (compound) {
+            expression(target);
+            expression(*e.b);
+            op(binary_op(e.op), -1);
+          } else {
+            expression(*e.b);
+          }
+          adjust(1);  // SetLocalField's slow path pairs the receiver with v
+          op(Op::SetLocalField, -1);
+          u16(static_cast<uint32_t>(target.a->decl->slot));
+          u32(name);
+          u32(ic());
+          return;
+        }
         expression(*target.a);
         if (compound) {  // [a] Dup GetField v op SetField
           op(Op::Dup, 1);

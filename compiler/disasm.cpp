@@ -95,7 +95,7 @@ class Disassembler {
       out_ << std::setw(4) << "|";
     else
       out_ << std::setw(4) << fn.lines[pc];
-    out_ << "  " << std::left << std::setw(16) << op_name(op) << std::right;
+    out_ << "  " << std::left << std::setw(19) << op_name(op) << std::right;
     size_t at = pc + 1;
     switch (op) {
       case Op::Const: {
@@ -154,7 +154,9 @@ class Disassembler {
         out_ << name << " ic " << read<uint32_t>(fn, at + 4) << "  ; " << symbol(name);
         return at + 8;
       }
-      case Op::GetLocalField: {
+      case Op::GetLocalField:
+      case Op::SetLocalField:
+      case Op::StoreLocalField: {
         uint32_t name = read<uint32_t>(fn, at + 2);
         out_ << read<uint16_t>(fn, at) << " " << name << " ic " << read<uint32_t>(fn, at + 6) << "  ; "
              << symbol(name);
@@ -191,6 +193,38 @@ class Disassembler {
         int32_t off = read<int32_t>(fn, at);
         out_ << off << "  ; -> " << static_cast<long>(at + 4) + off;
         return at + 4;
+      }
+      case Op::AddConst:
+      case Op::SubConst:
+      case Op::MulConst:
+      case Op::DivConst:
+      case Op::ModConst: {
+        uint32_t k = read<uint32_t>(fn, at);
+        out_ << k << "  ; " << constant(fn, k);
+        return at + 4;
+      }
+      case Op::AddLocals:
+      case Op::SubLocals:
+      case Op::MulLocals:
+      case Op::DivLocals:
+        out_ << read<uint16_t>(fn, at) << " " << read<uint16_t>(fn, at + 2);
+        return at + 4;
+      case Op::JumpUnlessLtLocal:
+      case Op::JumpUnlessLeLocal:
+      case Op::JumpUnlessGtLocal:
+      case Op::JumpUnlessGeLocal: {
+        int32_t off = read<int32_t>(fn, at + 2);
+        out_ << read<uint16_t>(fn, at) << " " << off << "  ; -> " << static_cast<long>(at + 6) + off;
+        return at + 6;
+      }
+      case Op::JumpUnlessLtLocals:
+      case Op::JumpUnlessLeLocals:
+      case Op::JumpUnlessGtLocals:
+      case Op::JumpUnlessGeLocals: {
+        int32_t off = read<int32_t>(fn, at + 4);
+        out_ << read<uint16_t>(fn, at) << " " << read<uint16_t>(fn, at + 2) << " " << off << "  ; -> "
+             << static_cast<long>(at + 8) + off;
+        return at + 8;
       }
       case Op::Closure:
         return closure(fn, at, nested);

@@ -46,6 +46,13 @@ inline bool to_index(Value i, uint64_t len, uint64_t* out) {
   return true;
 }
 
+// Whether r = a op b, computed on the operands' bits as doubles, is the
+// result of two nums. A tagged operand is a NaN and makes r one, so a number
+// r settles it with one test; only a NaN r (0/0, or a non-num) checks the
+// operands. Ordered comparisons are true only when neither side is a NaN,
+// so their true results need no check either.
+inline bool nums_gave(double r, Value a, Value b) { return r == r || (a.is_num() && b.is_num()); }
+
 // A bitwise operand: an integral num in the 64-bit range.
 inline bool to_int64(Value v, int64_t* out) {
   if (!v.is_num()) return false;
@@ -425,33 +432,40 @@ void VM::execute(FiberState* fiber) {
 #define U16() (ip += 2, load_u16(ip - 2))
 #define U32() (ip += 4, load_u32(ip - 4))
 #define I32() (ip += 4, load_i32(ip - 4))
-#define NUM_BINARY(op, sym)                                                     \
-  do {                                                                          \
-    Value a = sp[-2], b = sp[-1];                                               \
-    if (!a.is_num() || !b.is_num()) Interpreter::arith_error(*this, sym, a, b); \
-    sp[-2] = Value::num(a.as_num() op b.as_num());                              \
-    --sp;                                                                       \
+#define NUM_BINARY(op, sym)                       \
+  do {                                            \
+    Value a = sp[-2], b = sp[-1];                 \
+    double r = a.as_num() op b.as_num();          \
+    if (!nums_gave(r, a, b)) [[unlikely]]         \
+      Interpreter::arith_error(*this, sym, a, b); \
+    sp[-2] = Value::num(r);                       \
+    --sp;                                         \
   } while (0)
-#define COMPARE(op, sym)                                                   \
-  do {                                                                     \
-    Value a = sp[-2], b = sp[-1];                                          \
-    bool r;                                                                \
-    if (a.is_num() && b.is_num())                                          \
-      r = a.as_num() op b.as_num();                                        \
-    else if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) \
-      r = Interpreter::compare_strings(a, b) op 0;                         \
-    else                                                                   \
-      Interpreter::arith_error(*this, sym, a, b);                          \
-    sp[-2] = Value::boolean(r);                                            \
-    --sp;                                                                  \
+// r = a op b for an ordered comparison of nums or strings.
+#define ORDER(a, b, op, sym, r)                                         \
+  do {                                                                  \
+    r = a.as_num() op b.as_num();                                       \
+    if (!r && !(a.is_num() && b.is_num())) [[unlikely]] {               \
+      if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) \
+        r = Interpreter::compare_strings(a, b) op 0;                    \
+      else                                                              \
+        Interpreter::arith_error(*this, sym, a, b);                     \
+    }                                                                   \
   } while (0)
-// obj v -> obj v, v stored in obj's field.
-#define SET_FIELD()                                                            \
+#define COMPARE(op, sym)          \
+  do {                            \
+    Value a = sp[-2], b = sp[-1]; \
+    bool r;                       \
+    ORDER(a, b, op, sym, r);      \
+    sp[-2] = Value::boolean(r);   \
+    --sp;                         \
+  } while (0)
+// obj.name = v, with name and the inline cache the next operands; the
+// slow path reads obj and v from slots[0] and slots[1].
+#define SET_FIELD(obj, v, slots)                                               \
   do {                                                                         \
     uint32_t name = U32();                                                     \
     InlineCache& ic = ics[U32()];                                              \
-    Value obj = sp[-2];                                                        \
-    Value v = sp[-1];                                                          \
     if (obj.is_ref() && class_id_of(obj.as_ref()) == ic.class_id) [[likely]] { \
       Word* h = obj.as_ref();                                                  \
       if (ic.kind == InlineCache::kRefField) {                                 \
@@ -463,29 +477,68 @@ void VM::execute(FiberState* fiber) {
       }                                                                        \
     } else {                                                                   \
       SYNC();                                                                  \
-      Interpreter::set_field_slow(*this, &sp[-2], name, ic);                   \
+      Interpreter::set_field_slow(*this, slots, name, ic);                     \
     }                                                                          \
   } while (0)
 // a -> a op base[slot], for nums.
-#define NUM_LOCAL(op, sym)                                                      \
-  do {                                                                          \
-    Value a = sp[-1], b = base[U16()];                                          \
-    if (!a.is_num() || !b.is_num()) Interpreter::arith_error(*this, sym, a, b); \
-    sp[-1] = Value::num(a.as_num() op b.as_num());                              \
+#define NUM_LOCAL(op, sym)                        \
+  do {                                            \
+    Value a = sp[-1], b = base[U16()];            \
+    double r = a.as_num() op b.as_num();          \
+    if (!nums_gave(r, a, b)) [[unlikely]]         \
+      Interpreter::arith_error(*this, sym, a, b); \
+    sp[-1] = Value::num(r);                       \
   } while (0)
-#define COMPARE_JUMP(op, sym)                                              \
-  do {                                                                     \
-    int32_t off = I32();                                                   \
-    Value a = sp[-2], b = sp[-1];                                          \
-    bool r;                                                                \
-    if (a.is_num() && b.is_num()) [[likely]]                               \
-      r = a.as_num() op b.as_num();                                        \
-    else if (is_kind(a, gc::kStringClass) && is_kind(b, gc::kStringClass)) \
-      r = Interpreter::compare_strings(a, b) op 0;                         \
-    else                                                                   \
-      Interpreter::arith_error(*this, sym, a, b);                          \
-    sp -= 2;                                                               \
-    if (!r) ip += off;                                                     \
+// Jumps by off unless a op b (nums or strings).
+#define COMPARE_JUMP_ON(a, b, off, op, sym) \
+  do {                                      \
+    bool r;                                 \
+    ORDER(a, b, op, sym, r);                \
+    if (!r) ip += off;                      \
+  } while (0)
+// a b -> (jumps unless a op b)
+#define COMPARE_JUMP(op, sym)            \
+  do {                                   \
+    int32_t off = I32();                 \
+    Value a = sp[-2], b = sp[-1];        \
+    COMPARE_JUMP_ON(a, b, off, op, sym); \
+    sp -= 2;                             \
+  } while (0)
+// a -> (jumps unless a op base[slot])
+#define COMPARE_JUMP_LOCAL(op, sym)      \
+  do {                                   \
+    Value b = base[U16()];               \
+    int32_t off = I32();                 \
+    Value a = sp[-1];                    \
+    COMPARE_JUMP_ON(a, b, off, op, sym); \
+    --sp;                                \
+  } while (0)
+// (jumps unless base[slot a] op base[slot b])
+#define COMPARE_JUMP_LOCALS(op, sym)     \
+  do {                                   \
+    Value a = base[U16()];               \
+    Value b = base[U16()];               \
+    int32_t off = I32();                 \
+    COMPARE_JUMP_ON(a, b, off, op, sym); \
+  } while (0)
+// a -> a op k, for nums.
+#define NUM_CONST(op, sym)                        \
+  do {                                            \
+    Value a = sp[-1], b = constants[U32()];       \
+    double r = a.as_num() op b.as_num();          \
+    if (!nums_gave(r, a, b)) [[unlikely]]         \
+      Interpreter::arith_error(*this, sym, a, b); \
+    sp[-1] = Value::num(r);                       \
+  } while (0)
+// -> base[slot a] op base[slot b], for nums.
+#define NUM_LOCALS(op, sym)                       \
+  do {                                            \
+    Value a = base[U16()];                        \
+    Value b = base[U16()];                        \
+    double r = a.as_num() op b.as_num();          \
+    if (!nums_gave(r, a, b)) [[unlikely]]         \
+      Interpreter::arith_error(*this, sym, a, b); \
+    *sp++ = Value::num(r);                        \
   } while (0)
 #define BITWISE(expr, sym)                                    \
   do {                                                        \
@@ -608,15 +661,29 @@ void VM::execute(FiberState* fiber) {
     sp[-1] = Interpreter::get_field_slow(*this, &sp[-1], name, ic);
     DISPATCH();
   }
-  op_SetField:
-    SET_FIELD();
-    sp[-2] = sp[-1];
+  op_SetField : {
+    Value obj = sp[-2], v = sp[-1];
+    SET_FIELD(obj, v, &sp[-2]);
+    sp[-2] = v;
     --sp;
     DISPATCH();
-  op_StoreField:
-    SET_FIELD();
+  }
+  op_StoreField : {
+    Value obj = sp[-2], v = sp[-1];
+    SET_FIELD(obj, v, &sp[-2]);
     sp -= 2;
     DISPATCH();
+  }
+  op_SetLocalField : {
+    Value slots[2] = {base[U16()], sp[-1]};
+    SET_FIELD(slots[0], slots[1], slots);
+    DISPATCH();
+  }
+  op_StoreLocalField : {
+    Value slots[2] = {base[U16()], *--sp};
+    SET_FIELD(slots[0], slots[1], slots);
+    DISPATCH();
+  }
   op_GetIndex : {
     Value a = sp[-2], i = sp[-1];
     if (a.is_ref() && i.is_num()) {
@@ -926,8 +993,9 @@ void VM::execute(FiberState* fiber) {
   }
   op_Add : {
     Value a = sp[-2], b = sp[-1];
-    if (a.is_num() && b.is_num()) [[likely]] {
-      sp[-2] = Value::num(a.as_num() + b.as_num());
+    double r = a.as_num() + b.as_num();
+    if (nums_gave(r, a, b)) [[likely]] {
+      sp[-2] = Value::num(r);
       --sp;
       DISPATCH();
     }
@@ -935,11 +1003,34 @@ void VM::execute(FiberState* fiber) {
   }
   op_AddLocal : {
     Value a = sp[-1], b = base[U16()];
-    if (a.is_num() && b.is_num()) [[likely]] {
-      sp[-1] = Value::num(a.as_num() + b.as_num());
+    double r = a.as_num() + b.as_num();
+    if (nums_gave(r, a, b)) [[likely]] {
+      sp[-1] = Value::num(r);
       DISPATCH();
     }
     *sp++ = b;  // the slot the codegen counted for the GetLocal
+    goto add_other;
+  }
+  op_AddConst : {
+    Value a = sp[-1], b = constants[U32()];
+    double r = a.as_num() + b.as_num();
+    if (nums_gave(r, a, b)) [[likely]] {
+      sp[-1] = Value::num(r);
+      DISPATCH();
+    }
+    *sp++ = b;  // the slot the codegen counted for the Const
+    goto add_other;
+  }
+  op_AddLocals : {
+    Value a = base[U16()];
+    Value b = base[U16()];
+    double r = a.as_num() + b.as_num();
+    if (nums_gave(r, a, b)) [[likely]] {
+      *sp++ = Value::num(r);
+      DISPATCH();
+    }
+    *sp++ = a;  // the slots the codegen counted for the GetLocals
+    *sp++ = b;
     goto add_other;
   }
   add_other : {
@@ -961,6 +1052,30 @@ void VM::execute(FiberState* fiber) {
     DISPATCH();
   op_Div:
     NUM_BINARY(/, "/");
+    DISPATCH();
+  op_SubConst:
+    NUM_CONST(-, "-");
+    DISPATCH();
+  op_MulConst:
+    NUM_CONST(*, "*");
+    DISPATCH();
+  op_DivConst:
+    NUM_CONST(/, "/");
+    DISPATCH();
+  op_ModConst : {
+    Value a = sp[-1], b = constants[U32()];
+    if (!a.is_num() || !b.is_num()) Interpreter::arith_error(*this, "%", a, b);
+    sp[-1] = Value::num(num_mod(a.as_num(), b.as_num()));
+    DISPATCH();
+  }
+  op_SubLocals:
+    NUM_LOCALS(-, "-");
+    DISPATCH();
+  op_MulLocals:
+    NUM_LOCALS(*, "*");
+    DISPATCH();
+  op_DivLocals:
+    NUM_LOCALS(/, "/");
     DISPATCH();
   op_Mod : {
     Value a = sp[-2], b = sp[-1];
@@ -1110,6 +1225,30 @@ void VM::execute(FiberState* fiber) {
   op_JumpUnlessGe:
     COMPARE_JUMP(>=, ">=");
     DISPATCH();
+  op_JumpUnlessLtLocal:
+    COMPARE_JUMP_LOCAL(<, "<");
+    DISPATCH();
+  op_JumpUnlessLeLocal:
+    COMPARE_JUMP_LOCAL(<=, "<=");
+    DISPATCH();
+  op_JumpUnlessGtLocal:
+    COMPARE_JUMP_LOCAL(>, ">");
+    DISPATCH();
+  op_JumpUnlessGeLocal:
+    COMPARE_JUMP_LOCAL(>=, ">=");
+    DISPATCH();
+  op_JumpUnlessLtLocals:
+    COMPARE_JUMP_LOCALS(<, "<");
+    DISPATCH();
+  op_JumpUnlessLeLocals:
+    COMPARE_JUMP_LOCALS(<=, "<=");
+    DISPATCH();
+  op_JumpUnlessGtLocals:
+    COMPARE_JUMP_LOCALS(>, ">");
+    DISPATCH();
+  op_JumpUnlessGeLocals:
+    COMPARE_JUMP_LOCALS(>=, ">=");
+    DISPATCH();
   } catch (RuntimeError& e) {
     fiber->frames.back().ip = ip;
     for (size_t i = fiber->frames.size(); i-- > 0;) e.trace.push_back(trace_line(fiber->frames[i]));
@@ -1127,7 +1266,13 @@ void VM::execute(FiberState* fiber) {
 #undef I32
 #undef NUM_BINARY
 #undef COMPARE
+#undef ORDER
+#undef COMPARE_JUMP_ON
 #undef COMPARE_JUMP
+#undef COMPARE_JUMP_LOCAL
+#undef COMPARE_JUMP_LOCALS
+#undef NUM_CONST
+#undef NUM_LOCALS
 #undef SET_FIELD
 #undef NUM_LOCAL
 #undef BITWISE

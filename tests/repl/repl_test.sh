@@ -132,7 +132,7 @@ check "session goes on after a compile error" after $t '^<repl>:1:5: error: ' '^
 check ":gc prints a Pause Full line" after $t '^> :gc$' 'Pause Full'
 check ":stats prints collections" after $t '^> :stats$' '[Cc]ollections'
 check ":disasm 1 + 2 prints bytecode (Const)" after $t '^> :disasm 1 \+ 2$' 'Const'
-check ":disasm 1 + 2 prints bytecode (Add)" after $t '^> :disasm 1 \+ 2$' '\bAdd\b'
+check ":disasm 1 + 2 prints bytecode (Const + Add fused: AddConst)" after $t '^> :disasm 1 \+ 2$' '\bAddConst\b'
 check ":help lists the commands" after $t '^> :help$' '^  :quit '
 check ":help lists :disasm" after $t '^> :help$' '^  :disasm '
 check "tab completes 'pri' to 'print'" has $t '^> print ?\(7 \* 111\)$'

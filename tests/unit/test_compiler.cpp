@@ -287,6 +287,14 @@ std::string verify_stack(const Program& p, uint32_t index) {
         case Op::NotNil:
           transient = 1;
           break;
+        case Op::SetLocalField:
+        case Op::StoreLocalField:
+          if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
+          if (u32at(at + 6) >= fn.num_ics) return "bad ic";
+          effect = op == Op::StoreLocalField ? -1 : 0;
+          transient = 1;  // the slow path's receiver slot
+          at += 10;
+          break;
         case Op::StoreField:
           if (u32at(at + 4) >= fn.num_ics) return "bad ic";
           effect = -2;
@@ -314,6 +322,43 @@ std::string verify_stack(const Program& p, uint32_t index) {
           if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
           transient = 1;
           at += 2;
+          break;
+        case Op::AddConst:
+        case Op::SubConst:
+        case Op::MulConst:
+        case Op::DivConst:
+        case Op::ModConst:
+          if (u32at(at) >= fn.constants.size()) return "bad constant";
+          transient = 1;
+          at += 4;
+          break;
+        case Op::AddLocals:
+        case Op::SubLocals:
+        case Op::MulLocals:
+        case Op::DivLocals:
+          if (!slot_ok(u16at(at)) || !slot_ok(u16at(at + 2))) return "bad slot at " + std::to_string(pc);
+          effect = 1;
+          transient = 2;
+          at += 4;
+          break;
+        case Op::JumpUnlessLtLocal:
+        case Op::JumpUnlessLeLocal:
+        case Op::JumpUnlessGtLocal:
+        case Op::JumpUnlessGeLocal:
+          if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
+          target = static_cast<long>(at + 6) + static_cast<int32_t>(u32at(at + 2));
+          at += 6;
+          effect = target_effect = -1;
+          transient = 1;
+          break;
+        case Op::JumpUnlessLtLocals:
+        case Op::JumpUnlessLeLocals:
+        case Op::JumpUnlessGtLocals:
+        case Op::JumpUnlessGeLocals:
+          if (!slot_ok(u16at(at)) || !slot_ok(u16at(at + 2))) return "bad slot at " + std::to_string(pc);
+          target = static_cast<long>(at + 8) + static_cast<int32_t>(u32at(at + 4));
+          at += 8;
+          transient = 2;
           break;
         case Op::JumpIfTrue:
         case Op::JumpIfNil:
@@ -381,13 +426,13 @@ TEST_CASE("lexer: errors") {
 }
 
 TEST_CASE("precedence") {
-  CHECK(script_ops("1 + 2 * 3;") == "Const Const Const Mul Add Pop Nil Return");
+  CHECK(script_ops("1 + 2 * 3;") == "Const Const MulConst Add Pop Nil Return");
   // Bitwise binds tighter than comparison: (x & 1) == 0.
   CHECK(script_ops("x & 1 == 0;") == "GetGlobal Const BitAnd Const Eq Pop Nil Return");
   // `is` sits between comparisons and `|`.
   CHECK(script_ops("a is B | c;") == "GetGlobal GetGlobal GetGlobal BitOr Is Pop Nil Return");
   CHECK(script_ops("a < b == c is D;") == "GetGlobal GetGlobal Lt GetGlobal GetGlobal Is Eq Pop Nil Return");
-  CHECK(script_ops("1 << 2 + 3;") == "Const Const Const Add Shl Pop Nil Return");
+  CHECK(script_ops("1 << 2 + 3;") == "Const Const AddConst Shl Pop Nil Return");
   CHECK(script_ops("a || b && c;") ==
         "GetGlobal JumpIfTrueKeep GetGlobal JumpIfFalseKeep GetGlobal Pop Nil Return");
   CHECK(script_ops("-a.b[1]();") == "GetGlobal GetField Const GetIndex Call Neg Pop Nil Return");
@@ -495,20 +540,28 @@ TEST_CASE("superinstructions: common pairs fuse, never across a jump target") {
       compile(q, "fn f(a, b) { if (a < b) { return 1; } if (!a) { return 2; } if (b == nil) { return 3; } }")
           .ok);
   CHECK(ops(q, find_function(q, "f")) ==
-        "GetLocal GetLocal JumpUnlessLt Const Return GetLocal JumpIfTrue Const Return GetLocal JumpIfNotNil "
-        "Const "
-        "Return Nil Return");
+        "JumpUnlessLtLocals Const Return GetLocal JumpIfTrue Const Return GetLocal JumpIfNotNil Const Return "
+        "Nil "
+        "Return");
+  // Chains: GetLocal GetLocal Mul is MulLocals; a local receiver stays off
+  // the stack (SetLocalField) unless the value assigns it.
   Program a;
   REQUIRE(compile(a, "fn g(o, x, y) { o.f = x * y; return x - y + x; }").ok);
-  CHECK(ops(a, find_function(a, "g")) ==
-        "GetLocal GetLocal MulLocal StoreField GetLocal SubLocal AddLocal Return Nil Return");
+  CHECK(ops(a, find_function(a, "g")) == "MulLocals StoreLocalField SubLocals AddLocal Return Nil Return");
+  Program c;
+  REQUIRE(compile(c, "fn h(o, p, k) { o.f -= k * 2; o.f += (o = p).f; while (k >= 3) { k = k - 1; } }").ok);
+  CHECK(
+      ops(c, find_function(c, "h")) ==
+      "GetLocalField GetLocal MulConst Sub StoreLocalField GetLocal Dup GetField GetLocal SetLocal GetField "
+      "Add StoreField GetLocal Const JumpUnlessGe GetLocal SubConst StoreLocal Jump Nil Return");
+  CHECK(verify_stack(c, find_function(c, "h")) == "");
   CHECK(script_ops("let t = 0; fn c() { let n = 0; return fn() { n += 1; t = n; }; }") ==
         "Closure DefineGlobal Const DefineGlobal Nil Return");
   Program u;
   REQUIRE(
       compile(u, "let t = 0; fn c() { let n = 0; let f = fn() { n += 1; t = n; }; n = 2; return f; }").ok);
   CHECK(ops(u, find_function(u, "c")) == "Const Box Closure Const StoreBoxed GetLocal Return Nil Return");
-  CHECK(ops(u, find_function(u, "<fn>")) == "GetUpval Const Add StoreUpval GetUpval StoreGlobal Nil Return");
+  CHECK(ops(u, find_function(u, "<fn>")) == "GetUpval AddConst StoreUpval GetUpval StoreGlobal Nil Return");
   // The GetField is where && jumps to, so it stays an instruction of its own.
   Program r;
   REQUIRE(compile(r, "fn f(c, d) { return (c && d).f; }").ok);
@@ -518,10 +571,15 @@ TEST_CASE("superinstructions: common pairs fuse, never across a jump target") {
   Program e;
   REQUIRE(compile(e, "fn f(a, b) {\n  while (\n      a < b) {\n    a = b;\n  }\n}").ok);
   const Function& fn = *e.functions[find_function(e, "f")];
-  size_t jump_at = std::string(reinterpret_cast<const char*>(fn.code.data()), fn.code.size())
-                       .find(static_cast<char>(Op::JumpUnlessLt));
-  REQUIRE(jump_at != std::string::npos);
-  for (size_t i = jump_at; i < jump_at + 5; ++i) CHECK(fn.lines[i] == 3);
+  REQUIRE(static_cast<Op>(fn.code[0]) == Op::JumpUnlessLtLocals);
+  for (size_t i = 0; i < 9; ++i) CHECK(fn.lines[i] == 3);
+  // A chained operator fails at the operator's line: the line of its last
+  // byte, where the instruction pointer stands when it fails.
+  Program m;
+  REQUIRE(compile(m, "fn m(x, y) {\n  return x\n    *\n    y;\n}").ok);
+  const Function& mf = *m.functions[find_function(m, "m")];
+  REQUIRE(static_cast<Op>(mf.code[0]) == Op::MulLocals);
+  CHECK(mf.lines[4] == 3);
 }
 
 TEST_CASE("every language test's bytecode keeps its stack discipline") {
@@ -554,7 +612,7 @@ TEST_CASE("upvalue descriptors through two levels") {
   std::string text = dis.str();
   // outer: mid is hoisted to slot 1, x is slot 2 (boxed) and mid captures it
   // from outer's frame; inner captures mid's upvalue 0.
-  CHECK(text.find("Box             2") != std::string::npos);
+  CHECK(text.find("Box                2") != std::string::npos);
   CHECK(text.find("; <fn mid> local 2") != std::string::npos);
   CHECK(text.find("; <fn inner> upval 0") != std::string::npos);
   CHECK(p.functions[find_function(p, "mid")]->num_upvalues == 1);
@@ -606,7 +664,7 @@ TEST_CASE("classes and super") {
 }
 
 TEST_CASE("repl mode") {
-  CHECK(script_ops("1 + 2;", true) == "Const Const Add ReplPrint Nil Return");
+  CHECK(script_ops("1 + 2;", true) == "Const AddConst ReplPrint Nil Return");
   CHECK(script_ops("{ 1; }", true) == "Const Pop Nil Return");
   CHECK(errors_of("let a = 1; let a = 2;", true) == "");
   CHECK(errors_of("{ let a = 1; let a = 2; }", true) != "");
