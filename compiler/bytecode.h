@@ -63,14 +63,14 @@ namespace compiler {
   X(GetSuper)       /* u32 name          this superclass -> bound method                   */ \
   X(SuperInvoke)    /* u32 name, u16 argc  this superclass a1..an -> result                */ \
   X(Call)           /* u16 argc          f a1..an -> result                                */ \
-  X(Return)         /*                   v -> (returns v; an initializer returns this)     */ \
+  X(Return)         /*                   v -> (returns v; initializers return base[1])     */ \
   X(Closure)        /* u32 k, then per upvalue: u8 from_local, u16 index   -> closure      */ \
   X(Class)          /* u32 k (class desc)  [superclass] m1..mn -> class                    */ \
   X(Array)          /* u32 n             e1..en -> array                                   */ \
   X(Map)            /* u32 n             k1 v1 .. kn vn -> map                             */ \
   X(IterPrep)       /* u16 slot          checks base[slot] is iterable, sets slot+1, +2    */ \
   X(IterNext)       /* u16 slot, i32 off -> next element, or jumps by off when exhausted   */ \
-  X(Import)         /* u32 module        runs the module's top level, once per process     */ \
+  X(Import)         /* u32 module        -> v: runs the module's top level once per process */ \
   X(ReplPrint)      /*                   v ->            prints v unless nil (REPL only)   */ \
   X(Jump)           /* i32 off                                                             */ \
   X(JumpIfFalse)    /* i32 off           v ->            jumps if v is falsy               */ \
@@ -136,7 +136,7 @@ struct Function {
   std::string file;             // as given on the command line, imports joined to the importer's folder
   uint16_t arity = 0;           // declared parameters (not counting `this`)
   bool is_method = false;       // base[1] is `this`
-  bool is_initializer = false;  // a class's init: Return gives back `this`
+  bool is_initializer = false;  // a class's init: its returns give back `this`
   uint32_t max_slots = 0;       // most stack slots the frame uses, from base[0]
   uint16_t num_upvalues = 0;
   uint32_t num_ics = 0;  // inline-cache sites (GetField, SetField, GetMethod)

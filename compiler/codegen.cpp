@@ -370,10 +370,18 @@ class CodeGen {
     return static_cast<uint32_t>(program_.functions.size() - 1);
   }
 
+  // An initializer gives back `this` (base[1]); anything else nil.
+  void return_nothing() {
+    if (f_->fn->is_initializer)
+      op_u16(Op::GetLocal, 1, 1);
+    else
+      op(Op::Nil, 1);
+    op(Op::Return, -1);
+  }
+
   void end_function(FnState& st) {
     line_ = st.node.end_line ? st.node.end_line : line_;
-    op(Op::Nil, 1);
-    op(Op::Return, -1);
+    return_nothing();
     st.fn->max_slots = static_cast<uint32_t>(st.max_depth);
     st.fn->num_upvalues = static_cast<uint16_t>(st.upvalues.size());
     f_ = st.parent;
@@ -545,11 +553,16 @@ class CodeGen {
         block(s.body);
         break;
       case StmtKind::Return:
-        if (s.expr)
+        if (!s.expr) {
+          return_nothing();
+        } else {
           expression(*s.expr);
-        else
-          op(Op::Nil, 1);
-        op(Op::Return, -1);
+          if (f_->fn->is_initializer) {
+            op(Op::Pop, -1);
+            op_u16(Op::GetLocal, 1, 1);
+          }
+          op(Op::Return, -1);
+        }
         break;
       case StmtKind::Break:
         break_statement();
@@ -558,7 +571,8 @@ class CodeGen {
         continue_statement();
         break;
       case StmtKind::Import:
-        op_u32(Op::Import, 0, s.module);
+        op_u32(Op::Import, 1, s.module);
+        op(Op::Pop, -1);
         break;
     }
     line_ = saved_line;

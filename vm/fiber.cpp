@@ -233,7 +233,7 @@ void VM::run_fiber(FiberState* st) {
     size_t needed = 1 + fn->fn->max_slots + 8;
     if (st->stack + needed > st->stack_end) grow_stack(st, needed);
     if (st->stack + needed > st->high_water) st->high_water = st->stack + needed;
-    st->frames.push(Frame{st->stack, fn->fn->code.data(), const_cast<FnInfo*>(fn), false});
+    st->frames.push(Frame{st->stack, fn->fn->code.data(), const_cast<FnInfo*>(fn)});
     execute(st);
     transfer_ = st->stack[0];
     st->sp = st->stack;

@@ -416,7 +416,6 @@ void VM::execute(FiberState* fiber) {
   InlineCache* ics = nullptr;
   int argc = 0;
   Value* callee = nullptr;
-  bool discard_next = false;  // the next frame's result is dropped (imports)
 
 #define LOAD_FRAME()                        \
   do {                                      \
@@ -863,8 +862,7 @@ void VM::execute(FiberState* fiber) {
     }
     if (top > fiber->high_water) fiber->high_water = top;
     fiber->frames.back().ip = ip;
-    fiber->frames.push_unchecked(Frame{callee, target->code, target, discard_next});
-    discard_next = false;
+    fiber->frames.push_unchecked(Frame{callee, target->code, target});
     base = callee;
     fn = target;
     ip = target->code;
@@ -874,10 +872,9 @@ void VM::execute(FiberState* fiber) {
   }
 
   op_Return : {
-    Value result = fn->is_initializer ? base[1] : sp[-1];
-    bool discard = fiber->frames.back().discard_result;
+    Value result = sp[-1];
     sp = base;
-    if (!discard) *sp++ = result;
+    *sp++ = result;
     fiber->frames.pop();
     if (fiber->frames.empty()) {
       fiber->sp = sp;
@@ -943,14 +940,16 @@ void VM::execute(FiberState* fiber) {
   }
   op_Import : {
     uint32_t m = U32();
-    if (module_loaded_[m]) DISPATCH();
+    if (module_loaded_[m]) {
+      *sp++ = Value::nil();
+      DISPATCH();
+    }
     module_loaded_[m] = true;
     SYNC();
     Value c = make_closure_value(fns_[program_.modules[m].function].get());
     *sp = c;
     callee = sp++;
     argc = 0;
-    discard_next = true;
     goto call_closure;
   }
   op_ReplPrint : {

@@ -139,7 +139,6 @@ void VM::link_new_functions() {
     info->code = f.code.data();
     info->max_slots = f.max_slots;
     info->argc = static_cast<uint16_t>(f.arity + (f.is_method ? 1 : 0));
-    info->is_initializer = f.is_initializer;
     fns_.push_back(std::move(info));
     // Strings are allocated after the FnInfo is registered, so the
     // constants already linked are roots while the next one is allocated.
@@ -180,7 +179,7 @@ void VM::run_on_main(uint32_t function) {
   f->stack[0] = make_closure_value(fn_info(function));
   f->sp = f->stack + 1;
   if (f->sp + fn.max_slots > f->high_water) f->high_water = f->sp + fn.max_slots;
-  f->frames.push(Frame{f->stack, fn.code.data(), fns_[function].get(), false});
+  f->frames.push(Frame{f->stack, fn.code.data(), fns_[function].get()});
   execute(f);
   f->sp = f->stack;
 }

@@ -84,7 +84,6 @@ struct FnInfo {
   const uint8_t* code = nullptr;
   uint32_t max_slots = 0;
   uint16_t argc = 0;  // arity, plus one for a method's `this`
-  bool is_initializer = false;
 };
 
 // Room above a frame's max_slots for the ops that insert one slot below the
@@ -96,7 +95,6 @@ struct Frame {
   Value* base;        // base[0] is the callee
   const uint8_t* ip;  // saved when the frame calls out
   FnInfo* fn;
-  bool discard_result;  // an import's top level: Return pushes nothing
 };
 
 // A fiber's call frames, innermost last. The interpreter pushes and pops

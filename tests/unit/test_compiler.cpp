@@ -181,7 +181,10 @@ std::string verify_stack(const Program& p, uint32_t index) {
           at += 2;
           break;
         case Op::SetGlobal:
+          at += 4;
+          break;
         case Op::Import:
+          effect = 1;
           at += 4;
           break;
         case Op::DefineGlobal:
@@ -659,7 +662,7 @@ TEST_CASE("classes and super") {
   CHECK(ops(p, r.function) ==
         "Closure Closure Class DefineGlobal "
         "GetGlobal Box GetBoxed Closure Closure Class DefineGlobal Pop Nil Return");
-  CHECK(ops(p, find_function(p, "B.init")) == "GetLocal GetUpval Const SuperInvoke Pop Nil Return");
+  CHECK(ops(p, find_function(p, "B.init")) == "GetLocal GetUpval Const SuperInvoke Pop GetLocal Return");
   CHECK(ops(p, find_function(p, "B.f")) == "GetLocal GetUpval GetSuper Return Nil Return");
 }
 
