@@ -367,14 +367,12 @@ struct Interpreter {
     vm.error(std::string("cannot iterate over ") + type_name(x));
   }
 
+  // The next element of a string, numarray or map (IterNext reads arrays
+  // inline).
   static bool iter_next(VM& vm, Value* slots, Value* out) {
     Word* h = slots[0].as_ref();
     uint64_t i = static_cast<uint64_t>(slots[2].as_num());
     switch (class_id_of(h)) {
-      case gc::kArrayClass:
-        if (i >= array_length(h)) return false;
-        *out = array_elements(h)[i];
-        break;
       case gc::kStringClass:
         if (i >= string_length(h)) return false;
         *out = vm.byte_string(static_cast<unsigned char>(string_chars(h)[i]));
@@ -930,8 +928,20 @@ void VM::execute(FiberState* fiber) {
   op_IterNext : {
     uint16_t slot = U16();
     int32_t off = I32();
+    Value* hidden = base + slot;
+    Word* h = hidden[0].as_ref();
+    if (class_id_of(h) == gc::kArrayClass) [[likely]] {
+      uint64_t i = static_cast<uint64_t>(hidden[2].as_num());
+      if (i < array_length(h)) {
+        *sp++ = array_elements(h)[i];
+        hidden[2] = Value::num(static_cast<double>(i + 1));
+      } else {
+        ip += off;
+      }
+      DISPATCH();
+    }
     Value v;
-    if (Interpreter::iter_next(*this, base + slot, &v)) {
+    if (Interpreter::iter_next(*this, hidden, &v)) {
       *sp++ = v;
     } else {
       ip += off;
