@@ -104,6 +104,8 @@ namespace compiler {
   /* Chains: a superinstruction fused again with the GetLocal before it                    */ \
   X(AddLocals) X(SubLocals) X(MulLocals) X(DivLocals)                                         \
                     /* u16 a, u16 b      -> base[a] op base[b]           GetLocal opLocal   */ \
+  X(JumpIfNilLocal) X(JumpIfNotNilLocal)                                                      \
+                    /* u16 slot, i32 off  jumps if base[slot] is (not) nil  GetLocal JumpIf*Nil */ \
   X(JumpUnlessLtLocal) X(JumpUnlessLeLocal) X(JumpUnlessGtLocal) X(JumpUnlessGeLocal)         \
                     /* u16 b, i32 off    a -> jumps unless a op base[b]  GetLocal JumpUnless*/ \
   X(JumpUnlessLtLocals) X(JumpUnlessLeLocals) X(JumpUnlessGtLocals) X(JumpUnlessGeLocals)     \

@@ -251,6 +251,10 @@ class CodeGen {
         return last == Op::GetLocal ? Op::MulLocals : Op::Count;
       case Op::DivLocal:
         return last == Op::GetLocal ? Op::DivLocals : Op::Count;
+      case Op::JumpIfNil:
+        return last == Op::GetLocal ? Op::JumpIfNilLocal : Op::Count;
+      case Op::JumpIfNotNil:
+        return last == Op::GetLocal ? Op::JumpIfNotNilLocal : Op::Count;
       case Op::JumpUnlessLt:
         return last == Op::GetLocal ? Op::JumpUnlessLtLocal : Op::Count;
       case Op::JumpUnlessLe:

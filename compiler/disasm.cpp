@@ -209,6 +209,8 @@ class Disassembler {
       case Op::DivLocals:
         out_ << read<uint16_t>(fn, at) << " " << read<uint16_t>(fn, at + 2);
         return at + 4;
+      case Op::JumpIfNilLocal:
+      case Op::JumpIfNotNilLocal:
       case Op::JumpUnlessLtLocal:
       case Op::JumpUnlessLeLocal:
       case Op::JumpUnlessGtLocal:

@@ -1234,6 +1234,18 @@ void VM::execute(FiberState* fiber) {
   op_JumpUnlessGe:
     COMPARE_JUMP(>=, ">=");
     DISPATCH();
+  op_JumpIfNilLocal : {
+    Value v = base[U16()];
+    int32_t off = I32();
+    if (v.is_nil()) ip += off;
+    DISPATCH();
+  }
+  op_JumpIfNotNilLocal : {
+    Value v = base[U16()];
+    int32_t off = I32();
+    if (!v.is_nil()) ip += off;
+    DISPATCH();
+  }
   op_JumpUnlessLtLocal:
     COMPARE_JUMP_LOCAL(<, "<");
     DISPATCH();

@@ -354,6 +354,13 @@ std::string verify_stack(const Program& p, uint32_t index) {
           effect = target_effect = -1;
           transient = 1;
           break;
+        case Op::JumpIfNilLocal:
+        case Op::JumpIfNotNilLocal:  // GetLocal, then the nil test's pushes
+          if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
+          target = static_cast<long>(at + 6) + static_cast<int32_t>(u32at(at + 2));
+          at += 6;
+          transient = 2;
+          break;
         case Op::JumpUnlessLtLocals:
         case Op::JumpUnlessLeLocals:
         case Op::JumpUnlessGtLocals:
@@ -537,14 +544,13 @@ TEST_CASE("superinstructions: common pairs fuse, never across a jump target") {
   Program p;
   REQUIRE(compile(p, "fn walk(x) { while (x != nil) { x = x.next; } return !x; }").ok);
   CHECK(ops(p, find_function(p, "walk")) ==
-        "GetLocal JumpIfNil GetLocalField StoreLocal Jump GetLocal Not Return Nil Return");
+        "JumpIfNilLocal GetLocalField StoreLocal Jump GetLocal Not Return Nil Return");
   Program q;
   REQUIRE(
       compile(q, "fn f(a, b) { if (a < b) { return 1; } if (!a) { return 2; } if (b == nil) { return 3; } }")
           .ok);
   CHECK(ops(q, find_function(q, "f")) ==
-        "JumpUnlessLtLocals Const Return GetLocal JumpIfTrue Const Return GetLocal JumpIfNotNil Const Return "
-        "Nil "
+        "JumpUnlessLtLocals Const Return GetLocal JumpIfTrue Const Return JumpIfNotNilLocal Const Return Nil "
         "Return");
   // Chains: GetLocal GetLocal Mul is MulLocals; a local receiver stays off
   // the stack (SetLocalField) unless the value assigns it.
