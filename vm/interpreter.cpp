@@ -457,6 +457,28 @@ void VM::execute(FiberState* fiber) {
     sp[-2] = Value::boolean(r);   \
     --sp;                         \
   } while (0)
+// On an inline-cache hit for a field of obj: dest = the field, and the next
+// instruction.
+#define READ_FIELD_HIT(obj, ic, dest)                   \
+  do {                                                  \
+    if (obj.is_ref()) [[likely]] {                      \
+      Word* h = obj.as_ref();                           \
+      if (class_id_of(h) == ic.class_id) {              \
+        if (ic.kind == InlineCache::kRefField) {        \
+          dest = instance_field(h, ic.index);           \
+          DISPATCH();                                   \
+        }                                               \
+        if (ic.kind == InlineCache::kNumField) {        \
+          dest = Value::num(instance_num(h, ic.index)); \
+          DISPATCH();                                   \
+        }                                               \
+        if (ic.kind != InlineCache::kMethod) {          \
+          dest = Interpreter::read_field(h, ic);        \
+          DISPATCH();                                   \
+        }                                               \
+      }                                                 \
+    }                                                   \
+  } while (0)
 // obj.name = v, with name and the inline cache the next operands; the
 // slow path reads obj and v from slots[0] and slots[1].
 #define SET_FIELD(obj, v, slots)                                               \
@@ -637,23 +659,7 @@ void VM::execute(FiberState* fiber) {
     uint32_t name = U32();
     InlineCache& ic = ics[U32()];
     Value obj = sp[-1];
-    if (obj.is_ref()) [[likely]] {
-      Word* h = obj.as_ref();
-      if (class_id_of(h) == ic.class_id) {
-        if (ic.kind == InlineCache::kRefField) {
-          sp[-1] = instance_field(h, ic.index);
-          DISPATCH();
-        }
-        if (ic.kind == InlineCache::kNumField) {
-          sp[-1] = Value::num(instance_num(h, ic.index));
-          DISPATCH();
-        }
-        if (ic.kind != InlineCache::kMethod) {
-          sp[-1] = Interpreter::read_field(h, ic);
-          DISPATCH();
-        }
-      }
-    }
+    READ_FIELD_HIT(obj, ic, sp[-1]);
     SYNC();
     sp[-1] = Interpreter::get_field_slow(*this, &sp[-1], name, ic);
     DISPATCH();
@@ -1177,9 +1183,17 @@ void VM::execute(FiberState* fiber) {
     globals_[g] = *--sp;
     DISPATCH();
   }
-  op_GetLocalField:
-    *sp++ = base[U16()];
-    goto op_GetField;
+  op_GetLocalField : {
+    // The local is tested where it lies; only a miss pushes it.
+    Value obj = base[U16()];
+    uint32_t name = U32();
+    InlineCache& ic = ics[U32()];
+    READ_FIELD_HIT(obj, ic, *sp++);
+    *sp++ = obj;
+    SYNC();
+    sp[-1] = Interpreter::get_field_slow(*this, &sp[-1], name, ic);
+    DISPATCH();
+  }
   op_IsNil:
     sp[-1] = Value::boolean(sp[-1].is_nil());
     DISPATCH();
@@ -1294,6 +1308,7 @@ void VM::execute(FiberState* fiber) {
 #undef COMPARE_JUMP_LOCALS
 #undef NUM_CONST
 #undef NUM_LOCALS
+#undef READ_FIELD_HIT
 #undef SET_FIELD
 #undef NUM_LOCAL
 #undef BITWISE
