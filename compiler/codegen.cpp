@@ -920,8 +920,7 @@ class CodeGen {
           } else {
             expression(*e.b);
           }
-          adjust(1);  // SetLocalField's slow path pairs the receiver with v
-          op(Op::SetLocalField, -1);
+          op(Op::SetLocalField, 0);
           u16(static_cast<uint32_t>(target.a->decl->slot));
           u32(name);
           u32(ic());

@@ -677,6 +677,8 @@ void VM::execute(FiberState* fiber) {
     sp -= 2;
     DISPATCH();
   }
+  // The receiver and value pair up in C++ locals: set_field_slow allocates
+  // nothing, so they need no root.
   op_SetLocalField : {
     Value slots[2] = {base[U16()], sp[-1]};
     SET_FIELD(slots[0], slots[1], slots);

@@ -295,7 +295,6 @@ std::string verify_stack(const Program& p, uint32_t index) {
           if (!slot_ok(u16at(at))) return "bad slot at " + std::to_string(pc);
           if (u32at(at + 6) >= fn.num_ics) return "bad ic";
           effect = op == Op::StoreLocalField ? -1 : 0;
-          transient = 1;  // the slow path's receiver slot
           at += 10;
           break;
         case Op::StoreField:
