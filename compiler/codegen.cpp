@@ -440,23 +440,27 @@ class CodeGen {
   }
 
   // ---- variables ----
+  // Whether `d` is read straight from its slot (GetLocal): a local of this
+  // function that no closure boxed (`this` never is: it is never assigned).
+  bool plain_local(const Decl* d) const {
+    return d && !d->global() && d->owner == &f_->node && (!d->captured || d->is_this);
+  }
+
   void load(Decl* d, const std::string& name) {
-    if (!d || d->global()) {
+    if (plain_local(d)) {
+      op_u16(Op::GetLocal, 1, static_cast<uint32_t>(d->slot));
+    } else if (!d || d->global()) {
       op_u32(Op::GetGlobal, 1, program_.global(name));
     } else if (d->owner != &f_->node) {
       op_u16(Op::GetUpval, 1, upvalue(*f_, d));
-    } else if (d->captured && !d->is_this) {
-      op_u16(Op::GetBoxed, 1, static_cast<uint32_t>(d->slot));
     } else {
-      op_u16(Op::GetLocal, 1, static_cast<uint32_t>(d->slot));
+      op_u16(Op::GetBoxed, 1, static_cast<uint32_t>(d->slot));
     }
   }
 
-  // Whether `e` is read with GetLocal (load's last case).
+  // Whether `e` is read with GetLocal.
   bool in_local_slot(const Expr& e) const {
-    if (e.kind != ExprKind::Name && e.kind != ExprKind::This) return false;
-    const Decl* d = e.decl;
-    return d && !d->global() && d->owner == &f_->node && (!d->captured || d->is_this);
+    return (e.kind == ExprKind::Name || e.kind == ExprKind::This) && plain_local(e.decl);
   }
 
   // Whether evaluating `e` can assign `d`, a local no closure captures:
