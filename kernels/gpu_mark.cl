@@ -1,30 +1,39 @@
 // The mark kernel of the gpu collector (Maas et al. 2012, section 5,
-// Algorithms 1 and 2). One launch is one iteration of the frontier queue:
-// work-group p (one per compute unit, the paper's section 5.3) takes its
-// partition's in-queue in steps of get_local_size(0) objects, one object per
-// work-item, and appends the references of the objects it marks to its
-// partition's out-queue. The host swaps the queues between launches.
+// Algorithms 1 and 2). Work-group p (one per compute unit, the paper's
+// section 5.3) owns partition p: a pair of queues and its state words. It
+// takes its in-queue in steps of get_local_size(0) objects, one object per
+// work-item, appends the references of the objects it marks to its
+// out-queue, and at the end of the level swaps the two and goes on with
+// the next level, "in a loop until the frontier queue is empty" (L776-792):
+// one launch marks the whole heap. A work-group stops early, and the host
+// launches again, when its out-queue is full (the host grows it), when it
+// has begun `max_levels` levels in this launch (1: one launch per level,
+// --gpu-launch=level; otherwise the length of the width history), or when
+// its queue stays narrow (the CPU tail, L1138-1150).
 //
-// Nothing here relies on memory consistency between work-groups inside a
-// launch, and no work-item waits for another work-group: each partition
-// owns its queue segments and its state words, and two partitions that
-// reach the same object both mark it (marking is idempotent, L1100-1104), so
+// Nothing here relies on memory consistency between work-groups, and no
+// work-item waits for another work-group: partitions run independently, as
+// the paper's two compute units did (L1084-1106), and two partitions that
+// reach the same object both mark it (marking is idempotent, L894-897), so
 // the only shared writes are identical header stores.
 //
 // Build options (the host compiles one program per combination):
 //   GRAPH         the condensed reference graph (uint node indices; node =
 //                 [count << 1 | mark, ref 0, ref 1, ...], 16-byte aligned);
 //                 otherwise DIRECT: the heap words themselves, blocks and
-//                 large objects as two buffers (ulong Values in the queue;
-//                 bidirectional objects, gc/layout.h)
-//   PREFIX_SUM    offsets by Blelloch's prefix sum (L909-925); otherwise by
-//                 the histogram of Algorithm 2 (L926-960)
+//                 large objects as two buffers (ulong Values in the queue,
+//                 references only; bidirectional objects, gc/layout.h)
+//   PREFIX_SUM    offsets by Blelloch's prefix sum (L909-925)
+//   ATOMIC_OFFSETS  offsets by one local atomic add per work-item (a CPU
+//                 device runs work-items one after another, so the add
+//                 never contends, and the histogram's rounds and the
+//                 scan's barriers are what cost); with neither, by the
+//                 histogram of Algorithm 2 (L926-960)
 //   VECTOR        128-bit loads (L1118-1130): GRAPH reads the header and
 //                 three references in one uint4, then four at a time;
-//                 DIRECT reads the header and slot 0 in one ulong2, then
-//                 two slots at a time
-//   SPLIT_REFS=k  objects with more than k references go to a local stack
-//                 that the whole work-group copies (L1070-1083); 0: off
+//                 DIRECT reads the header and slot 0 in one ulong2
+//   SPLIT_REFS=k  objects with more than k slots go to a local stack that
+//                 the whole work-group copies (L1070-1083); 0: off
 //   WG_SIZE       the work-group size (a power of two)
 //   MARK_BIT, REF_TAG, TAG_MASK, REFS_SHIFT   gc/layout.h's header fields
 
@@ -34,14 +43,25 @@ typedef uint qentry;
 typedef ulong qentry;
 #endif
 
-// Per partition, three words the host reads and writes between launches:
-// where to start in the in-queue, where it ends, and how long the out-queue
-// is. The kernel stops early (and says where in `begin`) when the next step
-// would overflow the out-queue; the host grows it and relaunches from there.
+// Per partition, words the host reads and writes between launches (gpu_marker.cpp
+// keeps the same numbering): where to go on in the in-queue, its end, the
+// out-queue's length, which buffer is the in-queue, the levels begun over
+// the whole mark, whether the current level is begun (its width recorded),
+// how many widths this launch recorded, and why the work-group stopped.
 #define ST_BEGIN 0
 #define ST_END 1
 #define ST_OUT 2
-#define ST_WORDS 4
+#define ST_FLIP 3
+#define ST_LEVELS 4
+#define ST_OPEN 5
+#define ST_RECORDED 6
+#define ST_WHY 7
+#define ST_WORDS 8
+
+#define WHY_EMPTY 0   // the queue is empty: this partition is marked
+#define WHY_FULL 1    // the out-queue cannot take the next step
+#define WHY_LEVELS 2  // max_levels levels begun in this launch
+#define WHY_TAIL 3    // narrower than tail_width: the CPU finishes
 
 #ifdef GRAPH
 #define NODE_COUNT(h) ((h) >> 1)
@@ -51,16 +71,20 @@ typedef ulong qentry;
 #define HDR_COUNT(h) ((ulong)(((h) >> REFS_SHIFT) & 0xFFFFul) << (((h) >> (REFS_SHIFT + 16)) & 0xFul))
 #endif
 
-// An object of the in-queue, read once: where it is, how many references
-// the work-item will copy (0 if it is already marked or is no reference),
-// and the first granule of its references when loads are vectorised.
+// An object of the in-queue, read once: where it is, whether this
+// work-item marks it, how many references it copies (0 if the object is
+// already marked), or, for a wide object (more than SPLIT_REFS slots), how
+// many slots the work-group copies, and the first granule of its
+// references when loads are vectorised.
 typedef struct {
 #ifndef GRAPH
   __global ulong* mem;  // the region holding the object: blocks or large objects
+  ulong cursor;         // the next slot to look at for a reference
 #endif
   ulong at;  // graph: node index in uints; direct: header word index in mem
   uint count;
   uint fresh;  // an object not marked yet: this work-item marks it
+  uint wide;   // count is of slots, copied by the whole work-group
 #ifdef VECTOR
 #ifdef GRAPH
   uint4 granule;
@@ -69,6 +93,12 @@ typedef struct {
 #endif
 #endif
 } object_t;
+
+#if SPLIT_REFS > 0
+#define IS_WIDE(n) ((n) > SPLIT_REFS)
+#else
+#define IS_WIDE(n) 0
+#endif
 
 #ifdef GRAPH
 object_t read_object(__global uint* graph, qentry e) {
@@ -82,12 +112,13 @@ object_t read_object(__global uint* graph, qentry e) {
 #endif
   o.fresh = !NODE_MARKED(h);
   o.count = o.fresh ? NODE_COUNT(h) : 0;
+  o.wide = IS_WIDE(o.count);
   return o;
 }
 void mark_object(__global uint* graph, object_t o) { graph[o.at] |= 1u; }
-// Reference i of the object; with VECTOR, the granule holding it is loaded
-// when i is its first reference (references are read in order).
-qentry ref_at(__global uint* graph, object_t* o, uint i) {
+// Reference i of the object, called for i = 0, 1, ... in order; with
+// VECTOR, the granule holding it is loaded when i is its first reference.
+qentry next_ref(__global uint* graph, object_t* o, uint i) {
 #ifdef VECTOR
   uint lane = (i + 1) & 3;
   if (i > 2 && lane == 0) o->granule = vload4(0, graph + o->at + i + 1);
@@ -99,18 +130,16 @@ qentry ref_at(__global uint* graph, object_t* o, uint i) {
 #define HEAP_ARGS __global uint *heap, ulong base, __global ulong *large, ulong large_base, ulong large_words
 #define READ(e) read_object(heap, (e))
 #else
+#define IS_REF(v) (((v)&TAG_MASK) == REF_TAG)
 // Objects live in two regions, each its own buffer: the blocks (heap, from
 // base) and the large objects (large, from large_base). The reservation
-// between them is never handed to the device.
+// between them is never handed to the device. Every queue entry is a
+// reference (numbers, nil and booleans in slots never enter the queue).
 object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ulong large_base, ulong large_words,
                      qentry e) {
   object_t o;
   o.mem = heap;
-  o.count = 0;
-  o.fresh = 0;
-  o.at = 0;
-  // A slot may hold a number, nil or a boolean: no object, nothing to mark.
-  if ((e & TAG_MASK) != REF_TAG) return o;
+  o.cursor = 0;
   ulong addr = e & ~TAG_MASK;
   if (((addr - large_base) >> 3) < large_words) {
     o.mem = large;
@@ -127,18 +156,35 @@ object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ul
   ulong h = o.mem[o.at];
 #endif
   o.fresh = !(h & MARK_BIT);
-  o.count = o.fresh ? (uint)HDR_COUNT(h) : 0;
+  uint slots = o.fresh ? (uint)HDR_COUNT(h) : 0;
+  o.wide = IS_WIDE(slots);
+  o.count = slots;
+  if (o.wide || slots == 0) return o;
+  // A narrow object's references are counted here, so that only they take
+  // places in the out-queue.
+#ifdef VECTOR
+  uint refs = IS_REF(o.granule.s0);
+  for (uint i = 1; i < slots; ++i) refs += IS_REF(o.mem[o.at - 1 - i]);
+#else
+  uint refs = 0;
+  for (uint i = 0; i < slots; ++i) refs += IS_REF(o.mem[o.at - 1 - i]);
+#endif
+  o.count = refs;
   return o;
 }
 void mark_object(__global ulong* heap, object_t o) { o.mem[o.at] |= MARK_BIT; }
-// Slot i lies i + 1 words below the header.
-qentry ref_at(__global ulong* heap, object_t* o, uint i) {
+// The object's next reference: slot `cursor` onwards (slot i lies i + 1
+// words below the header), skipping what is not a reference.
+qentry next_ref(__global ulong* heap, object_t* o, uint i) {
+  for (;;) {
+    ulong k = o->cursor++;
 #ifdef VECTOR
-  if (i > 0 && (i & 1)) o->granule = vload2(0, o->mem + o->at - 2 - i);
-  return (i & 1) ? o->granule.s1 : o->granule.s0;
+    ulong v = k == 0 ? o->granule.s0 : o->mem[o->at - 1 - k];
 #else
-  return o->mem[o->at - 1 - i];
+    ulong v = o->mem[o->at - 1 - k];
 #endif
+    if (IS_REF(v)) return v;
+  }
 }
 #define HEAP_ARGS __global ulong *heap, ulong base, __global ulong *large, ulong large_base, ulong large_words
 #define READ(e) read_object(heap, base, large, large_base, large_words, (e))
@@ -173,46 +219,37 @@ uint exclusive_scan(__local uint* x, uint id) {
 }
 #endif
 
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_iteration(
-    HEAP_ARGS, __global const qentry* in_queue, __global qentry* out_queue, ulong capacity,
-    __global ulong* state) {
+// One level's steps, from *begin to end of `in`, appending to `out` from
+// *out_len. Returns false, with *begin at the first step not taken, when
+// the out-queue cannot take the next step; the whole work-group sees the
+// same totals, so it stops together, before marking anything of that step.
+bool mark_level(HEAP_ARGS, __global const qentry* in, __global qentry* out, ulong capacity, ulong* begin,
+                const ulong end, ulong* out_len, __local uint* x, __local uint* total, __local uint* max_count,
+                __local uint* hist, __local ulong* stack_at, __local uint* stack_count, __local uint* stack_top,
+                __local uint* wide_len) {
   const uint id = get_local_id(0);
-  const uint p = get_group_id(0);
-  __global const qentry* in = in_queue + p * capacity;
-  __global qentry* out = out_queue + p * capacity;
-
-  __local uint x[WG_SIZE];           // per work-item reference counts
-  __local uint total;                // references this step appends
-  __local uint max_count;
-  __local uint hist[4];              // Algorithm 2's counters, used cyclically
-  __local ulong stack_at[WG_SIZE];   // wide objects (SPLIT_REFS)
-  __local uint stack_count[WG_SIZE];
-  __local uint stack_top;
-
-  ulong begin = state[p * ST_WORDS + ST_BEGIN];
-  const ulong end = state[p * ST_WORDS + ST_END];
-  ulong out_len = state[p * ST_WORDS + ST_OUT];
-
-  for (; begin < end; begin += WG_SIZE) {
+  for (; *begin < end; *begin += WG_SIZE) {
     // Algorithm 1, lines 2-11: read each object's header; an object already
     // marked counts as one with no references.
-    const ulong l = min((ulong)WG_SIZE, end - begin);
+    const ulong l = min((ulong)WG_SIZE, end - *begin);
     object_t o;
     o.count = 0;
     o.fresh = 0;
+    o.wide = 0;
     o.at = 0;
-    if (id < l) o = READ(in[begin + id]);
+    if (id < l) o = READ(in[*begin + id]);
     if (id == 0) {
-      total = 0;
-      max_count = 0;
-      stack_top = 0;
+      *total = 0;
+      *max_count = 0;
+      *stack_top = 0;
+      *wide_len = 0;
       hist[0] = hist[1] = hist[2] = hist[3] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     uint mine = o.count;
 #if SPLIT_REFS > 0
-    if (mine > SPLIT_REFS) {
-      uint s = atomic_inc(&stack_top);
+    if (o.wide) {
+      uint s = atomic_inc(stack_top);
 #ifdef GRAPH
       stack_at[s] = o.at;
 #else
@@ -222,58 +259,144 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_iteratio
       mine = 0;
     }
 #endif
-    atomic_add(&total, o.count);
-#ifndef PREFIX_SUM
-    atomic_max(&max_count, mine);
+#ifdef ATOMIC_OFFSETS
+    // Each work-item reserves its references' places with the one atomic
+    // add that also sums the step's total (max_count: the wide slots).
+    uint my_offset = atomic_add(total, mine);
+    if (o.wide) atomic_add(max_count, o.count);
+#else
+    atomic_add(total, o.count);
+#endif
+#if !defined(PREFIX_SUM) && !defined(ATOMIC_OFFSETS)
+    atomic_max(max_count, mine);
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    // The whole work-group sees the same total, so it stops together when
-    // the out-queue is full, before marking anything of this step.
-    if (out_len + total > capacity) break;
+#ifdef ATOMIC_OFFSETS
+    if (*out_len + *total + *max_count > capacity) return false;
+#else
+    if (*out_len + *total > capacity) return false;
+#endif
     if (o.fresh) mark_object(heap, o);
 
-#ifdef PREFIX_SUM
+#if defined(ATOMIC_OFFSETS)
+    for (uint i = 0; i < mine; ++i) out[*out_len + my_offset + i] = next_ref(heap, &o, i);
+    uint mine_total = *total;
+#elif defined(PREFIX_SUM)
     // Each object's references are consecutive, after those of lower ids.
     x[id] = mine;
     uint mine_total = exclusive_scan(x, id);
-    for (uint i = 0; i < mine; ++i) out[out_len + x[id] + i] = ref_at(heap, &o, i);
+    for (uint i = 0; i < mine; ++i) out[*out_len + x[id] + i] = next_ref(heap, &o, i);
 #else
     // Algorithm 2: all first references, then all second references, ...
     // hist[i & 3] counts the work-items with an (i+1)-th reference; a slot
     // is cleared two steps after its use, once every work-item has read it.
     uint mine_total = 0;
-    for (uint i = 0; i < max_count; ++i) {
+    for (uint i = 0; i < *max_count; ++i) {
       if (i < mine) {
         uint local_offset = atomic_inc(&hist[i & 3]);
-        out[out_len + mine_total + local_offset] = ref_at(heap, &o, i);
+        out[*out_len + mine_total + local_offset] = next_ref(heap, &o, i);
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       mine_total += hist[i & 3];
       if (id == 0) hist[(i + 2) & 3] = 0;
     }
 #endif
-    ulong at = out_len + mine_total;
+    ulong at = *out_len + mine_total;
 #if SPLIT_REFS > 0
-    // Wide objects: every work-item copies one reference at a time.
+    // Wide objects: every work-item copies one slot at a time (direct: only
+    // the references, each at the next place).
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = 0; s < stack_top; ++s) {
+    for (uint s = 0; s < *stack_top; ++s) {
       ulong w = stack_at[s];
       uint count = stack_count[s];
 #ifdef GRAPH
       for (uint i = id; i < count; i += WG_SIZE) out[at + i] = heap[w + 1 + i];
+      at += count;
 #else
       __global ulong* mem = (w & IN_LARGE) ? large : heap;
       w &= ~IN_LARGE;
-      for (uint i = id; i < count; i += WG_SIZE) out[at + i] = mem[w - 1 - i];
+      for (uint i = id; i < count; i += WG_SIZE) {
+        ulong v = mem[w - 1 - i];
+        if (IS_REF(v)) out[at + atomic_inc(wide_len)] = v;
+      }
 #endif
-      at += count;
     }
+#ifndef GRAPH
+    barrier(CLK_LOCAL_MEM_FENCE);
+    at += *wide_len;
 #endif
-    out_len = at;
+#endif
+    *out_len = at;
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+  return true;
+}
+
+// The paper's loop (L776-792): level after level, the out-queue becoming
+// the next in-queue, until the queue is empty or a reason to stop (WHY_*)
+// sends the work-group back to the host. A level's width (the paper's
+// Figure 2) is recorded in `history` when the level begins.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
+    HEAP_ARGS, __global qentry* queue_a, __global qentry* queue_b, ulong capacity, __global ulong* state,
+    __global ulong* history, uint max_levels, uint tail_width, uint tail_min_levels) {
+  const uint id = get_local_id(0);
+  const uint p = get_group_id(0);
+  __global ulong* st = state + p * ST_WORDS;
+  __global ulong* widths = history + p * max_levels;
+
+  __local uint x[WG_SIZE];          // per work-item reference counts
+  __local uint total;               // references this step appends
+  __local uint max_count;
+  __local uint hist[4];             // Algorithm 2's counters, used cyclically
+  __local ulong stack_at[WG_SIZE];  // wide objects (SPLIT_REFS)
+  __local uint stack_count[WG_SIZE];
+  __local uint stack_top;
+  __local uint wide_len;            // references of wide objects this step
+
+  ulong begin = st[ST_BEGIN], end = st[ST_END], out_len = st[ST_OUT], levels = st[ST_LEVELS];
+  uint flip = (uint)st[ST_FLIP], open = (uint)st[ST_OPEN], recorded = 0, why = WHY_EMPTY;
+  for (;;) {
+    __global qentry* in = (flip ? queue_b : queue_a) + p * capacity;
+    __global qentry* out = (flip ? queue_a : queue_b) + p * capacity;
+    if (!open) {
+      if (end == 0) {
+        why = WHY_EMPTY;
+        break;
+      }
+      if (recorded == max_levels) {
+        why = WHY_LEVELS;
+        break;
+      }
+      if (tail_width && levels >= tail_min_levels && end < tail_width) {
+        why = WHY_TAIL;
+        break;
+      }
+      if (id == 0) widths[recorded] = end;
+      ++recorded;
+      ++levels;
+      open = 1;
+    }
+    if (!mark_level(heap, base, large, large_base, large_words, in, out, capacity, &begin, end, &out_len, x,
+                    &total, &max_count, hist, stack_at, stack_count, &stack_top, &wide_len)) {
+      why = WHY_FULL;
+      break;
+    }
+    // The next level reads what every work-item of the group wrote.
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    flip ^= 1;
+    end = out_len;
+    begin = 0;
+    out_len = 0;
+    open = 0;
+  }
   if (id == 0) {
-    state[p * ST_WORDS + ST_BEGIN] = begin;
-    state[p * ST_WORDS + ST_OUT] = out_len;
+    st[ST_BEGIN] = begin;
+    st[ST_END] = end;
+    st[ST_OUT] = out_len;
+    st[ST_FLIP] = flip;
+    st[ST_LEVELS] = levels;
+    st[ST_OPEN] = open;
+    st[ST_RECORDED] = recorded;
+    st[ST_WHY] = why;
   }
 }

@@ -102,42 +102,48 @@ std::unique_ptr<ClDevice> device_or_skip() {
 }
 
 struct Variant {
-  bool graph, prefix, vector;
+  bool graph;
+  Offsets offsets;
+  bool vector;
   unsigned split, cus, tail;
+  bool per_level;
 };
 
 std::vector<Variant> all_variants() {
   std::vector<Variant> v;
-  for (int bits = 0; bits < 64; ++bits)
-    v.push_back({bool(bits & 1), bool(bits & 2), bool(bits & 4), bits & 8 ? 16u : 0u, bits & 16 ? 2u : 1u,
-                 bits & 32 ? 20u : 0u});
+  for (Offsets offsets : {Offsets::kHistogram, Offsets::kPrefixSum, Offsets::kAtomic})
+    for (int bits = 0; bits < 64; ++bits)
+      v.push_back({bool(bits & 1), offsets, bool(bits & 2), bits & 4 ? 16u : 0u, bits & 8 ? 2u : 1u,
+                   bits & 16 ? 20u : 0u, bool(bits & 32)});
   return v;
 }
 
 GpuOptions options_of(const Variant& v) {
   GpuOptions o;
   o.graph = v.graph;
-  o.prefix_sum = v.prefix;
+  o.offsets = v.offsets;
   o.vector_loads = v.vector;
   o.split_refs = v.split;
   o.compute_units = v.cus;
   o.tail_width = v.tail;
+  o.launch_per_level = v.per_level;
   o.work_group_size = 64;
   return o;
 }
 
-// Marks heap from roots under every variant (64 combinations of the
+// Marks heap from roots under every variant (192 combinations of the
 // options) and compares each mark set with the reference.
 void check_all_variants(SyntheticHeap& heap, const std::vector<Word*>& roots, const ClDevice& device) {
   std::unordered_set<Word*> expected = reference_marks(roots);
   observe::Recorder events;
   for (const Variant& v : all_variants()) {
     CAPTURE(v.graph);
-    CAPTURE(v.prefix);
+    CAPTURE(static_cast<int>(v.offsets));
     CAPTURE(v.vector);
     CAPTURE(v.split);
     CAPTURE(v.cus);
     CAPTURE(v.tail);
+    CAPTURE(v.per_level);
     heap.clear_marks();
     GpuMarker marker(ClSession::for_device(device), options_of(v));
     MarkReport report;
@@ -260,24 +266,80 @@ TEST_CASE("gpu: the frontier is the paper's Figure 2 and the tail goes back to t
     link(prev, 0, next);
     prev = next;
   }
-  for (bool graph : {false, true}) {
+  for (bool graph : {false, true}) for (bool per_level : {false, true}) {
+    CAPTURE(graph);
+    CAPTURE(per_level);
     heap.clear_marks();
     GpuOptions o;
     o.graph = graph;
     o.compute_units = 1;
+    o.launch_per_level = per_level;
     GpuMarker marker(ClSession::for_device(*device), o);
     observe::Recorder events;
     MarkReport report;
     marker.mark(heap, {head}, events, report);
-    // One object per iteration; after 5 iterations a queue of width 1 < 20
-    // returns: the sixth object is left gray for the CPU.
+    // One object per level; after 5 levels a queue of width 1 < 20
+    // returns: the sixth object is left gray for the CPU. One launch did
+    // it all, or one per level.
     CHECK(report.frontier == std::vector<uint64_t>(5, 1));
+    CHECK(report.launches == (per_level ? 5u : 1u));
     REQUIRE(report.gray.size() == 1);
     CHECK(report.gray[0] == heap.objects()[5]);
     CHECK(Header::is_marked(*heap.objects()[4]));
     CHECK(!Header::is_marked(*heap.objects()[5]));
   }
   heap.clear_marks();
+}
+
+TEST_CASE("gpu: one launch marks a deep list, the width history refilled every 4096 levels") {
+  auto device = device_or_skip();
+  if (!device) return;
+  SyntheticHeap heap(1 << 17);
+  Word* head = heap.alloc(1);
+  Word* prev = head;
+  for (int i = 1; i < 10000; ++i) {
+    Word* next = heap.alloc(1);
+    link(prev, 0, next);
+    prev = next;
+  }
+  GpuOptions o;
+  o.compute_units = 1;
+  o.tail_width = 0;
+  GpuMarker marker(ClSession::for_device(*device), o);
+  observe::Recorder events;
+  MarkReport report;
+  marker.mark(heap, {head}, events, report);
+  CHECK(report.frontier == std::vector<uint64_t>(10000, 1));
+  CHECK(report.launches == 3);  // 4096 + 4096 + 1808 levels
+  for (Word* h : heap.objects()) CHECK(Header::is_marked(*h));
+}
+
+TEST_CASE("gpu: only references enter the direct queue") {
+  auto device = device_or_skip();
+  if (!device) return;
+  // A root of 40 slots (wide: more than --gpu-split's 16) and one of 6
+  // (narrow), each holding numbers, nil, a boolean and three references.
+  SyntheticHeap heap(1 << 14);
+  std::vector<Word*> roots = {heap.alloc(40), heap.alloc(6)};
+  for (Word* r : roots) {
+    for (uint64_t i = 0; i < Header::nrefs(*r); ++i) ref_slot(r, i) = Value::num(static_cast<double>(i));
+    ref_slot(r, 1) = Value::nil();
+    ref_slot(r, 2) = Value::boolean(true);
+    for (uint64_t i : {0, 3, 5}) link(r, i, heap.alloc(0));
+  }
+  for (bool per_level : {false, true}) {
+    heap.clear_marks();
+    GpuOptions o;
+    o.compute_units = 1;
+    o.tail_width = 0;
+    o.launch_per_level = per_level;
+    GpuMarker marker(ClSession::for_device(*device), o);
+    observe::Recorder events;
+    MarkReport report;
+    marker.mark(heap, roots, events, report);
+    CHECK(report.frontier == std::vector<uint64_t>{2, 6});
+    for (Word* h : heap.objects()) CHECK(Header::is_marked(*h));
+  }
 }
 
 namespace {

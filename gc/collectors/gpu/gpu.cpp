@@ -38,6 +38,7 @@ void GpuCollector::describe_gpu_events() {
   events.describe_counter("gpu tail objects", "objects");
   events.describe_counter("gpu widest frontier", "objects");
   events.describe_counter("gpu marked on cpu (too large)", "collections");
+  events.describe_counter("gpu heap buffers made", "buffers");
   for (const char* c : gpu::kDegreeCounterNames) events.describe_counter(c, "objects");
   events.add_sequence_panel({"GPU frontier width per iteration",
                              "objects in the queue",
@@ -68,6 +69,14 @@ void GpuCollector::regions(gpu::Region* dense, gpu::Region* sparse) const {
   *dense = {};
   if (!bs.empty()) *dense = {bs.front().begin, bs.back().end()};
   *sparse = {space().large_objects().begin(), space().large_objects().frontier()};
+}
+
+// Blocks from the reservation's start up to the large-object region, which
+// runs to the reservation's end.
+void GpuCollector::reserved_regions(gpu::Region* dense, gpu::Region* sparse) const {
+  Word* los = space().large_objects().begin();
+  *dense = {space().reservation().base(), los};
+  *sparse = {los, space().reservation().end()};
 }
 
 void GpuCollector::for_each_object(const std::function<void(Word*)>& f) const {
@@ -112,6 +121,7 @@ void GpuCollector::report(const gpu::MarkReport& r) {
   events.count(0, "gpu widest frontier", widest);
   if (r.objects) events.count(0, "gpu graph nodes", r.objects);
   if (r.too_large) events.count(0, "gpu marked on cpu (too large)", 1);
+  if (r.buffers_made) events.count(0, "gpu heap buffers made", r.buffers_made);
   events.sequence(0, "gpu frontier width", r.frontier);
   // Figure 3 costs a walk of the heap: only when someone looks, and in a
   // phase of its own so that it does not inflate the others.
@@ -135,9 +145,20 @@ std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options
 std::string gpu_unavailable() { return gpu::unavailable_reason(""); }
 
 std::string gpu_check_configuration(const HeapOptions& options) {
-  const std::string& spec = gpu_options(options).device;
-  if (spec.empty() || gpu::list_devices().empty()) return "";
-  return gpu::unavailable_reason(spec);
+  GpuOptions o = gpu_options(options);
+  if (gpu::list_devices().empty()) return "";
+  if (!o.device.empty()) {
+    std::string why = gpu::unavailable_reason(o.device);
+    if (!why.empty()) return why;
+  }
+  if (o.shared_heap) {
+    std::string why;
+    std::unique_ptr<gpu::ClDevice> d = gpu::choose_device(o.device, &why);
+    if (d && !d->host_unified_memory)
+      return "--gpu-heap=shared needs a device that shares memory with the host, and " + d->name +
+             " does not (--cl-list says which do; --gpu-heap=direct copies the heap instead)";
+  }
+  return "";
 }
 
 }  // namespace gc

@@ -31,6 +31,7 @@ class GpuCollector final : public MarkSweepHeap, private gpu::MarkableHeap {
  private:
   void mark() override;
   void regions(gpu::Region* dense, gpu::Region* sparse) const override;
+  void reserved_regions(gpu::Region* dense, gpu::Region* sparse) const override;
   void for_each_object(const std::function<void(Word*)>& f) const override;
   void finish_on_cpu(const std::vector<Word*>& gray);
   void report(const gpu::MarkReport& r);

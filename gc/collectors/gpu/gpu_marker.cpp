@@ -34,9 +34,16 @@ std::array<uint64_t, kDegreeBuckets> marked_out_degrees(const MarkableHeap& heap
 
 namespace {
 
-// Per-partition state words shared with the kernel (gpu_mark.cl, ST_*).
-constexpr size_t kStateWords = 4;
-constexpr size_t kBegin = 0, kEnd = 1, kOut = 2;
+// Per-partition state words shared with the kernel (gpu_mark.cl, ST_* and
+// WHY_*).
+constexpr size_t kStateWords = 8;
+constexpr size_t kBegin = 0, kEnd = 1, kOut = 2, kFlip = 3, kLevels = 4, kOpen = 5, kRecorded = 6, kWhy = 7;
+constexpr uint64_t kWhyFull = 1, kWhyLevels = 2, kWhyTail = 3;
+
+// Levels one launch may begin per work-group under --gpu-launch=collection:
+// the length of each work-group's width history. A deeper graph takes one
+// more launch per this many levels.
+constexpr uint32_t kLevelsPerLaunch = 4096;
 
 // The first queue capacity per partition, in entries; it doubles when an
 // iteration's output does not fit. Big enough that small heaps never grow.
@@ -69,51 +76,61 @@ GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(s
       " -DMARK_BIT=" + hex(Header::kMarkBit) + " -DREF_TAG=" + hex(Value::kRefTag) +
       " -DTAG_MASK=" + hex(Value::kTagMask) + " -DREFS_SHIFT=" + std::to_string(Header::kRefsShift);
   if (options.graph) build_options_ += " -DGRAPH";
-  if (options.prefix_sum) build_options_ += " -DPREFIX_SUM";
+  Offsets offsets = options.offsets;
+  if (offsets == Offsets::kAuto) offsets = d.is_gpu ? Offsets::kHistogram : Offsets::kAtomic;
+  if (offsets == Offsets::kPrefixSum) build_options_ += " -DPREFIX_SUM";
+  if (offsets == Offsets::kAtomic) build_options_ += " -DATOMIC_OFFSETS";
   if (options.vector_loads) build_options_ += " -DVECTOR";
-  kernel_ = session.kernel("mark_iteration", build_options_);
+  kernel_ = session.kernel("mark", build_options_);
   cl_int err = CL_SUCCESS;
   state_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, groups_ * kStateWords * sizeof(uint64_t),
                           nullptr, &err);
   check(err, "clCreateBuffer(state)");
+  levels_per_launch_ = options.launch_per_level ? 1 : kLevelsPerLaunch;
+  history_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, groups_ * levels_per_launch_ * sizeof(uint64_t),
+                            nullptr, &err);
+  check(err, "clCreateBuffer(history)");
 }
 
 GpuMarker::~GpuMarker() {
-  if (queue_in_) clReleaseMemObject(queue_in_);
-  if (queue_out_) clReleaseMemObject(queue_out_);
-  if (state_) clReleaseMemObject(state_);
+  for (cl_mem m : {shared_dense_.buffer, shared_sparse_.buffer})
+    if (m) clReleaseMemObject(m);
+  for (cl_mem m : {queue_a_, queue_b_, state_, history_})
+    if (m) clReleaseMemObject(m);
 }
 
-// Grows the queues to at least `entries` per partition, keeping what the
-// current iteration has read and written (state says how much).
+// Grows the queues to at least `entries` per partition, keeping what each
+// partition has in them: its in-queue up to its end and its out-queue up to
+// its length (state says which buffer is which).
 void GpuMarker::ensure_capacity(uint64_t entries, const std::vector<uint64_t>& state) {
   if (entries <= capacity_) return;
   uint64_t cap = std::max(capacity_ ? capacity_ : kInitialCapacity, kInitialCapacity);
   while (cap < entries) cap *= 2;
   cl_int err = CL_SUCCESS;
   size_t bytes = groups_ * cap * entry_bytes_;
-  cl_mem in = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  cl_mem a = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
   check(err, "clCreateBuffer(queue)");
-  cl_mem out = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  cl_mem b = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
   check(err, "clCreateBuffer(queue)");
   if (capacity_) {
+    auto keep = [&](cl_mem from, cl_mem to, unsigned p, uint64_t n) {
+      if (n)
+        check(clEnqueueCopyBuffer(session_.queue(), from, to, p * capacity_ * entry_bytes_, p * cap * entry_bytes_,
+                                  n * entry_bytes_, 0, nullptr, nullptr),
+              "clEnqueueCopyBuffer");
+    };
     for (unsigned p = 0; p < groups_; ++p) {
       const uint64_t* s = &state[p * kStateWords];
-      if (s[kEnd])
-        check(clEnqueueCopyBuffer(session_.queue(), queue_in_, in, p * capacity_ * entry_bytes_,
-                                  p * cap * entry_bytes_, s[kEnd] * entry_bytes_, 0, nullptr, nullptr),
-              "clEnqueueCopyBuffer");
-      if (s[kOut])
-        check(clEnqueueCopyBuffer(session_.queue(), queue_out_, out, p * capacity_ * entry_bytes_,
-                                  p * cap * entry_bytes_, s[kOut] * entry_bytes_, 0, nullptr, nullptr),
-              "clEnqueueCopyBuffer");
+      bool flipped = s[kFlip] != 0;
+      keep(flipped ? queue_b_ : queue_a_, flipped ? b : a, p, s[kEnd]);
+      keep(flipped ? queue_a_ : queue_b_, flipped ? a : b, p, s[kOut]);
     }
     check(clFinish(session_.queue()), "clFinish");
-    clReleaseMemObject(queue_in_);
-    clReleaseMemObject(queue_out_);
+    clReleaseMemObject(queue_a_);
+    clReleaseMemObject(queue_b_);
   }
-  queue_in_ = in;
-  queue_out_ = out;
+  queue_a_ = a;
+  queue_b_ = b;
   capacity_ = cap;
 }
 
@@ -125,19 +142,22 @@ void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<ui
   state.assign(groups_ * kStateWords, 0);
   uint64_t per = (entries.size() + groups_ - 1) / groups_;
   ensure_capacity(std::max<uint64_t>(per, 1), state);
-  std::vector<uint64_t> wide;
-  std::vector<uint32_t> narrow;
+  // Written without waiting: the staging copies stay until the next mark,
+  // and the in-order queue runs the writes before the first launch.
+  staged_roots_.resize(groups_);
+  staged_narrow_roots_.resize(groups_);
   for (unsigned p = 0; p < groups_; ++p) {
+    std::vector<uint64_t>& wide = staged_roots_[p];
     wide.clear();
     for (size_t i = p; i < entries.size(); i += groups_) wide.push_back(entries[i]);
     state[p * kStateWords + kEnd] = wide.size();
     if (wide.empty()) continue;
     const void* src = wide.data();
     if (entry_bytes_ == sizeof(uint32_t)) {
-      narrow.assign(wide.begin(), wide.end());
-      src = narrow.data();
+      staged_narrow_roots_[p].assign(wide.begin(), wide.end());
+      src = staged_narrow_roots_[p].data();
     }
-    check(clEnqueueWriteBuffer(session_.queue(), queue_in_, CL_TRUE, p * capacity_ * entry_bytes_,
+    check(clEnqueueWriteBuffer(session_.queue(), queue_a_, CL_FALSE, p * capacity_ * entry_bytes_,
                                wide.size() * entry_bytes_, src, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer(roots)");
   }
@@ -154,78 +174,110 @@ void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, cons
   check(clSetKernelArg(kernel_, 3, sizeof large_base, &large_base), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 4, sizeof large_words, &large_words), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 8, sizeof(cl_mem), &state_), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 9, sizeof(cl_mem), &history_), "clSetKernelArg");
+  cl_uint levels = levels_per_launch_, min_levels = options_.tail_min_iterations;
+  // Under one launch per collection each work-group tests its own width
+  // against its share of the tail width; per level, the host tests the sum.
+  cl_uint width = options_.launch_per_level ? 0 : (options_.tail_width + groups_ - 1) / groups_;
+  check(clSetKernelArg(kernel_, 10, sizeof levels, &levels), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 11, sizeof width, &width), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 12, sizeof min_levels, &min_levels), "clSetKernelArg");
 }
 
-// The iterations: one launch each, the queues swapped between them. Stops
-// when the queue is empty, or (tail fallback, L1138-1150) narrower than
-// tail_width after tail_min_iterations, leaving that last queue in `tail`.
+// The levels of the mark: one launch for all of them (--gpu-launch=
+// collection, the paper's loop), or one launch per level (level), the host
+// testing the tail between launches. A launch is repeated from where the
+// work-groups stopped when an out-queue was full (after growing it) or a
+// width history filled. Stops when every queue is empty, or (the tail
+// fallback, L1138-1150) leaves the narrow queues in `tail`.
 void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
-  std::vector<uint64_t> state(groups_ * kStateWords);
-  check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
-                            state.data(), 0, nullptr, nullptr),
-        "clEnqueueReadBuffer(state)");
-  const size_t local = wg_size_, global = static_cast<size_t>(groups_) * wg_size_;
-  for (uint64_t iteration = 0;; ++iteration) {
+  std::vector<uint64_t>& state = state_host_;
+  std::vector<uint64_t> history(groups_ * levels_per_launch_);
+  for (;;) {
     uint64_t width = 0;
     for (unsigned p = 0; p < groups_; ++p) width += state[p * kStateWords + kEnd];
     if (width == 0) return;
-    if (options_.tail_width && iteration >= options_.tail_min_iterations && width < options_.tail_width) {
-      for (unsigned p = 0; p < groups_; ++p) {
-        uint64_t n = state[p * kStateWords + kEnd];
-        if (!n) continue;
-        std::vector<uint64_t> wide(n);
-        if (entry_bytes_ == sizeof(uint64_t)) {
-          check(clEnqueueReadBuffer(session_.queue(), queue_in_, CL_TRUE, p * capacity_ * entry_bytes_,
-                                    n * entry_bytes_, wide.data(), 0, nullptr, nullptr),
-                "clEnqueueReadBuffer(tail)");
-        } else {
-          std::vector<uint32_t> narrow(n);
-          check(clEnqueueReadBuffer(session_.queue(), queue_in_, CL_TRUE, p * capacity_ * entry_bytes_,
-                                    n * entry_bytes_, narrow.data(), 0, nullptr, nullptr),
-                "clEnqueueReadBuffer(tail)");
-          wide.assign(narrow.begin(), narrow.end());
-        }
-        tail.insert(tail.end(), wide.begin(), wide.end());
-      }
+    if (options_.launch_per_level && options_.tail_width && report.frontier.size() >= options_.tail_min_iterations &&
+        width < options_.tail_width) {
+      take_tail(state, [](const uint64_t*) { return true; }, tail);
       return;
     }
-    report.frontier.push_back(width);
-    // Relaunch from where a partition stopped until every partition has
-    // consumed its in-queue (a partition stops when its out-queue is full).
-    for (;;) {
-      check(clEnqueueWriteBuffer(session_.queue(), state_, CL_FALSE, 0, state.size() * sizeof(uint64_t),
-                                 state.data(), 0, nullptr, nullptr),
-            "clEnqueueWriteBuffer(state)");
-      cl_ulong cap = capacity_;
-      check(clSetKernelArg(kernel_, 5, sizeof(cl_mem), &queue_in_), "clSetKernelArg");
-      check(clSetKernelArg(kernel_, 6, sizeof(cl_mem), &queue_out_), "clSetKernelArg");
-      check(clSetKernelArg(kernel_, 7, sizeof cap, &cap), "clSetKernelArg");
-      cl_event done = nullptr;
-      check(clEnqueueNDRangeKernel(session_.queue(), kernel_, 1, nullptr, &global, &local, 0, nullptr, &done),
-            "clEnqueueNDRangeKernel");
-      check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
-                                state.data(), 0, nullptr, nullptr),
-            "clEnqueueReadBuffer(state)");
-      cl_ulong t0 = 0, t1 = 0;
-      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
-      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
-      clReleaseEvent(done);
-      report.kernel_ns += t1 > t0 ? t1 - t0 : 0;
-      ++report.launches;
-      bool stopped = false;
-      for (unsigned p = 0; p < groups_; ++p)
-        stopped |= state[p * kStateWords + kBegin] < state[p * kStateWords + kEnd];
-      if (!stopped) break;
-      ensure_capacity(capacity_ * 2, state);
-    }
-    // The out-queue becomes the next in-queue.
-    std::swap(queue_in_, queue_out_);
+    std::vector<uint64_t> levels_before(groups_);
+    for (unsigned p = 0; p < groups_; ++p) levels_before[p] = state[p * kStateWords + kLevels];
+    launch(state, report);
+    bool full = false, more = false;
     for (unsigned p = 0; p < groups_; ++p) {
-      uint64_t* s = &state[p * kStateWords];
-      s[kEnd] = s[kOut];
-      s[kBegin] = 0;
-      s[kOut] = 0;
+      const uint64_t* s = &state[p * kStateWords];
+      if (s[kRecorded] == 0) continue;
+      check(clEnqueueReadBuffer(session_.queue(), history_, CL_TRUE, p * levels_per_launch_ * sizeof(uint64_t),
+                                s[kRecorded] * sizeof(uint64_t), history.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer(history)");
+      if (report.frontier.size() < levels_before[p] + s[kRecorded])
+        report.frontier.resize(levels_before[p] + s[kRecorded]);
+      for (uint64_t j = 0; j < s[kRecorded]; ++j) report.frontier[levels_before[p] + j] += history[j];
     }
+    for (unsigned p = 0; p < groups_; ++p) {
+      full |= state[p * kStateWords + kWhy] == kWhyFull;
+      more |= state[p * kStateWords + kWhy] == kWhyLevels;
+    }
+    if (full) {
+      ensure_capacity(capacity_ * 2, state);
+      continue;
+    }
+    if (more || options_.launch_per_level) continue;
+    take_tail(state, [](const uint64_t* s) { return s[kWhy] == kWhyTail; }, tail);
+    return;
+  }
+}
+
+// One launch over every partition's state; the state as the work-groups
+// left it comes back in `state`.
+void GpuMarker::launch(std::vector<uint64_t>& state, MarkReport& report) {
+  for (unsigned p = 0; p < groups_; ++p) state[p * kStateWords + kRecorded] = 0;
+  check(clEnqueueWriteBuffer(session_.queue(), state_, CL_FALSE, 0, state.size() * sizeof(uint64_t), state.data(),
+                             0, nullptr, nullptr),
+        "clEnqueueWriteBuffer(state)");
+  cl_ulong cap = capacity_;
+  check(clSetKernelArg(kernel_, 5, sizeof(cl_mem), &queue_a_), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 6, sizeof(cl_mem), &queue_b_), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 7, sizeof cap, &cap), "clSetKernelArg");
+  const size_t local = wg_size_, global = static_cast<size_t>(groups_) * wg_size_;
+  cl_event done = nullptr;
+  check(clEnqueueNDRangeKernel(session_.queue(), kernel_, 1, nullptr, &global, &local, 0, nullptr, &done),
+        "clEnqueueNDRangeKernel");
+  check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t), state.data(), 0,
+                            nullptr, nullptr),
+        "clEnqueueReadBuffer(state)");
+  cl_ulong t0 = 0, t1 = 0;
+  clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
+  clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
+  clReleaseEvent(done);
+  report.kernel_ns += t1 > t0 ? t1 - t0 : 0;
+  ++report.launches;
+}
+
+// The in-queues of the partitions `chosen` picks (all at the start of a
+// level), for the CPU to finish.
+template <class Chosen>
+void GpuMarker::take_tail(const std::vector<uint64_t>& state, Chosen chosen, std::vector<uint64_t>& tail) {
+  for (unsigned p = 0; p < groups_; ++p) {
+    const uint64_t* s = &state[p * kStateWords];
+    uint64_t n = s[kEnd];
+    if (!n || !chosen(s)) continue;
+    cl_mem in = s[kFlip] ? queue_b_ : queue_a_;
+    std::vector<uint64_t> wide(n);
+    if (entry_bytes_ == sizeof(uint64_t)) {
+      check(clEnqueueReadBuffer(session_.queue(), in, CL_TRUE, p * capacity_ * entry_bytes_, n * entry_bytes_,
+                                wide.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer(tail)");
+    } else {
+      std::vector<uint32_t> narrow(n);
+      check(clEnqueueReadBuffer(session_.queue(), in, CL_TRUE, p * capacity_ * entry_bytes_, n * entry_bytes_,
+                                narrow.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer(tail)");
+      wide.assign(narrow.begin(), narrow.end());
+    }
+    tail.insert(tail.end(), wide.begin(), wide.end());
   }
 }
 
@@ -309,6 +361,11 @@ void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, 
     report.gray = roots;
     return;
   }
+  if (options_.shared_heap) {
+    uint64_t made = shared_buffers_made_;
+    keep_shared_buffers(heap);
+    report.buffers_made = shared_buffers_made_ - made;
+  }
   copy_to_device(events);
   std::vector<uint64_t> tail = mark_on_device(events, report);
   copy_back(events, report);
@@ -348,7 +405,8 @@ bool GpuMarker::fits_on_device(MarkReport& report) const {
 }
 
 // Step 2, "Copy to GPU" (L451): the graph, or the heap's two regions, and
-// the roots as the first in-queue.
+// the roots as the first in-queue. A shared heap is already there: only
+// the roots go.
 void GpuMarker::copy_to_device(observe::Recorder& events) {
   observe::PhaseScope phase(events, 0, kPhaseTransfer);
   cl_int err = CL_SUCCESS;
@@ -357,18 +415,41 @@ void GpuMarker::copy_to_device(observe::Recorder& events) {
                                    graph_.size() * sizeof(uint32_t), graph_.data(), &err);
     check(err, "clCreateBuffer(graph)");
     sparse_buffer_ = dense_buffer_;
+    set_heap_args(dense_buffer_, sparse_buffer_, dense_, sparse_);
+  } else if (options_.shared_heap) {
+    set_heap_args(shared_dense_.buffer, shared_sparse_.buffer, shared_dense_.covers, shared_sparse_.covers);
   } else {
     // The heap itself: zero-copy where the device shares host memory,
     // otherwise the driver copies the regions over (and back, below).
     dense_buffer_ = host_buffer(session_.context(), dense_, placeholder_);
     sparse_buffer_ = host_buffer(session_.context(), sparse_, placeholder_);
+    set_heap_args(dense_buffer_, sparse_buffer_, dense_, sparse_);
   }
-  set_heap_args(dense_buffer_, sparse_buffer_, dense_, sparse_);
-  std::vector<uint64_t> state;
-  write_roots(root_entries_, state);
-  check(clEnqueueWriteBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
-                             state.data(), 0, nullptr, nullptr),
-        "clEnqueueWriteBuffer(state)");
+  write_roots(root_entries_, state_host_);
+}
+
+// --gpu-heap=shared: each region's buffer is kept while it covers what is in
+// use; past that, a new one covers twice what is in use (at least 64 MiB),
+// within the reservation and the device's largest buffer (fits_on_device
+// has checked that what is in use fits).
+void GpuMarker::keep_shared_buffers(const MarkableHeap& heap) {
+  Region dense_limit, sparse_limit;
+  heap.reserved_regions(&dense_limit, &sparse_limit);
+  uint64_t max_words = session_.device().max_alloc_bytes / kWordSize;
+  auto keep = [&](SharedBuffer& b, const Region& used, const Region& limit) {
+    if (b.buffer && (used.words() == 0 || (b.covers.begin == used.begin && used.end <= b.covers.end))) return;
+    if (b.buffer) clReleaseMemObject(b.buffer);
+    b.covers = {};
+    if (used.words()) {
+      uint64_t words = std::max<uint64_t>(2 * used.words(), (uint64_t{64} << 20) / kWordSize);
+      words = std::min({words, static_cast<uint64_t>(limit.end - used.begin), max_words});
+      b.covers = {used.begin, used.begin + std::max(words, used.words())};
+    }
+    b.buffer = host_buffer(session_.context(), b.covers, placeholder_);
+    ++shared_buffers_made_;
+  };
+  keep(shared_dense_, dense_, dense_limit);
+  keep(shared_sparse_, sparse_, sparse_limit);
 }
 
 // Step 3, "GPU Mark Algorithm" (L455-456; Algorithm 1, L739-904): the
@@ -381,20 +462,27 @@ std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkR
 }
 
 // Step 4, "Copy back" (L463; its cost, section 4.5, L722-732): the graph's
-// marks, or the device's stores to the heap, back in host memory.
+// marks, or the device's stores to the heap, back in host memory (for a
+// heap the device shares, mapping what is in use is the synchronisation
+// OpenCL asks for).
 void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
   observe::PhaseScope phase(events, 0, kPhaseCopyBack);
   if (options_.graph) {
     check(clEnqueueReadBuffer(session_.queue(), dense_buffer_, CL_TRUE, 0, report.offloaded_bytes,
                               graph_.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(graph)");
+    clReleaseMemObject(dense_buffer_);
+  } else if (options_.shared_heap) {
+    if (dense_.words()) sync_to_host(session_.queue(), shared_dense_.buffer, dense_.words() * kWordSize);
+    if (sparse_.words()) sync_to_host(session_.queue(), shared_sparse_.buffer, sparse_.words() * kWordSize);
+    check(clFinish(session_.queue()), "clFinish");
   } else {
     sync_to_host(session_.queue(), dense_buffer_, dense_.words() ? dense_.words() * kWordSize : kWordSize);
     sync_to_host(session_.queue(), sparse_buffer_, sparse_.words() ? sparse_.words() * kWordSize : kWordSize);
     check(clFinish(session_.queue()), "clFinish");
     clReleaseMemObject(sparse_buffer_);
+    clReleaseMemObject(dense_buffer_);
   }
-  clReleaseMemObject(dense_buffer_);
   dense_buffer_ = sparse_buffer_ = nullptr;
 }
 

@@ -32,6 +32,10 @@ class MarkableHeap {
   // Every object lies in one of two regions: `dense`, where objects are
   // packed (size-class blocks), and `sparse`, where few large ones are.
   virtual void regions(Region* dense, Region* sparse) const = 0;
+  // Where the two regions may ever reach (the heap's reservation): a buffer
+  // kept over them from one collection to the next (--gpu-heap=shared) is
+  // made within these bounds. The default: the regions as they are.
+  virtual void reserved_regions(Region* dense, Region* sparse) const { regions(dense, sparse); }
   // Calls f with the header of every allocated object.
   virtual void for_each_object(const std::function<void(Word*)>& f) const = 0;
 };
@@ -52,12 +56,13 @@ extern const char* const kPhaseCopyBack;
 extern const char* const kPhaseApplyMarks;
 
 struct MarkReport {
-  std::vector<uint64_t> frontier;  // queue width at the start of each iteration (the paper's Figure 2)
-  uint64_t launches = 0;           // iterations, plus relaunches after an out-queue grew
+  std::vector<uint64_t> frontier;  // queue width at the start of each level (the paper's Figure 2)
+  uint64_t launches = 0;           // kernel launches (one per level under --gpu-launch=level)
   uint64_t kernel_ns = 0;          // device time of every launch (profiling; launch overhead excluded)
   uint64_t offloaded_bytes = 0;    // what the device traverses: the graph, or the heap span
   uint64_t objects = 0;            // graph: nodes built
   bool too_large = false;          // the heap or graph exceeds the device's largest buffer: all left gray
+  uint64_t buffers_made = 0;       // --gpu-heap=shared: heap buffers (re)made in this collection
   std::vector<Word*> gray;         // objects the CPU must mark (and trace) to finish
 };
 
@@ -87,14 +92,19 @@ class GpuMarker {
   void copy_back(observe::Recorder& events, const MarkReport& report);
   void write_marks_back(const std::vector<uint64_t>& tail, observe::Recorder& events, MarkReport& report);
 
-  // The frontier queue: two buffers (in and out) of groups_ segments of
-  // capacity_ entries each, kept from one collection to the next.
+  // The frontier queue: two buffers of groups_ segments of capacity_
+  // entries each, kept from one collection to the next; each partition's
+  // state says which of the two is its in-queue.
   void ensure_capacity(uint64_t entries, const std::vector<uint64_t>& state);
   void write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state);
   void iterate(MarkReport& report, std::vector<uint64_t>& tail);
+  void launch(std::vector<uint64_t>& state, MarkReport& report);
+  template <class Chosen>
+  void take_tail(const std::vector<uint64_t>& state, Chosen chosen, std::vector<uint64_t>& tail);
   void set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s);
   void build_graph(const MarkableHeap& heap, const Region& dense);
   uint32_t node_of(const Word* header, const Region& dense) const;
+  void keep_shared_buffers(const MarkableHeap& heap);
 
   ClSession& session_;
   GpuOptions options_;
@@ -103,9 +113,11 @@ class GpuMarker {
   unsigned groups_;
   unsigned wg_size_;
   size_t entry_bytes_;
-  cl_mem queue_in_ = nullptr;
-  cl_mem queue_out_ = nullptr;
+  cl_mem queue_a_ = nullptr;
+  cl_mem queue_b_ = nullptr;
   cl_mem state_ = nullptr;
+  cl_mem history_ = nullptr;      // each work-group's level widths in one launch
+  uint32_t levels_per_launch_ = 1;
   uint64_t capacity_ = 0;
   // The reference graph (host copy) and, while it is built, the node index
   // of each dense-region header word and of each sparse object.
@@ -118,8 +130,20 @@ class GpuMarker {
   Region dense_;
   Region sparse_;
   std::vector<uint64_t> root_entries_;
+  std::vector<std::vector<uint64_t>> staged_roots_;       // per partition, as written to the queue
+  std::vector<std::vector<uint32_t>> staged_narrow_roots_;  // the same as graph node indices
+  std::vector<uint64_t> state_host_;                      // the partitions' state words (ST_*)
   cl_mem dense_buffer_ = nullptr;
   cl_mem sparse_buffer_ = nullptr;
+  // --gpu-heap=shared: buffers over the host's heap itself, kept from one
+  // collection to the next, each over a region that covers what is in use
+  // (made again, larger, only when the heap outgrows it).
+  struct SharedBuffer {
+    cl_mem buffer = nullptr;
+    Region covers;
+  };
+  SharedBuffer shared_dense_, shared_sparse_;
+  uint64_t shared_buffers_made_ = 0;
   Word placeholder_[2] = {0, 0};
 };
 

@@ -46,12 +46,17 @@ constexpr OptionSpec kOptions[] = {
      .action = list_devices},
     text_option("cl-device", "N|NAME", "the first GPU, else the first device",
                 "the device to mark on: its --cl-list number or part of its name", check_device),
-    choice_option("gpu-heap", "direct|graph", "direct",
-                  "offload the heap blocks themselves (zero-copy where the device shares host memory) or "
-                  "the condensed reference graph, rebuilt before each collection",
-                  "--gpu-heap", "direct or graph"),
-    choice_option("gpu-offsets", "histogram|prefix", "histogram",
-                  "output-queue offsets by histogram or prefix sum", "--gpu-offsets", "histogram or prefix"),
+    choice_option("gpu-heap", "direct|graph|shared", "direct",
+                  "the device marks the heap itself, through buffers made for each collection (zero-copy "
+                  "where the device shares host memory); the condensed reference graph, rebuilt before "
+                  "each collection; or the heap itself through buffers kept from one collection to the "
+                  "next, on a device that shares host memory (--cl-list says which)",
+                  "--gpu-heap", "direct, graph or shared"),
+    choice_option("gpu-offsets", "histogram|prefix|atomic",
+                  "histogram on a GPU, atomic on any other device",
+                  "output-queue offsets by the paper's histogram or prefix sum, or one atomic add per "
+                  "work-item",
+                  "--gpu-offsets", "histogram, prefix or atomic"),
     choice_option("gpu-vector", "on|off", "on", "128-bit loads of header and references", "--gpu-vector",
                   "on or off"),
     count_option("gpu-split", "16; 0: off",
@@ -63,6 +68,10 @@ constexpr OptionSpec kOptions[] = {
                  "work-groups (compute units), the roots split among them", "--gpu-cus",
                  "0: the device's compute units, or 1 to 4096", 0, 4096),
     text_option("gpu-wg", "N", "256", "work-items per work-group, a power of two", check_work_group),
+    choice_option("gpu-launch", "collection|level", "collection",
+                  "one kernel launch marks the whole heap, looping over the levels (the paper's), or one "
+                  "launch per level with the host between them",
+                  "--gpu-launch", "collection or level"),
     choice_option("gpu-fallback", "cpu|none", "none: --gc=gpu stops with a message",
                   "cpu marks on the CPU when there is no OpenCL device", "--gpu-fallback", "cpu or none"),
 };
@@ -79,7 +88,10 @@ GpuOptions gpu_options(const HeapOptions& heap) {
   GpuOptions o;
   if (const std::string* device = option_text(v, "cl-device")) o.device = *device;
   o.graph = is(v, "gpu-heap", "graph");
-  o.prefix_sum = is(v, "gpu-offsets", "prefix");
+  o.shared_heap = is(v, "gpu-heap", "shared");
+  if (is(v, "gpu-offsets", "histogram")) o.offsets = Offsets::kHistogram;
+  if (is(v, "gpu-offsets", "prefix")) o.offsets = Offsets::kPrefixSum;
+  if (is(v, "gpu-offsets", "atomic")) o.offsets = Offsets::kAtomic;
   o.vector_loads = !is(v, "gpu-vector", "off");
   if (auto n = option_count(v, "gpu-split")) o.split_refs = static_cast<unsigned>(*n);
   if (const std::string* tail = option_text(v, "gpu-tail"))
@@ -87,6 +99,7 @@ GpuOptions gpu_options(const HeapOptions& heap) {
   if (auto n = option_count(v, "gpu-cus")) o.compute_units = static_cast<unsigned>(*n);
   if (auto n = option_count(v, "gpu-wg")) o.work_group_size = static_cast<unsigned>(*n);
   o.cpu_when_no_device = is(v, "gpu-fallback", "cpu");
+  o.launch_per_level = is(v, "gpu-launch", "level");
   return o;
 }
 

@@ -12,16 +12,24 @@ namespace gc {
 
 // The gpu collector's knobs. Defaults are the paper's full configuration
 // (Maas et al. 2012, section 5 and L1288).
+// How a work-group computes where each object's references go in the
+// out-queue: the paper's two (section 5.1), or one atomic add per
+// work-item, which a CPU device runs far faster; auto picks the histogram
+// on a GPU and the atomic add elsewhere.
+enum class Offsets { kAuto, kHistogram, kPrefixSum, kAtomic };
+
 struct GpuOptions {
   std::string device;  // --cl-device: an index or part of a name; empty: the first GPU, else the first device
   bool graph = false;  // offload the condensed reference graph instead of the heap blocks themselves
-  bool prefix_sum = false;           // output offsets by prefix sum instead of the histogram
+  bool shared_heap = false;  // --gpu-heap=shared: the heap's buffers kept over host memory across collections
+  Offsets offsets = Offsets::kAuto;  // --gpu-offsets
   bool vector_loads = true;          // 128-bit loads
   unsigned split_refs = 16;          // wider objects go to the cooperative stack; 0: off
   unsigned tail_width = 20;          // back to the CPU below this queue width ...
   unsigned tail_min_iterations = 5;  // ... after at least this many iterations; width 0: never
   unsigned compute_units = 0;        // work-groups, each with its share of the roots; 0: the device's
   unsigned work_group_size = 256;    // work-items per work-group (the paper's n)
+  bool launch_per_level = false;     // --gpu-launch=level: one kernel launch per level, not per collection
   bool cpu_when_no_device = false;   // --gpu-fallback=cpu: mark on the CPU when no device can be used
 };
 
