@@ -219,115 +219,149 @@ uint exclusive_scan(__local uint* x, uint id) {
 }
 #endif
 
+// The local memory of a work-group's step.
+typedef struct {
+  uint x[WG_SIZE];          // per work-item reference counts (prefix sum)
+  uint total;               // references this step appends (narrow objects)
+  uint max_count;           // histogram: the most references; atomic: wide slots
+  uint hist[4];             // Algorithm 2's counters, used cyclically
+  ulong stack_at[WG_SIZE];  // wide objects (SPLIT_REFS)
+  uint stack_count[WG_SIZE];
+  uint stack_top;
+  uint wide_len;            // references of wide objects this step (direct)
+} step_t;
+
+// A step's first half (Algorithm 1, lines 2-13): every work-item's object
+// counted (o read already; an object already marked counts as one with no
+// references), wide objects stacked. Returns, the same in every work-item,
+// how many places in the out-queue the step needs at most.
+ulong count_step(object_t* o, uint* mine, uint* my_offset, __local step_t* t, __global ulong* large) {
+  const uint id = get_local_id(0);
+  if (id == 0) {
+    t->total = 0;
+    t->max_count = 0;
+    t->stack_top = 0;
+    t->wide_len = 0;
+    t->hist[0] = t->hist[1] = t->hist[2] = t->hist[3] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *mine = o->count;
+#if SPLIT_REFS > 0
+  if (o->wide) {
+    uint s = atomic_inc(&t->stack_top);
+#ifdef GRAPH
+    t->stack_at[s] = o->at;
+#else
+    t->stack_at[s] = o->at | (o->mem == large ? IN_LARGE : 0);
+#endif
+    t->stack_count[s] = *mine;
+    *mine = 0;
+  }
+#endif
+#ifdef ATOMIC_OFFSETS
+  // Each work-item reserves its references' places with the one atomic
+  // add that also sums the step's total (max_count: the wide slots).
+  *my_offset = atomic_add(&t->total, *mine);
+  if (o->wide) atomic_add(&t->max_count, o->count);
+#else
+  atomic_add(&t->total, o->count);
+#endif
+#if !defined(PREFIX_SUM) && !defined(ATOMIC_OFFSETS)
+  atomic_max(&t->max_count, *mine);
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef ATOMIC_OFFSETS
+  return (ulong)t->total + t->max_count;
+#else
+  return t->total;
+#endif
+}
+
+// A step's second half (lines 5 and 14-18): mark, and append the
+// references at out[at...]. Returns how many it appended (direct: wide
+// objects' slots that hold no reference take no place).
+ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qentry* out, ulong at,
+                 __local step_t* t) {
+  const uint id = get_local_id(0);
+  if (o->fresh) mark_object(heap, *o);
+#if defined(ATOMIC_OFFSETS)
+  for (uint i = 0; i < mine; ++i) out[at + my_offset + i] = next_ref(heap, o, i);
+  uint mine_total = t->total;
+#elif defined(PREFIX_SUM)
+  // Each object's references are consecutive, after those of lower ids.
+  t->x[id] = mine;
+  uint mine_total = exclusive_scan(t->x, id);
+  for (uint i = 0; i < mine; ++i) out[at + t->x[id] + i] = next_ref(heap, o, i);
+#else
+  // Algorithm 2: all first references, then all second references, ...
+  // hist[i & 3] counts the work-items with an (i+1)-th reference; a slot
+  // is cleared two steps after its use, once every work-item has read it.
+  uint mine_total = 0;
+  for (uint i = 0; i < t->max_count; ++i) {
+    if (i < mine) {
+      uint local_offset = atomic_inc(&t->hist[i & 3]);
+      out[at + mine_total + local_offset] = next_ref(heap, o, i);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    mine_total += t->hist[i & 3];
+    if (id == 0) t->hist[(i + 2) & 3] = 0;
+  }
+#endif
+  const ulong first = at;
+  at += mine_total;
+#if SPLIT_REFS > 0
+  // Wide objects: every work-item copies one slot at a time (direct: only
+  // the references, each at the next place).
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = 0; s < t->stack_top; ++s) {
+    ulong w = t->stack_at[s];
+    uint count = t->stack_count[s];
+#ifdef GRAPH
+    for (uint i = id; i < count; i += WG_SIZE) out[at + i] = heap[w + 1 + i];
+    at += count;
+#else
+    __global ulong* mem = (w & IN_LARGE) ? large : heap;
+    w &= ~IN_LARGE;
+    for (uint i = id; i < count; i += WG_SIZE) {
+      ulong v = mem[w - 1 - i];
+      if (IS_REF(v)) out[at + atomic_inc(&t->wide_len)] = v;
+    }
+#endif
+  }
+#ifndef GRAPH
+  barrier(CLK_LOCAL_MEM_FENCE);
+  at += t->wide_len;
+#endif
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return at - first;
+}
+
+// An object of the queue, or none for a work-item past the step's end.
+object_t no_object(void) {
+  object_t o;
+  o.count = 0;
+  o.fresh = 0;
+  o.wide = 0;
+  o.at = 0;
+  return o;
+}
+
 // One level's steps, from *begin to end of `in`, appending to `out` from
 // *out_len. Returns false, with *begin at the first step not taken, when
 // the out-queue cannot take the next step; the whole work-group sees the
 // same totals, so it stops together, before marking anything of that step.
 bool mark_level(HEAP_ARGS, __global const qentry* in, __global qentry* out, ulong capacity, ulong* begin,
-                const ulong end, ulong* out_len, __local uint* x, __local uint* total, __local uint* max_count,
-                __local uint* hist, __local ulong* stack_at, __local uint* stack_count, __local uint* stack_top,
-                __local uint* wide_len) {
+                const ulong end, ulong* out_len, __local step_t* t) {
   const uint id = get_local_id(0);
   for (; *begin < end; *begin += WG_SIZE) {
-    // Algorithm 1, lines 2-11: read each object's header; an object already
-    // marked counts as one with no references.
     const ulong l = min((ulong)WG_SIZE, end - *begin);
-    object_t o;
-    o.count = 0;
-    o.fresh = 0;
-    o.wide = 0;
-    o.at = 0;
+    object_t o = no_object();
     if (id < l) o = READ(in[*begin + id]);
-    if (id == 0) {
-      *total = 0;
-      *max_count = 0;
-      *stack_top = 0;
-      *wide_len = 0;
-      hist[0] = hist[1] = hist[2] = hist[3] = 0;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint mine = o.count;
-#if SPLIT_REFS > 0
-    if (o.wide) {
-      uint s = atomic_inc(stack_top);
-#ifdef GRAPH
-      stack_at[s] = o.at;
-#else
-      stack_at[s] = o.at | (o.mem == large ? IN_LARGE : 0);
-#endif
-      stack_count[s] = mine;
-      mine = 0;
-    }
-#endif
-#ifdef ATOMIC_OFFSETS
-    // Each work-item reserves its references' places with the one atomic
-    // add that also sums the step's total (max_count: the wide slots).
-    uint my_offset = atomic_add(total, mine);
-    if (o.wide) atomic_add(max_count, o.count);
-#else
-    atomic_add(total, o.count);
-#endif
-#if !defined(PREFIX_SUM) && !defined(ATOMIC_OFFSETS)
-    atomic_max(max_count, mine);
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);
-#ifdef ATOMIC_OFFSETS
-    if (*out_len + *total + *max_count > capacity) return false;
-#else
-    if (*out_len + *total > capacity) return false;
-#endif
-    if (o.fresh) mark_object(heap, o);
-
-#if defined(ATOMIC_OFFSETS)
-    for (uint i = 0; i < mine; ++i) out[*out_len + my_offset + i] = next_ref(heap, &o, i);
-    uint mine_total = *total;
-#elif defined(PREFIX_SUM)
-    // Each object's references are consecutive, after those of lower ids.
-    x[id] = mine;
-    uint mine_total = exclusive_scan(x, id);
-    for (uint i = 0; i < mine; ++i) out[*out_len + x[id] + i] = next_ref(heap, &o, i);
-#else
-    // Algorithm 2: all first references, then all second references, ...
-    // hist[i & 3] counts the work-items with an (i+1)-th reference; a slot
-    // is cleared two steps after its use, once every work-item has read it.
-    uint mine_total = 0;
-    for (uint i = 0; i < *max_count; ++i) {
-      if (i < mine) {
-        uint local_offset = atomic_inc(&hist[i & 3]);
-        out[*out_len + mine_total + local_offset] = next_ref(heap, &o, i);
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      mine_total += hist[i & 3];
-      if (id == 0) hist[(i + 2) & 3] = 0;
-    }
-#endif
-    ulong at = *out_len + mine_total;
-#if SPLIT_REFS > 0
-    // Wide objects: every work-item copies one slot at a time (direct: only
-    // the references, each at the next place).
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = 0; s < *stack_top; ++s) {
-      ulong w = stack_at[s];
-      uint count = stack_count[s];
-#ifdef GRAPH
-      for (uint i = id; i < count; i += WG_SIZE) out[at + i] = heap[w + 1 + i];
-      at += count;
-#else
-      __global ulong* mem = (w & IN_LARGE) ? large : heap;
-      w &= ~IN_LARGE;
-      for (uint i = id; i < count; i += WG_SIZE) {
-        ulong v = mem[w - 1 - i];
-        if (IS_REF(v)) out[at + atomic_inc(wide_len)] = v;
-      }
-#endif
-    }
-#ifndef GRAPH
-    barrier(CLK_LOCAL_MEM_FENCE);
-    at += *wide_len;
-#endif
-#endif
-    *out_len = at;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    uint mine = 0, my_offset = 0;
+    ulong most = count_step(&o, &mine, &my_offset, t, large);
+    if (*out_len + most > capacity) return false;
+    *out_len += write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, out, *out_len, t);
   }
   return true;
 }
@@ -344,14 +378,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
   __global ulong* st = state + p * ST_WORDS;
   __global ulong* widths = history + p * max_levels;
 
-  __local uint x[WG_SIZE];          // per work-item reference counts
-  __local uint total;               // references this step appends
-  __local uint max_count;
-  __local uint hist[4];             // Algorithm 2's counters, used cyclically
-  __local ulong stack_at[WG_SIZE];  // wide objects (SPLIT_REFS)
-  __local uint stack_count[WG_SIZE];
-  __local uint stack_top;
-  __local uint wide_len;            // references of wide objects this step
+  __local step_t t;
 
   ulong begin = st[ST_BEGIN], end = st[ST_END], out_len = st[ST_OUT], levels = st[ST_LEVELS];
   uint flip = (uint)st[ST_FLIP], open = (uint)st[ST_OPEN], recorded = 0, why = WHY_EMPTY;
@@ -376,8 +403,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
       ++levels;
       open = 1;
     }
-    if (!mark_level(heap, base, large, large_base, large_words, in, out, capacity, &begin, end, &out_len, x,
-                    &total, &max_count, hist, stack_at, stack_count, &stack_top, &wide_len)) {
+    if (!mark_level(heap, base, large, large_base, large_words, in, out, capacity, &begin, end, &out_len, &t)) {
       why = WHY_FULL;
       break;
     }
