@@ -140,6 +140,12 @@ object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ul
   object_t o;
   o.mem = heap;
   o.cursor = 0;
+  o.count = 0;
+  o.fresh = 0;
+  o.wide = 0;
+  o.at = 0;
+  // A place a wide object's other slot left (mark_shared's SKIP_ENTRY).
+  if (!IS_REF(e)) return o;
   ulong addr = e & ~TAG_MASK;
   if (((addr - large_base) >> 3) < large_words) {
     o.mem = large;
@@ -424,5 +430,156 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
     st[ST_OPEN] = open;
     st[ST_RECORDED] = recorded;
     st[ST_WHY] = why;
+  }
+}
+
+// Several compute units under one launch: one queue for all work-groups,
+// with atomic counters, so that work the roots gave one work-group flows to
+// the others. Levels are not kept apart (the queue is first in, first out,
+// but a level's entries interleave with the next one's), so no widths are
+// recorded.
+//
+//   counters[Q_HEAD]    the next entry to claim
+//   counters[Q_TAIL]    the end of the entries reserved (claims stop there)
+//   counters[Q_ACTIVE]  work-groups that have started and hold or seek work
+//   counters[Q_STOP]    set when the queue is narrow (fewer than tail_width
+//                       entries, no other work-group in a step, after this
+//                       one's tail_min_claims claims): every work-group
+//                       leaves, and the CPU finishes (L1138-1150)
+//
+// A work-group claims up to WG_SIZE entries with a compare-and-swap of the
+// head, and reserves its step's places with one of the tail; an entry
+// reserved but not yet written reads as EMPTY_ENTRY, and a claimer waits
+// for it (its writer is inside a step, so it is running). A work-group
+// with nothing to claim leaves the active count and waits while some
+// started work-group is active (it may append); it leaves when none is.
+// Only work-groups that have started count: one that has not can hold no
+// work, so a device that runs the work-groups one after another never
+// waits on one it has not run, and the first does all the marking.
+//
+// A work-group whose step does not fit stops, leaving its claim in its
+// state words (ST_BEGIN, ST_END), the places it needed (ST_OUT) and WHY_FULL; the host moves the claims and
+// the unclaimed entries to the front of a larger queue and launches again.
+#define Q_HEAD 0
+#define Q_TAIL 1
+#define Q_ACTIVE 2
+#define Q_STOP 3
+#define Q_WORDS 4
+
+#ifdef GRAPH
+#define EMPTY_ENTRY 0xFFFFFFFFu
+#else
+#define EMPTY_ENTRY 0xFFFFFFFFFFFFFFFFul
+// A reserved place a wide object's non-reference slot did not take.
+#define SKIP_ENTRY 0ul
+#endif
+
+// The counters are polled with plain (volatile) loads: an atomic read
+// would take the line from the work-group that is updating it.
+uint peek(__global uint* counters, uint which) { return ((volatile __global uint*)counters)[which]; }
+
+// Claims up to WG_SIZE entries: returns how many, their first in *first;
+// 0 when the queue is empty or the mark is stopping.
+uint claim(__global uint* counters, __local uint* first, uint tail_width, uint* claims, uint tail_min_claims) {
+  for (;;) {
+    if (peek(counters, Q_STOP)) return 0;
+    uint h = peek(counters, Q_HEAD);
+    uint t = peek(counters, Q_TAIL);
+    if (h >= t) return 0;
+    // Narrow: few entries, and no other work-group in a step to add more.
+    if (tail_width && *claims >= tail_min_claims && t - h < tail_width && peek(counters, Q_ACTIVE) <= 1) {
+      atomic_xchg(&counters[Q_STOP], 1u);
+      return 0;
+    }
+    uint n = min((uint)WG_SIZE, t - h);
+    if (atomic_cmpxchg(&counters[Q_HEAD], h, h + n) == h) {
+      *first = h;
+      ++*claims;
+      return n;
+    }
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_shared(
+    HEAP_ARGS, __global qentry* queue, uint capacity, __global uint* counters, __global ulong* state,
+    uint tail_width, uint tail_min_claims) {
+  const uint id = get_local_id(0);
+  __global ulong* st = state + get_group_id(0) * ST_WORDS;
+  __local step_t t;
+  __local uint first, n, done;
+  __local ulong at;
+  uint claims = 0;
+  if (id == 0) {
+    atomic_inc(&counters[Q_ACTIVE]);
+    st[ST_WHY] = WHY_EMPTY;
+    st[ST_BEGIN] = st[ST_END] = 0;
+  }
+  for (;;) {
+    if (id == 0) {
+      done = 0;
+      n = claim(counters, &first, tail_width, &claims, tail_min_claims);
+      while (n == 0 && !done) {
+        // Idle: out of the active count while waiting for work.
+        atomic_dec(&counters[Q_ACTIVE]);
+        for (;;) {
+          if (peek(counters, Q_STOP)) {
+            done = 1;
+            break;
+          }
+          if (peek(counters, Q_HEAD) < peek(counters, Q_TAIL)) break;
+          if (peek(counters, Q_ACTIVE) == 0) {
+            done = 1;
+            break;
+          }
+        }
+        if (!done) {
+          atomic_inc(&counters[Q_ACTIVE]);
+          n = claim(counters, &first, tail_width, &claims, tail_min_claims);
+        }
+      }
+      if (n == 0 && done == 0) done = 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (done) break;
+    object_t o = no_object();
+    if (id < n) {
+      volatile __global qentry* slot = queue + first + id;
+      qentry e;
+      while ((e = *slot) == EMPTY_ENTRY) {
+      }
+      o = READ(e);
+    }
+    uint mine = 0, my_offset = 0;
+    ulong most = count_step(&o, &mine, &my_offset, &t, large);
+    if (id == 0) {
+      at = capacity;
+      for (;;) {
+        uint tl = peek(counters, Q_TAIL);
+        if (tl + most > capacity) break;
+        if (atomic_cmpxchg(&counters[Q_TAIL], tl, tl + (uint)most) == tl) {
+          at = tl;
+          break;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (at == capacity) {
+      // Full: the claim goes back to the host, nothing of it marked.
+      if (id == 0) {
+        st[ST_WHY] = WHY_FULL;
+        st[ST_BEGIN] = first;
+        st[ST_END] = first + n;
+        st[ST_OUT] = most;
+        atomic_dec(&counters[Q_ACTIVE]);
+      }
+      return;
+    }
+    // The claimed entries are consumed: back to empty for the next launch.
+    if (id < n) queue[first + id] = EMPTY_ENTRY;
+    ulong written = write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, queue, at, &t);
+#ifndef GRAPH
+    for (ulong i = written + id; i < most; i += WG_SIZE) queue[at + i] = SKIP_ENTRY;
+#endif
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
 
 namespace gc::gpu {
 
@@ -44,6 +45,12 @@ constexpr uint64_t kWhyFull = 1, kWhyLevels = 2, kWhyTail = 3;
 // the length of each work-group's width history. A deeper graph takes one
 // more launch per this many levels.
 constexpr uint32_t kLevelsPerLaunch = 4096;
+
+// mark_shared's counters (gpu_mark.cl, Q_*), and its largest queue: the
+// kernel indexes it with 32-bit counters.
+constexpr size_t kQueueCounters = 4;
+constexpr size_t kHead = 0, kTail = 1, kStop = 3;
+constexpr uint64_t kMaxOneQueueEntries = uint64_t{1} << 31;
 
 // The first queue capacity per partition, in entries; it doubles when an
 // iteration's output does not fit. Big enough that small heaps never grow.
@@ -90,12 +97,19 @@ GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(s
   history_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, groups_ * levels_per_launch_ * sizeof(uint64_t),
                             nullptr, &err);
   check(err, "clCreateBuffer(history)");
+  one_queue_ = !options.launch_per_level && groups_ > 1;
+  if (one_queue_) {
+    shared_kernel_ = session.kernel("mark_shared", build_options_);
+    counters_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, kQueueCounters * sizeof(uint32_t), nullptr,
+                               &err);
+    check(err, "clCreateBuffer(counters)");
+  }
 }
 
 GpuMarker::~GpuMarker() {
   for (cl_mem m : {shared_dense_.buffer, shared_sparse_.buffer})
     if (m) clReleaseMemObject(m);
-  for (cl_mem m : {queue_a_, queue_b_, state_, history_})
+  for (cl_mem m : {queue_a_, queue_b_, state_, history_, counters_, one_queue_buffer_})
     if (m) clReleaseMemObject(m);
 }
 
@@ -140,6 +154,10 @@ void GpuMarker::ensure_capacity(uint64_t entries, const std::vector<uint64_t>& s
 // (globals, then stacks, ...), which halves of the list would keep apart.
 void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state) {
   state.assign(groups_ * kStateWords, 0);
+  if (one_queue_) {
+    write_roots_to_one_queue(entries);
+    return;
+  }
   uint64_t per = (entries.size() + groups_ - 1) / groups_;
   ensure_capacity(std::max<uint64_t>(per, 1), state);
   // Written without waiting: the staging copies stay until the next mark,
@@ -163,6 +181,44 @@ void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<ui
   }
 }
 
+// mark_shared's queue starts as the roots, the rest of it empty.
+void GpuMarker::write_roots_to_one_queue(const std::vector<uint64_t>& entries) {
+  ensure_one_queue(std::max<uint64_t>(entries.size(), 1));
+  staged_roots_.assign(1, entries);
+  const void* src = staged_roots_[0].data();
+  if (entry_bytes_ == sizeof(uint32_t)) {
+    staged_narrow_roots_.assign(1, std::vector<uint32_t>(entries.begin(), entries.end()));
+    src = staged_narrow_roots_[0].data();
+  }
+  if (!entries.empty())
+    check(clEnqueueWriteBuffer(session_.queue(), one_queue_buffer_, CL_FALSE, 0, entries.size() * entry_bytes_, src,
+                               0, nullptr, nullptr),
+          "clEnqueueWriteBuffer(roots)");
+  counters_host_ = {0, static_cast<uint32_t>(entries.size()), 0, 0};
+}
+
+// A queue of at least `entries` places, every one empty (EMPTY_ENTRY: all
+// bits set). The kernel leaves what it consumed empty, so a queue is
+// filled once, when it is made.
+cl_mem GpuMarker::empty_queue(uint64_t entries) {
+  cl_int err = CL_SUCCESS;
+  cl_mem q = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, entries * entry_bytes_, nullptr, &err);
+  check(err, "clCreateBuffer(queue)");
+  uint64_t ones = ~uint64_t{0};
+  check(clEnqueueFillBuffer(session_.queue(), q, &ones, entry_bytes_, 0, entries * entry_bytes_, 0, nullptr, nullptr),
+        "clEnqueueFillBuffer(queue)");
+  return q;
+}
+
+void GpuMarker::ensure_one_queue(uint64_t entries) {
+  if (entries <= one_capacity_) return;
+  uint64_t cap = std::max<uint64_t>(one_capacity_, kInitialCapacity * groups_);
+  while (cap < entries) cap *= 2;
+  if (one_queue_buffer_) clReleaseMemObject(one_queue_buffer_);
+  one_queue_buffer_ = empty_queue(cap);
+  one_capacity_ = cap;
+}
+
 // The kernel's heap arguments: the graph or the two regions, with their
 // base addresses, and the per-partition state.
 void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s) {
@@ -175,6 +231,18 @@ void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, cons
   check(clSetKernelArg(kernel_, 4, sizeof large_words, &large_words), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 8, sizeof(cl_mem), &state_), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 9, sizeof(cl_mem), &history_), "clSetKernelArg");
+  if (one_queue_) {
+    check(clSetKernelArg(shared_kernel_, 0, sizeof(cl_mem), &dense), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 1, sizeof base, &base), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 2, sizeof(cl_mem), &sparse), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 3, sizeof large_base, &large_base), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 4, sizeof large_words, &large_words), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 7, sizeof(cl_mem), &counters_), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 8, sizeof(cl_mem), &state_), "clSetKernelArg");
+    cl_uint tail_width = options_.tail_width, min_claims = options_.tail_min_iterations;
+    check(clSetKernelArg(shared_kernel_, 9, sizeof tail_width, &tail_width), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 10, sizeof min_claims, &min_claims), "clSetKernelArg");
+  }
   cl_uint levels = levels_per_launch_, min_levels = options_.tail_min_iterations;
   // Under one launch per collection each work-group tests its own width
   // against its share of the tail width; per level, the host tests the sum.
@@ -241,13 +309,20 @@ void GpuMarker::launch(std::vector<uint64_t>& state, MarkReport& report) {
   check(clSetKernelArg(kernel_, 5, sizeof(cl_mem), &queue_a_), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 6, sizeof(cl_mem), &queue_b_), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 7, sizeof cap, &cap), "clSetKernelArg");
-  const size_t local = wg_size_, global = static_cast<size_t>(groups_) * wg_size_;
-  cl_event done = nullptr;
-  check(clEnqueueNDRangeKernel(session_.queue(), kernel_, 1, nullptr, &global, &local, 0, nullptr, &done),
-        "clEnqueueNDRangeKernel");
+  run_kernel(kernel_, report);
   check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t), state.data(), 0,
                             nullptr, nullptr),
         "clEnqueueReadBuffer(state)");
+}
+
+// Enqueues one launch of `kernel` over every work-group and waits for it,
+// counting it and its device time.
+void GpuMarker::run_kernel(cl_kernel kernel, MarkReport& report) {
+  const size_t local = wg_size_, global = static_cast<size_t>(groups_) * wg_size_;
+  cl_event done = nullptr;
+  check(clEnqueueNDRangeKernel(session_.queue(), kernel, 1, nullptr, &global, &local, 0, nullptr, &done),
+        "clEnqueueNDRangeKernel");
+  check(clWaitForEvents(1, &done), "clWaitForEvents");
   cl_ulong t0 = 0, t1 = 0;
   clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
   clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
@@ -279,6 +354,91 @@ void GpuMarker::take_tail(const std::vector<uint64_t>& state, Chosen chosen, std
     }
     tail.insert(tail.end(), wide.begin(), wide.end());
   }
+}
+
+// Several work-groups, one queue (gpu_mark.cl, mark_shared): launches until
+// no work-group stopped for want of room. Then the queue is empty, or the
+// narrow rest of it (the tail fallback) is left in `tail`. A stopped
+// work-group's claim and the unclaimed entries move to the front of a new
+// queue, with room for twice them and the largest step that did not fit.
+void GpuMarker::mark_with_one_queue(MarkReport& report, std::vector<uint64_t>& tail) {
+  std::vector<uint64_t>& state = state_host_;
+  for (;;) {
+    check(clEnqueueWriteBuffer(session_.queue(), counters_, CL_FALSE, 0, kQueueCounters * sizeof(uint32_t),
+                               counters_host_.data(), 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer(counters)");
+    cl_uint capacity = static_cast<cl_uint>(one_capacity_);
+    check(clSetKernelArg(shared_kernel_, 5, sizeof(cl_mem), &one_queue_buffer_), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 6, sizeof capacity, &capacity), "clSetKernelArg");
+    run_kernel(shared_kernel_, report);
+    check(clEnqueueReadBuffer(session_.queue(), counters_, CL_FALSE, 0, kQueueCounters * sizeof(uint32_t),
+                              counters_host_.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(counters)");
+    check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t), state.data(), 0,
+                              nullptr, nullptr),
+          "clEnqueueReadBuffer(state)");
+    std::vector<std::pair<uint64_t, uint64_t>> kept;  // [begin, end) of the old queue, in order
+    uint64_t step_needs = 0;
+    for (unsigned p = 0; p < groups_; ++p) {
+      const uint64_t* st = &state[p * kStateWords];
+      if (st[kWhy] != kWhyFull) continue;
+      kept.emplace_back(st[kBegin], st[kEnd]);
+      step_needs = std::max(step_needs, st[kOut]);
+    }
+    uint64_t head = counters_host_[kHead], end = counters_host_[kTail];
+    if (kept.empty()) {
+      if (counters_host_[kStop] && end > head) take_one_queue_tail(head, end, tail);
+      return;
+    }
+    kept.emplace_back(head, end);
+    uint64_t moved = 0;
+    for (auto [b, e] : kept) moved += e - b;
+    uint64_t cap = one_capacity_;
+    uint64_t needs = 2 * moved + step_needs + kInitialCapacity * groups_;
+    while (cap < needs && cap < kMaxOneQueueEntries) cap *= 2;
+    if (moved + step_needs > cap) {
+      std::fprintf(stderr, "gc: the gpu mark queue would pass %llu entries\n",
+                   static_cast<unsigned long long>(kMaxOneQueueEntries));
+      std::abort();
+    }
+    cl_mem next = empty_queue(cap);
+    uint64_t at = 0;
+    for (auto [b, e] : kept) {
+      if (e > b)
+        check(clEnqueueCopyBuffer(session_.queue(), one_queue_buffer_, next, b * entry_bytes_, at * entry_bytes_,
+                                  (e - b) * entry_bytes_, 0, nullptr, nullptr),
+              "clEnqueueCopyBuffer(queue)");
+      at += e - b;
+    }
+    check(clFinish(session_.queue()), "clFinish");
+    clReleaseMemObject(one_queue_buffer_);
+    one_queue_buffer_ = next;
+    one_capacity_ = cap;
+    counters_host_ = {0, static_cast<uint32_t>(moved), 0, 0};
+  }
+}
+
+// The entries [head, end) left when the queue went narrow, for the CPU; their
+// places are made empty again for the next mark.
+void GpuMarker::take_one_queue_tail(uint64_t head, uint64_t end, std::vector<uint64_t>& tail) {
+  uint64_t n = end - head;
+  std::vector<uint64_t> wide(n);
+  if (entry_bytes_ == sizeof(uint64_t)) {
+    check(clEnqueueReadBuffer(session_.queue(), one_queue_buffer_, CL_TRUE, head * entry_bytes_, n * entry_bytes_,
+                              wide.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(tail)");
+  } else {
+    std::vector<uint32_t> narrow(n);
+    check(clEnqueueReadBuffer(session_.queue(), one_queue_buffer_, CL_TRUE, head * entry_bytes_, n * entry_bytes_,
+                              narrow.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(tail)");
+    wide.assign(narrow.begin(), narrow.end());
+  }
+  tail.insert(tail.end(), wide.begin(), wide.end());
+  uint64_t ones = ~uint64_t{0};
+  check(clEnqueueFillBuffer(session_.queue(), one_queue_buffer_, &ones, entry_bytes_, head * entry_bytes_,
+                            n * entry_bytes_, 0, nullptr, nullptr),
+        "clEnqueueFillBuffer(queue)");
 }
 
 // A reference's node index (in 16-byte granules): through a table indexed
@@ -457,7 +617,11 @@ void GpuMarker::keep_shared_buffers(const MarkableHeap& heap) {
 std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkReport& report) {
   observe::PhaseScope phase(events, 0, kPhaseKernel);
   std::vector<uint64_t> tail;
-  iterate(report, tail);
+  if (one_queue_) {
+    mark_with_one_queue(report, tail);
+  } else {
+    iterate(report, tail);
+  }
   return tail;
 }
 

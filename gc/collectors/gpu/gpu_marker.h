@@ -99,6 +99,12 @@ class GpuMarker {
   void write_roots(const std::vector<uint64_t>& entries, std::vector<uint64_t>& state);
   void iterate(MarkReport& report, std::vector<uint64_t>& tail);
   void launch(std::vector<uint64_t>& state, MarkReport& report);
+  void run_kernel(cl_kernel kernel, MarkReport& report);
+  void mark_with_one_queue(MarkReport& report, std::vector<uint64_t>& tail);
+  void take_one_queue_tail(uint64_t head, uint64_t end, std::vector<uint64_t>& tail);
+  void write_roots_to_one_queue(const std::vector<uint64_t>& entries);
+  cl_mem empty_queue(uint64_t entries);
+  void ensure_one_queue(uint64_t entries);
   template <class Chosen>
   void take_tail(const std::vector<uint64_t>& state, Chosen chosen, std::vector<uint64_t>& tail);
   void set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s);
@@ -117,6 +123,14 @@ class GpuMarker {
   cl_mem queue_b_ = nullptr;
   cl_mem state_ = nullptr;
   cl_mem history_ = nullptr;      // each work-group's level widths in one launch
+  // Several work-groups under one launch share one queue (mark_shared):
+  // its buffer, capacity and counters (head, tail, active, stop).
+  bool one_queue_ = false;
+  cl_kernel shared_kernel_ = nullptr;
+  cl_mem one_queue_buffer_ = nullptr;
+  uint64_t one_capacity_ = 0;
+  cl_mem counters_ = nullptr;
+  std::array<uint32_t, 4> counters_host_{};
   uint32_t levels_per_launch_ = 1;
   uint64_t capacity_ = 0;
   // The reference graph (host copy) and, while it is built, the node index
