@@ -35,6 +35,9 @@ usage_error "bad young generation size '1K' (at least 64K)" --gc=markcompact --y
 usage_error "bad card partition 'rows' (strides or blocks)" --gc=markcompact --card-partition=rows
 usage_error "bad dense prefix '10' (off, or 50 to 100 percent live)" --gc=markcompact --dense-prefix=10
 usage_error "bad --gpu-tail '1,x' (WIDTH[,ITERATIONS], e.g. 20,5; 0: never)" --gc=gpu --gpu-tail=1,x
+usage_error "bad --gpu-launch 'x' (collection or level)" --gc=gpu --gpu-launch=x
+usage_error "bad --gpu-offsets 'x' (histogram, prefix or atomic)" --gc=gpu --gpu-offsets=x
+usage_error "bad --gpu-heap 'x' (direct, graph or shared)" --gc=gpu --gpu-heap=x
 usage_error "unknown collector 'none' (see --list-gcs)" --gc=none
 usage_error "unknown option '--gc-verify=yes'" --gc-verify=yes
 usage_error "unknown option '--heap'" --heap

@@ -110,4 +110,13 @@ TEST_CASE("options: each collector reads its own values, with its own defaults")
   CHECK(!g.vector_loads);
   CHECK(g.device == "1");
   CHECK(g.work_group_size == 256);
+  CHECK(!g.launch_per_level);
+  CHECK(g.offsets == Offsets::kAuto);
+  CHECK(!g.shared_heap);
+  heap.collector_options = {{"gpu-launch", "level"}, {"gpu-offsets", "atomic"}, {"gpu-heap", "shared"}};
+  g = gpu_options(heap);
+  CHECK(g.launch_per_level);
+  CHECK(g.offsets == Offsets::kAtomic);
+  CHECK(g.shared_heap);
+  CHECK(!g.graph);
 }
