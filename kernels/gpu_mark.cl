@@ -317,7 +317,9 @@ ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qen
   at += mine_total;
 #if SPLIT_REFS > 0
   // Wide objects: every work-item copies one slot at a time (direct: only
-  // the references, each at the next place).
+  // the references, each at the next place). Most steps have none, and
+  // skip the barriers (stack_top is the same in every work-item).
+  if (t->stack_top) {
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint s = 0; s < t->stack_top; ++s) {
     ulong w = t->stack_at[s];
@@ -338,6 +340,7 @@ ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qen
   barrier(CLK_LOCAL_MEM_FENCE);
   at += t->wide_len;
 #endif
+  }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   return at - first;
