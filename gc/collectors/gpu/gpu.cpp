@@ -31,7 +31,8 @@ GpuCollector::GpuCollector(RootSet& roots, const HeapOptions& options, std::uniq
 }
 
 void GpuCollector::describe_gpu_events() {
-  for (const char* c : {"gpu iterations", "gpu launches"}) events.describe_counter(c, "launches");
+  events.describe_counter("gpu iterations", "levels");
+  events.describe_counter("gpu launches", "launches");
   events.describe_counter("gpu kernel device ns", "ns");
   events.describe_counter("gpu offloaded bytes", "bytes");
   events.describe_counter("gpu graph nodes", "objects");

@@ -6,9 +6,10 @@
 // A collection, in order (the paper's Figure 4, L436-475): 1. update the
 // reference graph (--gpu-heap=graph; direct offloads the heap as it is);
 // 2. copy it and the roots to the device; 3. mark, one kernel launch
-// (kernels/gpu_mark.cl) per iteration of the frontier queue, until it is
-// empty or narrow enough for the CPU marker; 4. copy back and apply the
-// marks; then the space's parallel sweep on the CPU (L485-501).
+// (kernels/gpu_mark.cl) looping over the frontier queue until it is empty
+// or narrow enough for the CPU marker (--gpu-launch=level: a launch per
+// level); 4. copy back and apply the marks; then the space's parallel
+// sweep on the CPU (L485-501).
 #pragma once
 
 #include <memory>

@@ -52,8 +52,8 @@ constexpr size_t kQueueCounters = 4;
 constexpr size_t kHead = 0, kTail = 1, kStop = 3;
 constexpr uint64_t kMaxOneQueueEntries = uint64_t{1} << 31;
 
-// The first queue capacity per partition, in entries; it doubles when an
-// iteration's output does not fit. Big enough that small heaps never grow.
+// The first queue capacity per partition, in entries; it doubles when a
+// step's output does not fit. Big enough that small heaps never grow.
 constexpr uint64_t kInitialCapacity = 1 << 14;
 
 // A graph node: [count << 1 | mark, ref 0 .. ref count-1, back reference as
@@ -613,7 +613,7 @@ void GpuMarker::keep_shared_buffers(const MarkableHeap& heap) {
 }
 
 // Step 3, "GPU Mark Algorithm" (L455-456; Algorithm 1, L739-904): the
-// iterations, until the queue is empty or left to the CPU as the tail.
+// levels, until the queue is empty or left to the CPU as the tail.
 std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkReport& report) {
   observe::PhaseScope phase(events, 0, kPhaseKernel);
   std::vector<uint64_t> tail;
