@@ -144,8 +144,6 @@ object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ul
   o.fresh = 0;
   o.wide = 0;
   o.at = 0;
-  // A place a wide object's other slot left (mark_shared's SKIP_ENTRY).
-  if (!IS_REF(e)) return o;
   ulong addr = e & ~TAG_MASK;
   if (((addr - large_base) >> 3) < large_words) {
     o.mem = large;
@@ -229,7 +227,8 @@ uint exclusive_scan(__local uint* x, uint id) {
 typedef struct {
   uint x[WG_SIZE];          // per work-item reference counts (prefix sum)
   uint total;               // references this step appends (narrow objects)
-  uint max_count;           // histogram: the most references; atomic: wide slots
+  uint max_count;           // histogram: the most references of a narrow object
+  uint wide_refs;           // references of the wide objects
   uint hist[4];             // Algorithm 2's counters, used cyclically
   ulong stack_at[WG_SIZE];  // wide objects (SPLIT_REFS)
   uint stack_count[WG_SIZE];
@@ -240,14 +239,15 @@ typedef struct {
 // A step's first half (Algorithm 1, lines 2-13): every work-item's object
 // counted (o read already; an object already marked counts as one with no
 // references), wide objects stacked. Returns, the same in every work-item,
-// how many places in the out-queue the step needs at most.
-ulong count_step(object_t* o, uint* mine, uint* my_offset, __local step_t* t, __global ulong* large) {
+// how many places in the out-queue the step fills.
+ulong count_step(HEAP_ARGS, object_t* o, uint* mine, uint* my_offset, __local step_t* t) {
   const uint id = get_local_id(0);
   if (id == 0) {
     t->total = 0;
     t->max_count = 0;
     t->stack_top = 0;
     t->wide_len = 0;
+    t->wide_refs = 0;
     t->hist[0] = t->hist[1] = t->hist[2] = t->hist[3] = 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -257,6 +257,7 @@ ulong count_step(object_t* o, uint* mine, uint* my_offset, __local step_t* t, __
     uint s = atomic_inc(&t->stack_top);
 #ifdef GRAPH
     t->stack_at[s] = o->at;
+    atomic_add(&t->wide_refs, o->count);
 #else
     t->stack_at[s] = o->at | (o->mem == large ? IN_LARGE : 0);
 #endif
@@ -264,28 +265,38 @@ ulong count_step(object_t* o, uint* mine, uint* my_offset, __local step_t* t, __
     *mine = 0;
   }
 #endif
+  // The narrow objects' references; with ATOMIC_OFFSETS the add that sums
+  // them also gives each work-item its places.
 #ifdef ATOMIC_OFFSETS
-  // Each work-item reserves its references' places with the one atomic
-  // add that also sums the step's total (max_count: the wide slots).
   *my_offset = atomic_add(&t->total, *mine);
-  if (o->wide) atomic_add(&t->max_count, o->count);
 #else
-  atomic_add(&t->total, o->count);
+  atomic_add(&t->total, *mine);
 #endif
 #if !defined(PREFIX_SUM) && !defined(ATOMIC_OFFSETS)
   atomic_max(&t->max_count, *mine);
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
-#ifdef ATOMIC_OFFSETS
-  return (ulong)t->total + t->max_count;
-#else
-  return t->total;
+#if SPLIT_REFS > 0 && !defined(GRAPH)
+  // A wide object's references, counted by the whole work-group, so that
+  // the step takes exactly the places it fills.
+  if (t->stack_top) {
+    uint refs = 0;
+    for (uint s = 0; s < t->stack_top; ++s) {
+      ulong w = t->stack_at[s];
+      __global ulong* mem = (w & IN_LARGE) ? large : heap;
+      w &= ~IN_LARGE;
+      for (uint i = id; i < t->stack_count[s]; i += WG_SIZE) refs += IS_REF(mem[w - 1 - i]);
+    }
+    atomic_add(&t->wide_refs, refs);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 #endif
+  return (ulong)t->total + t->wide_refs;
 }
 
 // A step's second half (lines 5 and 14-18): mark, and append the
-// references at out[at...]. Returns how many it appended (direct: wide
-// objects' slots that hold no reference take no place).
+// references at out[at...]. Returns how many it appended: count_step's
+// total.
 ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qentry* out, ulong at,
                  __local step_t* t) {
   const uint id = get_local_id(0);
@@ -368,7 +379,7 @@ bool mark_level(HEAP_ARGS, __global const qentry* in, __global qentry* out, ulon
     object_t o = no_object();
     if (id < l) o = READ(in[*begin + id]);
     uint mine = 0, my_offset = 0;
-    ulong most = count_step(&o, &mine, &my_offset, t, large);
+    ulong most = count_step(heap, base, large, large_base, large_words, &o, &mine, &my_offset, t);
     if (*out_len + most > capacity) return false;
     *out_len += write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, out, *out_len, t);
   }
@@ -473,8 +484,6 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
 #define EMPTY_ENTRY 0xFFFFFFFFu
 #else
 #define EMPTY_ENTRY 0xFFFFFFFFFFFFFFFFul
-// A reserved place a wide object's non-reference slot did not take.
-#define SKIP_ENTRY 0ul
 #endif
 
 // The counters are polled with plain (volatile) loads: an atomic read
@@ -553,7 +562,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_shared(
       o = READ(e);
     }
     uint mine = 0, my_offset = 0;
-    ulong most = count_step(&o, &mine, &my_offset, &t, large);
+    ulong most = count_step(heap, base, large, large_base, large_words, &o, &mine, &my_offset, &t);
     if (id == 0) {
       at = capacity;
       for (;;) {
@@ -579,10 +588,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_shared(
     }
     // The claimed entries are consumed: back to empty for the next launch.
     if (id < n) queue[first + id] = EMPTY_ENTRY;
-    ulong written = write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, queue, at, &t);
-#ifndef GRAPH
-    for (ulong i = written + id; i < most; i += WG_SIZE) queue[at + i] = SKIP_ENTRY;
-#endif
+    write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, queue, at, &t);
     mem_fence(CLK_GLOBAL_MEM_FENCE);
   }
 }
