@@ -157,6 +157,28 @@ void check_all_variants(SyntheticHeap& heap, const std::vector<Word*>& roots, co
   heap.clear_marks();
 }
 
+// A list of n one-slot objects; returns its head.
+Word* build_list(SyntheticHeap& heap, int n) {
+  Word* head = heap.alloc(1);
+  Word* prev = head;
+  for (int i = 1; i < n; ++i) {
+    Word* next = heap.alloc(1);
+    link(prev, 0, next);
+    prev = next;
+  }
+  return head;
+}
+
+// One mark of heap from roots with a fresh marker.
+MarkReport mark_once(const ClDevice& device, SyntheticHeap& heap, const std::vector<Word*>& roots,
+                     const GpuOptions& o) {
+  GpuMarker marker(ClSession::for_device(device), o);
+  observe::Recorder events;
+  MarkReport report;
+  marker.mark(heap, roots, events, report);
+  return report;
+}
+
 }  // namespace
 
 TEST_CASE("gpu: degree buckets cover every count") {
@@ -252,10 +274,7 @@ TEST_CASE("gpu: a queue too small for a step grows and the mark resumes") {
     GpuOptions o;
     o.compute_units = cus;
     o.tail_width = 0;
-    GpuMarker marker(ClSession::for_device(*device), o);
-    observe::Recorder events;
-    MarkReport report;
-    marker.mark(heap, roots, events, report);
+    MarkReport report = mark_once(*device, heap, roots, o);
     CHECK(report.launches > 1);
     if (cus == 1) CHECK(report.frontier.size() == 2);  // the three roots, then their references
     for (Word* h : heap.objects()) CHECK(Header::is_marked(*h) == (expected.count(h) != 0));
@@ -266,35 +285,27 @@ TEST_CASE("gpu: the frontier is the paper's Figure 2 and the tail goes back to t
   auto device = device_or_skip();
   if (!device) return;
   SyntheticHeap heap(1 << 16);
-  Word* head = heap.alloc(1);
-  Word* prev = head;
-  for (int i = 0; i < 99; ++i) {
-    Word* next = heap.alloc(1);
-    link(prev, 0, next);
-    prev = next;
-  }
-  for (bool graph : {false, true}) for (bool per_level : {false, true}) {
-    CAPTURE(graph);
-    CAPTURE(per_level);
-    heap.clear_marks();
-    GpuOptions o;
-    o.graph = graph;
-    o.compute_units = 1;
-    o.launch_per_level = per_level;
-    GpuMarker marker(ClSession::for_device(*device), o);
-    observe::Recorder events;
-    MarkReport report;
-    marker.mark(heap, {head}, events, report);
-    // One object per level; after 5 levels a queue of width 1 < 20
-    // returns: the sixth object is left gray for the CPU. One launch did
-    // it all, or one per level.
-    CHECK(report.frontier == std::vector<uint64_t>(5, 1));
-    CHECK(report.launches == (per_level ? 5u : 1u));
-    REQUIRE(report.gray.size() == 1);
-    CHECK(report.gray[0] == heap.objects()[5]);
-    CHECK(Header::is_marked(*heap.objects()[4]));
-    CHECK(!Header::is_marked(*heap.objects()[5]));
-  }
+  Word* head = build_list(heap, 100);
+  for (bool graph : {false, true})
+    for (bool per_level : {false, true}) {
+      CAPTURE(graph);
+      CAPTURE(per_level);
+      heap.clear_marks();
+      GpuOptions o;
+      o.graph = graph;
+      o.compute_units = 1;
+      o.launch_per_level = per_level;
+      MarkReport report = mark_once(*device, heap, {head}, o);
+      // One object per level; after 5 levels a queue of width 1 < 20
+      // returns: the sixth object is left gray for the CPU. One launch did
+      // it all, or one per level.
+      CHECK(report.frontier == std::vector<uint64_t>(5, 1));
+      CHECK(report.launches == (per_level ? 5u : 1u));
+      REQUIRE(report.gray.size() == 1);
+      CHECK(report.gray[0] == heap.objects()[5]);
+      CHECK(Header::is_marked(*heap.objects()[4]));
+      CHECK(!Header::is_marked(*heap.objects()[5]));
+    }
   heap.clear_marks();
 }
 
@@ -302,20 +313,11 @@ TEST_CASE("gpu: one launch marks a deep list, the width history refilled every 4
   auto device = device_or_skip();
   if (!device) return;
   SyntheticHeap heap(1 << 17);
-  Word* head = heap.alloc(1);
-  Word* prev = head;
-  for (int i = 1; i < 10000; ++i) {
-    Word* next = heap.alloc(1);
-    link(prev, 0, next);
-    prev = next;
-  }
+  Word* head = build_list(heap, 10000);
   GpuOptions o;
   o.compute_units = 1;
   o.tail_width = 0;
-  GpuMarker marker(ClSession::for_device(*device), o);
-  observe::Recorder events;
-  MarkReport report;
-  marker.mark(heap, {head}, events, report);
+  MarkReport report = mark_once(*device, heap, {head}, o);
   CHECK(report.frontier == std::vector<uint64_t>(10000, 1));
   CHECK(report.launches == 3);  // 4096 + 4096 + 1808 levels
   for (Word* h : heap.objects()) CHECK(Header::is_marked(*h));
@@ -340,10 +342,7 @@ TEST_CASE("gpu: only references enter the direct queue") {
     o.compute_units = 1;
     o.tail_width = 0;
     o.launch_per_level = per_level;
-    GpuMarker marker(ClSession::for_device(*device), o);
-    observe::Recorder events;
-    MarkReport report;
-    marker.mark(heap, roots, events, report);
+    MarkReport report = mark_once(*device, heap, roots, o);
     CHECK(report.frontier == std::vector<uint64_t>{2, 6});
     for (Word* h : heap.objects()) CHECK(Header::is_marked(*h));
   }

@@ -94,14 +94,14 @@ GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(s
                           nullptr, &err);
   check(err, "clCreateBuffer(state)");
   levels_per_launch_ = options.launch_per_level ? 1 : kLevelsPerLaunch;
-  history_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, groups_ * levels_per_launch_ * sizeof(uint64_t),
-                            nullptr, &err);
+  history_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE,
+                            groups_ * levels_per_launch_ * sizeof(uint64_t), nullptr, &err);
   check(err, "clCreateBuffer(history)");
   one_queue_ = !options.launch_per_level && groups_ > 1;
   if (one_queue_) {
     shared_kernel_ = session.kernel("mark_shared", build_options_);
-    counters_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, kQueueCounters * sizeof(uint32_t), nullptr,
-                               &err);
+    counters_ = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, kQueueCounters * sizeof(uint32_t),
+                               nullptr, &err);
     check(err, "clCreateBuffer(counters)");
   }
 }
@@ -129,8 +129,8 @@ void GpuMarker::ensure_capacity(uint64_t entries, const std::vector<uint64_t>& s
   if (capacity_) {
     auto keep = [&](cl_mem from, cl_mem to, unsigned p, uint64_t n) {
       if (n)
-        check(clEnqueueCopyBuffer(session_.queue(), from, to, p * capacity_ * entry_bytes_, p * cap * entry_bytes_,
-                                  n * entry_bytes_, 0, nullptr, nullptr),
+        check(clEnqueueCopyBuffer(session_.queue(), from, to, p * capacity_ * entry_bytes_,
+                                  p * cap * entry_bytes_, n * entry_bytes_, 0, nullptr, nullptr),
               "clEnqueueCopyBuffer");
     };
     for (unsigned p = 0; p < groups_; ++p) {
@@ -191,8 +191,8 @@ void GpuMarker::write_roots_to_one_queue(const std::vector<uint64_t>& entries) {
     src = staged_narrow_roots_[0].data();
   }
   if (!entries.empty())
-    check(clEnqueueWriteBuffer(session_.queue(), one_queue_buffer_, CL_FALSE, 0, entries.size() * entry_bytes_, src,
-                               0, nullptr, nullptr),
+    check(clEnqueueWriteBuffer(session_.queue(), one_queue_buffer_, CL_FALSE, 0,
+                               entries.size() * entry_bytes_, src, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer(roots)");
   counters_host_ = {0, static_cast<uint32_t>(entries.size()), 0, 0};
 }
@@ -205,7 +205,8 @@ cl_mem GpuMarker::empty_queue(uint64_t entries) {
   cl_mem q = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, entries * entry_bytes_, nullptr, &err);
   check(err, "clCreateBuffer(queue)");
   uint64_t ones = ~uint64_t{0};
-  check(clEnqueueFillBuffer(session_.queue(), q, &ones, entry_bytes_, 0, entries * entry_bytes_, 0, nullptr, nullptr),
+  check(clEnqueueFillBuffer(session_.queue(), q, &ones, entry_bytes_, 0, entries * entry_bytes_, 0, nullptr,
+                            nullptr),
         "clEnqueueFillBuffer(queue)");
   return q;
 }
@@ -224,32 +225,30 @@ void GpuMarker::ensure_one_queue(uint64_t entries) {
 void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s) {
   cl_ulong base = reinterpret_cast<uint64_t>(d.begin), large_base = reinterpret_cast<uint64_t>(s.begin),
            large_words = s.words();
-  check(clSetKernelArg(kernel_, 0, sizeof(cl_mem), &dense), "clSetKernelArg");
-  check(clSetKernelArg(kernel_, 1, sizeof base, &base), "clSetKernelArg");
-  check(clSetKernelArg(kernel_, 2, sizeof(cl_mem), &sparse), "clSetKernelArg");
-  check(clSetKernelArg(kernel_, 3, sizeof large_base, &large_base), "clSetKernelArg");
-  check(clSetKernelArg(kernel_, 4, sizeof large_words, &large_words), "clSetKernelArg");
+  // Both kernels take the heap first (gpu_mark.cl, HEAP_ARGS).
+  auto heap_args = [&](cl_kernel k) {
+    check(clSetKernelArg(k, 0, sizeof(cl_mem), &dense), "clSetKernelArg");
+    check(clSetKernelArg(k, 1, sizeof base, &base), "clSetKernelArg");
+    check(clSetKernelArg(k, 2, sizeof(cl_mem), &sparse), "clSetKernelArg");
+    check(clSetKernelArg(k, 3, sizeof large_base, &large_base), "clSetKernelArg");
+    check(clSetKernelArg(k, 4, sizeof large_words, &large_words), "clSetKernelArg");
+  };
+  heap_args(kernel_);
   check(clSetKernelArg(kernel_, 8, sizeof(cl_mem), &state_), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 9, sizeof(cl_mem), &history_), "clSetKernelArg");
+  cl_uint tail_width = options_.tail_width, min_iterations = options_.tail_min_iterations;
   if (one_queue_) {
-    check(clSetKernelArg(shared_kernel_, 0, sizeof(cl_mem), &dense), "clSetKernelArg");
-    check(clSetKernelArg(shared_kernel_, 1, sizeof base, &base), "clSetKernelArg");
-    check(clSetKernelArg(shared_kernel_, 2, sizeof(cl_mem), &sparse), "clSetKernelArg");
-    check(clSetKernelArg(shared_kernel_, 3, sizeof large_base, &large_base), "clSetKernelArg");
-    check(clSetKernelArg(shared_kernel_, 4, sizeof large_words, &large_words), "clSetKernelArg");
+    heap_args(shared_kernel_);
     check(clSetKernelArg(shared_kernel_, 7, sizeof(cl_mem), &counters_), "clSetKernelArg");
     check(clSetKernelArg(shared_kernel_, 8, sizeof(cl_mem), &state_), "clSetKernelArg");
-    cl_uint tail_width = options_.tail_width, min_claims = options_.tail_min_iterations;
     check(clSetKernelArg(shared_kernel_, 9, sizeof tail_width, &tail_width), "clSetKernelArg");
-    check(clSetKernelArg(shared_kernel_, 10, sizeof min_claims, &min_claims), "clSetKernelArg");
+    check(clSetKernelArg(shared_kernel_, 10, sizeof min_iterations, &min_iterations), "clSetKernelArg");
   }
-  cl_uint levels = levels_per_launch_, min_levels = options_.tail_min_iterations;
-  // Under one launch per collection each work-group tests its own width
-  // against its share of the tail width; per level, the host tests the sum.
-  cl_uint width = options_.launch_per_level ? 0 : (options_.tail_width + groups_ - 1) / groups_;
+  // One launch per level: the host tests the tail between launches.
+  cl_uint levels = levels_per_launch_, width = options_.launch_per_level ? 0 : tail_width;
   check(clSetKernelArg(kernel_, 10, sizeof levels, &levels), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 11, sizeof width, &width), "clSetKernelArg");
-  check(clSetKernelArg(kernel_, 12, sizeof min_levels, &min_levels), "clSetKernelArg");
+  check(clSetKernelArg(kernel_, 12, sizeof min_iterations, &min_iterations), "clSetKernelArg");
 }
 
 // The levels of the mark: one launch for all of them (--gpu-launch=
@@ -265,9 +264,10 @@ void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
     uint64_t width = 0;
     for (unsigned p = 0; p < groups_; ++p) width += state[p * kStateWords + kEnd];
     if (width == 0) return;
-    if (options_.launch_per_level && options_.tail_width && report.frontier.size() >= options_.tail_min_iterations &&
-        width < options_.tail_width) {
-      take_tail(state, [](const uint64_t*) { return true; }, tail);
+    if (options_.launch_per_level && options_.tail_width &&
+        report.frontier.size() >= options_.tail_min_iterations && width < options_.tail_width) {
+      take_tail(
+          state, [](const uint64_t*) { return true; }, tail);
       return;
     }
     std::vector<uint64_t> levels_before(groups_);
@@ -277,9 +277,10 @@ void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
     for (unsigned p = 0; p < groups_; ++p) {
       const uint64_t* s = &state[p * kStateWords];
       if (s[kRecorded] == 0) continue;
-      check(clEnqueueReadBuffer(session_.queue(), history_, CL_TRUE, p * levels_per_launch_ * sizeof(uint64_t),
-                                s[kRecorded] * sizeof(uint64_t), history.data(), 0, nullptr, nullptr),
-            "clEnqueueReadBuffer(history)");
+      check(
+          clEnqueueReadBuffer(session_.queue(), history_, CL_TRUE, p * levels_per_launch_ * sizeof(uint64_t),
+                              s[kRecorded] * sizeof(uint64_t), history.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(history)");
       if (report.frontier.size() < levels_before[p] + s[kRecorded])
         report.frontier.resize(levels_before[p] + s[kRecorded]);
       for (uint64_t j = 0; j < s[kRecorded]; ++j) report.frontier[levels_before[p] + j] += history[j];
@@ -293,7 +294,8 @@ void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
       continue;
     }
     if (more || options_.launch_per_level) continue;
-    take_tail(state, [](const uint64_t* s) { return s[kWhy] == kWhyTail; }, tail);
+    take_tail(
+        state, [](const uint64_t* s) { return s[kWhy] == kWhyTail; }, tail);
     return;
   }
 }
@@ -302,16 +304,16 @@ void GpuMarker::iterate(MarkReport& report, std::vector<uint64_t>& tail) {
 // left it comes back in `state`.
 void GpuMarker::launch(std::vector<uint64_t>& state, MarkReport& report) {
   for (unsigned p = 0; p < groups_; ++p) state[p * kStateWords + kRecorded] = 0;
-  check(clEnqueueWriteBuffer(session_.queue(), state_, CL_FALSE, 0, state.size() * sizeof(uint64_t), state.data(),
-                             0, nullptr, nullptr),
+  check(clEnqueueWriteBuffer(session_.queue(), state_, CL_FALSE, 0, state.size() * sizeof(uint64_t),
+                             state.data(), 0, nullptr, nullptr),
         "clEnqueueWriteBuffer(state)");
   cl_ulong cap = capacity_;
   check(clSetKernelArg(kernel_, 5, sizeof(cl_mem), &queue_a_), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 6, sizeof(cl_mem), &queue_b_), "clSetKernelArg");
   check(clSetKernelArg(kernel_, 7, sizeof cap, &cap), "clSetKernelArg");
   run_kernel(kernel_, report);
-  check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t), state.data(), 0,
-                            nullptr, nullptr),
+  check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
+                            state.data(), 0, nullptr, nullptr),
         "clEnqueueReadBuffer(state)");
 }
 
@@ -374,8 +376,8 @@ void GpuMarker::mark_with_one_queue(MarkReport& report, std::vector<uint64_t>& t
     check(clEnqueueReadBuffer(session_.queue(), counters_, CL_FALSE, 0, kQueueCounters * sizeof(uint32_t),
                               counters_host_.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(counters)");
-    check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t), state.data(), 0,
-                              nullptr, nullptr),
+    check(clEnqueueReadBuffer(session_.queue(), state_, CL_TRUE, 0, state.size() * sizeof(uint64_t),
+                              state.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(state)");
     std::vector<std::pair<uint64_t, uint64_t>> kept;  // [begin, end) of the old queue, in order
     uint64_t step_needs = 0;
@@ -405,8 +407,8 @@ void GpuMarker::mark_with_one_queue(MarkReport& report, std::vector<uint64_t>& t
     uint64_t at = 0;
     for (auto [b, e] : kept) {
       if (e > b)
-        check(clEnqueueCopyBuffer(session_.queue(), one_queue_buffer_, next, b * entry_bytes_, at * entry_bytes_,
-                                  (e - b) * entry_bytes_, 0, nullptr, nullptr),
+        check(clEnqueueCopyBuffer(session_.queue(), one_queue_buffer_, next, b * entry_bytes_,
+                                  at * entry_bytes_, (e - b) * entry_bytes_, 0, nullptr, nullptr),
               "clEnqueueCopyBuffer(queue)");
       at += e - b;
     }
@@ -424,13 +426,13 @@ void GpuMarker::take_one_queue_tail(uint64_t head, uint64_t end, std::vector<uin
   uint64_t n = end - head;
   std::vector<uint64_t> wide(n);
   if (entry_bytes_ == sizeof(uint64_t)) {
-    check(clEnqueueReadBuffer(session_.queue(), one_queue_buffer_, CL_TRUE, head * entry_bytes_, n * entry_bytes_,
-                              wide.data(), 0, nullptr, nullptr),
+    check(clEnqueueReadBuffer(session_.queue(), one_queue_buffer_, CL_TRUE, head * entry_bytes_,
+                              n * entry_bytes_, wide.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(tail)");
   } else {
     std::vector<uint32_t> narrow(n);
-    check(clEnqueueReadBuffer(session_.queue(), one_queue_buffer_, CL_TRUE, head * entry_bytes_, n * entry_bytes_,
-                              narrow.data(), 0, nullptr, nullptr),
+    check(clEnqueueReadBuffer(session_.queue(), one_queue_buffer_, CL_TRUE, head * entry_bytes_,
+                              n * entry_bytes_, narrow.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(tail)");
     wide.assign(narrow.begin(), narrow.end());
   }

@@ -122,7 +122,7 @@ class GpuMarker {
   cl_mem queue_a_ = nullptr;
   cl_mem queue_b_ = nullptr;
   cl_mem state_ = nullptr;
-  cl_mem history_ = nullptr;      // each work-group's level widths in one launch
+  cl_mem history_ = nullptr;  // each work-group's level widths in one launch
   // Several work-groups under one launch share one queue (mark_shared):
   // its buffer, capacity and counters (head, tail, active, stop).
   bool one_queue_ = false;
@@ -144,9 +144,9 @@ class GpuMarker {
   Region dense_;
   Region sparse_;
   std::vector<uint64_t> root_entries_;
-  std::vector<std::vector<uint64_t>> staged_roots_;       // per partition, as written to the queue
+  std::vector<std::vector<uint64_t>> staged_roots_;         // per partition, as written to the queue
   std::vector<std::vector<uint32_t>> staged_narrow_roots_;  // the same as graph node indices
-  std::vector<uint64_t> state_host_;                      // the partitions' state words (ST_*)
+  std::vector<uint64_t> state_host_;                        // the partitions' state words (ST_*)
   cl_mem dense_buffer_ = nullptr;
   cl_mem sparse_buffer_ = nullptr;
   // --gpu-heap=shared: buffers over the host's heap itself, kept from one

@@ -52,8 +52,7 @@ constexpr OptionSpec kOptions[] = {
                   "each collection; or the heap itself through buffers kept from one collection to the "
                   "next, on a device that shares host memory (--cl-list says which)",
                   "--gpu-heap", "direct, graph or shared"),
-    choice_option("gpu-offsets", "histogram|prefix|atomic",
-                  "histogram on a GPU, atomic on any other device",
+    choice_option("gpu-offsets", "histogram|prefix|atomic", "histogram on a GPU, atomic on any other device",
                   "output-queue offsets by the paper's histogram or prefix sum, or one atomic add per "
                   "work-item",
                   "--gpu-offsets", "histogram, prefix or atomic"),
