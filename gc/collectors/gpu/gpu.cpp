@@ -13,6 +13,7 @@ namespace {
 // Exit status for "--gc=gpu but no device": the runtime-error status of
 // the VM (LANGUAGE.md's 70), since nothing in the program is at fault.
 constexpr int kExitNoDevice = 70;
+constexpr int kExitUsage = 64;
 
 const char* const kPhaseCpuTail = "gpu cpu tail";
 const char* const kPhaseOutDegrees = "gpu out-degree statistics";
@@ -140,26 +141,25 @@ std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options
     std::fprintf(stderr, "vm: --gc=gpu: %s\n", why.c_str());
     std::exit(kExitNoDevice);
   }
+  // Checked here, not with the other options: asking OpenCL before the VM
+  // forks the runs of --compare would leave the children a driver that is
+  // not safe to use after fork().
+  if (device && gpu_options(options).shared_heap && !device->host_unified_memory) {
+    std::fprintf(stderr,
+                 "vm: --gpu-heap=shared needs a device that shares memory with the host, and %s does not "
+                 "(--cl-list says which do; --gpu-heap=direct copies the heap instead)\n",
+                 device->name.c_str());
+    std::exit(kExitUsage);
+  }
   return std::make_unique<GpuCollector>(roots, options, std::move(device));
 }
 
 std::string gpu_unavailable() { return gpu::unavailable_reason(""); }
 
 std::string gpu_check_configuration(const HeapOptions& options) {
-  GpuOptions o = gpu_options(options);
-  if (gpu::list_devices().empty()) return "";
-  if (!o.device.empty()) {
-    std::string why = gpu::unavailable_reason(o.device);
-    if (!why.empty()) return why;
-  }
-  if (o.shared_heap) {
-    std::string why;
-    std::unique_ptr<gpu::ClDevice> d = gpu::choose_device(o.device, &why);
-    if (d && !d->host_unified_memory)
-      return "--gpu-heap=shared needs a device that shares memory with the host, and " + d->name +
-             " does not (--cl-list says which do; --gpu-heap=direct copies the heap instead)";
-  }
-  return "";
+  const std::string& spec = gpu_options(options).device;
+  if (spec.empty() || gpu::list_devices().empty()) return "";
+  return gpu::unavailable_reason(spec);
 }
 
 }  // namespace gc

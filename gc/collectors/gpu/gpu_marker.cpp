@@ -72,7 +72,10 @@ std::string hex(uint64_t v) {
 
 GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(session), options_(options) {
   const ClDevice& d = session.device();
-  groups_ = options.compute_units ? options.compute_units : d.compute_units;
+  // A CPU device's compute units are the cores that also run the VM: one
+  // work-group marks as fast there (docs/collectors/gpu.md, Figures) and
+  // keeps the level widths.
+  groups_ = options.compute_units ? options.compute_units : d.is_gpu ? d.compute_units : 1;
   // The work-group size is a power of two (the prefix sum needs it) that
   // the device accepts.
   wg_size_ = std::bit_floor(std::max(1u, options.work_group_size));

@@ -63,9 +63,10 @@ constexpr OptionSpec kOptions[] = {
                  "0 to 65536 references", 0, 65536),
     text_option("gpu-tail", "W[,I]", "20,5; 0: never",
                 "back to the CPU when the queue is narrower than W after at least I iterations", check_tail),
-    count_option("gpu-cus", "0: the device's compute units",
-                 "work-groups (compute units), the roots split among them", "--gpu-cus",
-                 "0: the device's compute units, or 1 to 4096", 0, 4096),
+    count_option("gpu-cus", "0: a GPU's compute units, 1 on any other device",
+                 "work-groups (compute units): under one launch they share one queue, under one launch per "
+                 "level the roots are split among them",
+                 "--gpu-cus", "0: the device's compute units, or 1 to 4096", 0, 4096),
     text_option("gpu-wg", "N", "256", "work-items per work-group, a power of two", check_work_group),
     choice_option("gpu-launch", "collection|level", "collection",
                   "one kernel launch marks the whole heap, looping over the levels (the paper's), or one "

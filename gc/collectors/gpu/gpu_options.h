@@ -27,7 +27,7 @@ struct GpuOptions {
   unsigned split_refs = 16;          // wider objects go to the cooperative stack; 0: off
   unsigned tail_width = 20;          // back to the CPU below this queue width ...
   unsigned tail_min_iterations = 5;  // ... after at least this many iterations; width 0: never
-  unsigned compute_units = 0;        // work-groups, each with its share of the roots; 0: the device's
+  unsigned compute_units = 0;        // work-groups; 0: a GPU's compute units, 1 on any other device
   unsigned work_group_size = 256;    // work-items per work-group (the paper's n)
   bool launch_per_level = false;     // --gpu-launch=level: one kernel launch per level, not per collection
   bool cpu_when_no_device = false;   // --gpu-fallback=cpu: mark on the CPU when no device can be used
