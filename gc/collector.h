@@ -121,6 +121,13 @@ class Collector {
 
   // Biased card table: card_base[address >> kCardShift] is the card byte.
   uint8_t* card_base = nullptr;
+  // The reference mirror, for a collector that keeps one (gpu's
+  // --gpu-graph=double-write), else nullptr: a 32-bit entry per word of
+  // the heap, biased so that ref_mirror[address >> 3] is a slot's entry,
+  // which the write barrier keeps equal to mirror_entry of the slot's
+  // value.
+  uint32_t* ref_mirror = nullptr;
+  uint64_t ref_mirror_origin = 0;  // Value::ref(the first word mirrored).bits
 
   // Allocates and formats an object (layout.h: format_object), collecting
   // if needed. Returns nullptr when the heap is exhausted even after a full
@@ -277,13 +284,32 @@ inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t 
   return c.allocate_slow(class_id, rounded_refs(nrefs), rounded_raw(raw_words));
 }
 
+// A reference mirror's entry for a slot holding v: the referent's header
+// as a word offset from the mirror's origin, or kMirrorNoRef when v is
+// not a reference (so a mirror reaches at most 2^32 - 1 words).
+constexpr uint32_t kMirrorNoRef = 0xFFFF'FFFF;
+constexpr uint32_t mirror_entry(uint64_t origin, Value v) {
+  return v.is_ref() ? static_cast<uint32_t>((v.bits - origin) >> 3) : kMirrorNoRef;
+}
+
+// The second write of a reference store, into a mirror (biased as
+// Collector::ref_mirror is).
+inline void mirror_store(uint32_t* biased, uint64_t origin, const Value* slot, Value v) {
+  biased[reinterpret_cast<uintptr_t>(slot) >> 3] = mirror_entry(origin, v);
+}
+
 // The write barrier: every reference store into a heap object goes through
 // here. It dirties the card of the slot unconditionally (no test of the
 // value stored), which is one shift and one byte store; generational
 // collectors rely on it for the card invariant (markcompact/card_scan.h).
+// Where a collector keeps a reference mirror, the store is written twice,
+// the second time into the mirror (Maas et al. 2012's double-write, L593-598);
+// elsewhere that costs one load and a branch that is never taken.
 inline void write_ref(Collector& c, Value* slot, Value v) {
   *slot = v;
   c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
+  if (uint32_t* mirror = c.ref_mirror) [[unlikely]]
+    mirror_store(mirror, c.ref_mirror_origin, slot, v);
 }
 
 }  // namespace gc

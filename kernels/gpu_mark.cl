@@ -23,6 +23,11 @@
 //                 otherwise DIRECT: the heap words themselves, blocks and
 //                 large objects as two buffers (ulong Values in the queue,
 //                 references only; bidirectional objects, gc/layout.h)
+//   MIRROR        with DIRECT's code, the reference graph the write barrier
+//                 keeps (reference_mirror.h): uint entries at the heap's
+//                 own positions, a node's header slots << 1 | mark, a
+//                 slot's entry its referent's position or NO_REF; queue
+//                 entries are positions
 //   PREFIX_SUM    offsets by Blelloch's prefix sum (L909-925)
 //   ATOMIC_OFFSETS  offsets by one local atomic add per work-item (a CPU
 //                 device runs work-items one after another, so the add
@@ -37,10 +42,30 @@
 //   WG_SIZE       the work-group size (a power of two)
 //   MARK_BIT, REF_TAG, TAG_MASK, REFS_SHIFT   gc/layout.h's header fields
 
-#ifdef GRAPH
+#if defined(GRAPH) || defined(MIRROR)
 typedef uint qentry;
 #else
 typedef ulong qentry;
+#endif
+
+#ifdef MIRROR
+// The heap's words, as DIRECT reads them, are the mirror's entries here.
+typedef uint word_t;
+typedef uint2 word2_t;
+#define NO_REF 0xFFFFFFFFu
+#define IS_REF(v) ((v) != NO_REF)
+#define HDR_MARK 1u
+#define HDR_COUNT(h) ((h) >> 1)
+// Words from a region's start (b) to the header entry e names.
+#define ENTRY_OFFSET(e, b) ((ulong)(e) - (b))
+#elif !defined(GRAPH)
+typedef ulong word_t;
+typedef ulong2 word2_t;
+#define IS_REF(v) (((v)&TAG_MASK) == REF_TAG)
+#define HDR_MARK MARK_BIT
+// layout.h: the reference count is a 16-bit mantissa and 4-bit exponent.
+#define HDR_COUNT(h) ((ulong)(((h) >> REFS_SHIFT) & 0xFFFFul) << (((h) >> (REFS_SHIFT + 16)) & 0xFul))
+#define ENTRY_OFFSET(e, b) ((((e) & ~TAG_MASK) - (b)) >> 3)
 #endif
 
 // Per partition, words the host reads and writes between launches (gpu_marker.cpp
@@ -66,9 +91,6 @@ typedef ulong qentry;
 #ifdef GRAPH
 #define NODE_COUNT(h) ((h) >> 1)
 #define NODE_MARKED(h) ((h)&1u)
-#else
-// layout.h: the reference count is a 16-bit mantissa and 4-bit exponent.
-#define HDR_COUNT(h) ((ulong)(((h) >> REFS_SHIFT) & 0xFFFFul) << (((h) >> (REFS_SHIFT + 16)) & 0xFul))
 #endif
 
 // An object of the in-queue, read once: where it is, whether this
@@ -78,7 +100,7 @@ typedef ulong qentry;
 // references when loads are vectorised.
 typedef struct {
 #ifndef GRAPH
-  __global ulong* mem;  // the region holding the object: blocks or large objects
+  __global word_t* mem;  // the region holding the object: blocks or large objects
   ulong cursor;         // the next slot to look at for a reference
 #endif
   ulong at;  // graph: node index in uints; direct: header word index in mem
@@ -89,7 +111,7 @@ typedef struct {
 #ifdef GRAPH
   uint4 granule;
 #else
-  ulong2 granule;
+  word2_t granule;
 #endif
 #endif
 } object_t;
@@ -130,13 +152,12 @@ qentry next_ref(__global uint* graph, object_t* o, uint i) {
 #define HEAP_ARGS __global uint *heap, ulong base, __global ulong *large, ulong large_base, ulong large_words
 #define READ(e) read_object(heap, (e))
 #else
-#define IS_REF(v) (((v)&TAG_MASK) == REF_TAG)
 // Objects live in two regions, each its own buffer: the blocks (heap, from
 // base) and the large objects (large, from large_base). The reservation
 // between them is never handed to the device. Every queue entry is a
 // reference (numbers, nil and booleans in slots never enter the queue).
-object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ulong large_base, ulong large_words,
-                     qentry e) {
+object_t read_object(__global word_t* heap, ulong base, __global word_t* large, ulong large_base,
+                     ulong large_words, qentry e) {
   object_t o;
   o.mem = heap;
   o.cursor = 0;
@@ -144,22 +165,21 @@ object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ul
   o.fresh = 0;
   o.wide = 0;
   o.at = 0;
-  ulong addr = e & ~TAG_MASK;
-  if (((addr - large_base) >> 3) < large_words) {
+  if (ENTRY_OFFSET(e, large_base) < large_words) {
     o.mem = large;
-    o.at = (addr - large_base) >> 3;
+    o.at = ENTRY_OFFSET(e, large_base);
   } else {
-    o.at = (addr - base) >> 3;
+    o.at = ENTRY_OFFSET(e, base);
   }
 #ifdef VECTOR
   // Slot 0 lies just below the header: one 128-bit load reads both (the
   // word below a header at the buffer's start is not there to read).
-  o.granule = o.at ? vload2(0, o.mem + o.at - 1) : (ulong2)(0, o.mem[0]);
-  ulong h = o.granule.s1;
+  o.granule = o.at ? vload2(0, o.mem + o.at - 1) : (word2_t)(0, o.mem[0]);
+  word_t h = o.granule.s1;
 #else
-  ulong h = o.mem[o.at];
+  word_t h = o.mem[o.at];
 #endif
-  o.fresh = !(h & MARK_BIT);
+  o.fresh = !(h & HDR_MARK);
   uint slots = o.fresh ? (uint)HDR_COUNT(h) : 0;
   o.wide = IS_WIDE(slots);
   o.count = slots;
@@ -176,21 +196,21 @@ object_t read_object(__global ulong* heap, ulong base, __global ulong* large, ul
   o.count = refs;
   return o;
 }
-void mark_object(__global ulong* heap, object_t o) { o.mem[o.at] |= MARK_BIT; }
+void mark_object(__global word_t* heap, object_t o) { o.mem[o.at] |= HDR_MARK; }
 // The object's next reference: slot `cursor` onwards (slot i lies i + 1
 // words below the header), skipping what is not a reference.
-qentry next_ref(__global ulong* heap, object_t* o, uint i) {
+qentry next_ref(__global word_t* heap, object_t* o, uint i) {
   for (;;) {
     ulong k = o->cursor++;
 #ifdef VECTOR
-    ulong v = k == 0 ? o->granule.s0 : o->mem[o->at - 1 - k];
+    word_t v = k == 0 ? o->granule.s0 : o->mem[o->at - 1 - k];
 #else
-    ulong v = o->mem[o->at - 1 - k];
+    word_t v = o->mem[o->at - 1 - k];
 #endif
     if (IS_REF(v)) return v;
   }
 }
-#define HEAP_ARGS __global ulong *heap, ulong base, __global ulong *large, ulong large_base, ulong large_words
+#define HEAP_ARGS __global word_t *heap, ulong base, __global word_t *large, ulong large_base, ulong large_words
 #define READ(e) read_object(heap, base, large, large_base, large_words, (e))
 // Wide objects on the stack keep their region in the top bit.
 #define IN_LARGE (1ul << 63)
@@ -283,7 +303,7 @@ ulong count_step(HEAP_ARGS, object_t* o, uint* mine, uint* my_offset, __local st
     uint refs = 0;
     for (uint s = 0; s < t->stack_top; ++s) {
       ulong w = t->stack_at[s];
-      __global ulong* mem = (w & IN_LARGE) ? large : heap;
+      __global word_t* mem = (w & IN_LARGE) ? large : heap;
       w &= ~IN_LARGE;
       for (uint i = id; i < t->stack_count[s]; i += WG_SIZE) refs += IS_REF(mem[w - 1 - i]);
     }
@@ -339,10 +359,10 @@ ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qen
     for (uint i = id; i < count; i += WG_SIZE) out[at + i] = heap[w + 1 + i];
     at += count;
 #else
-    __global ulong* mem = (w & IN_LARGE) ? large : heap;
+    __global word_t* mem = (w & IN_LARGE) ? large : heap;
     w &= ~IN_LARGE;
     for (uint i = id; i < count; i += WG_SIZE) {
-      ulong v = mem[w - 1 - i];
+      word_t v = mem[w - 1 - i];
       if (IS_REF(v)) out[at + atomic_inc(&t->wide_len)] = v;
     }
 #endif
@@ -480,7 +500,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
 #define Q_STOP 3
 #define Q_WORDS 4
 
-#ifdef GRAPH
+#if defined(GRAPH) || defined(MIRROR)
 #define EMPTY_ENTRY 0xFFFFFFFFu
 #else
 #define EMPTY_ENTRY 0xFFFFFFFFFFFFFFFFul

@@ -58,6 +58,10 @@ constexpr uint64_t cell_bytes(unsigned size_class) { return uint64_t{kClassWords
 
 }  // namespace
 
+uint64_t MarkSweepSpace::reservation_bytes(uint64_t max_heap) {
+  return block_region_bytes(max_heap) + kLargeRegionHeaps * round_up_pages(max_heap);
+}
+
 HeapOptions MarkSweepSpace::resolved_options(const HeapOptions& in) {
   return resolved_heap_options(in, kMinHeapBytes);
 }
@@ -67,7 +71,7 @@ MarkSweepSpace::MarkSweepSpace(const HeapOptions& options, GcStats& stats, obser
       events_(events),
       max_heap_bytes_(options.max_heap_bytes),
       poison_(options.verify || options.stress_interval > 0),
-      reservation_(block_region_bytes(max_heap_bytes_) + kLargeRegionHeaps * round_up_pages(max_heap_bytes_)),
+      reservation_(reservation_bytes(max_heap_bytes_)),
       cards_(reservation_),
       blocks_begin_(reservation_.base()),
       max_blocks_(block_region_bytes(max_heap_bytes_) / kBlockBytes),

@@ -66,6 +66,9 @@ class MarkSweepSpace {
   };
 
   static HeapOptions resolved_options(const HeapOptions& in);  // resolved_heap_options
+  // The address space a heap of max_heap bytes reserves: its blocks, and
+  // room for large objects.
+  static uint64_t reservation_bytes(uint64_t max_heap);
 
   // options resolved; the space counts into stats and reports to events.
   MarkSweepSpace(const HeapOptions& options, GcStats& stats, observe::Recorder& events);

@@ -211,6 +211,12 @@ void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t c
   }
 }
 
+void report_and_exit(const Failure& failure) {
+  std::fprintf(stderr, "%s\n", failure.message().c_str());
+  std::fflush(stderr);
+  std::_Exit(kVerifyExitStatus);
+}
+
 void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when) {
   HeapShape shape;
   heap.describe_heap(shape);

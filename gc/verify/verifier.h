@@ -94,6 +94,9 @@ std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint6
 // The --gc-verify form of check_marks: prints and exits like
 // verify_heap_or_exit.
 void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection);
+// Prints a failure found elsewhere (a collector's own structure) the same
+// way, and exits with kVerifyExitStatus.
+[[noreturn]] void report_and_exit(const Failure& failure);
 // The --gc-verify path: on failure prints Failure::message() (prefixed with
 // `when`, e.g. "before" or "after") and exits with kVerifyExitStatus.
 void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when);

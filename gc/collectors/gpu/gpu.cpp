@@ -28,6 +28,13 @@ GpuCollector::GpuCollector(RootSet& roots, const HeapOptions& options, std::uniq
   // first collection's pause.
   if (device_)
     marker_ = std::make_unique<gpu::GpuMarker>(gpu::ClSession::for_device(*device_), gpu_options(options));
+  // The write barrier double-writes into the graph from the first store on.
+  if (marker_ && gpu_options(options).double_write) {
+    const Reservation& r = space().reservation();
+    mirror_ = std::make_unique<gpu::ReferenceMirror>(r.base(), r.size_bytes() / kWordSize);
+    ref_mirror = mirror_->biased();
+    ref_mirror_origin = mirror_->origin_bits();
+  }
   describe_gpu_events();
 }
 
@@ -37,6 +44,7 @@ void GpuCollector::describe_gpu_events() {
   events.describe_counter("gpu kernel device ns", "ns");
   events.describe_counter("gpu offloaded bytes", "bytes");
   events.describe_counter("gpu graph nodes", "objects");
+  events.describe_counter("gpu graph bytes updated", "bytes");
   events.describe_counter("gpu tail objects", "objects");
   events.describe_counter("gpu widest frontier", "objects");
   events.describe_counter("gpu marked on cpu (too large)", "collections");
@@ -104,6 +112,10 @@ void GpuCollector::mark() {
   for (const RootGroup& g : gather_roots())
     for (size_t i = 0; i < g.count; ++i)
       if (g.slots[i].is_ref()) roots_scratch_.push_back(g.slots[i].as_ref());
+  if (mirror_ && options_.verify)
+    events.phase(0, "verify graph", [&] {
+      if (auto failure = mirror_->check(*this, stats_.collections)) verify::report_and_exit(*failure);
+    });
   gpu::MarkReport r;
   marker_->mark(*this, roots_scratch_, events, r);
   events.phase(0, kPhaseCpuTail, [&] { finish_on_cpu(r.gray); });
@@ -122,6 +134,7 @@ void GpuCollector::report(const gpu::MarkReport& r) {
   events.count(0, "gpu offloaded bytes", r.offloaded_bytes);
   events.count(0, "gpu widest frontier", widest);
   if (r.objects) events.count(0, "gpu graph nodes", r.objects);
+  if (r.graph_bytes_updated) events.count(0, "gpu graph bytes updated", r.graph_bytes_updated);
   if (r.too_large) events.count(0, "gpu marked on cpu (too large)", 1);
   if (r.buffers_made) events.count(0, "gpu heap buffers made", r.buffers_made);
   events.sequence(0, "gpu frontier width", r.frontier);
@@ -157,6 +170,7 @@ std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options
 std::string gpu_unavailable() { return gpu::unavailable_reason(""); }
 
 std::string gpu_check_configuration(const HeapOptions& options) {
+  if (std::string problem = gpu_options_problem(options); !problem.empty()) return problem;
   const std::string& spec = gpu_options(options).device;
   if (spec.empty() || gpu::list_devices().empty()) return "";
   return gpu::unavailable_reason(spec);

@@ -34,12 +34,14 @@ class GpuCollector final : public MarkSweepHeap, private gpu::MarkableHeap {
   void regions(gpu::Region* dense, gpu::Region* sparse) const override;
   void reserved_regions(gpu::Region* dense, gpu::Region* sparse) const override;
   void for_each_object(const std::function<void(Word*)>& f) const override;
+  gpu::ReferenceMirror* reference_mirror() const override { return mirror_.get(); }
   void finish_on_cpu(const std::vector<Word*>& gray);
   void report(const gpu::MarkReport& r);
   void describe_gpu_events();
 
   std::unique_ptr<gpu::ClDevice> device_;
   std::unique_ptr<gpu::GpuMarker> marker_;
+  std::unique_ptr<gpu::ReferenceMirror> mirror_;  // --gpu-graph=double-write
   CpuMarker cpu_;
   std::vector<Word*> roots_scratch_;
 };

@@ -85,7 +85,10 @@ GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(s
       "-DWG_SIZE=" + std::to_string(wg_size_) + " -DSPLIT_REFS=" + std::to_string(options.split_refs) +
       " -DMARK_BIT=" + hex(Header::kMarkBit) + " -DREF_TAG=" + hex(Value::kRefTag) +
       " -DTAG_MASK=" + hex(Value::kTagMask) + " -DREFS_SHIFT=" + std::to_string(Header::kRefsShift);
-  if (options.graph) build_options_ += " -DGRAPH";
+  if (options.double_write)
+    build_options_ += " -DMIRROR";
+  else if (options.graph)
+    build_options_ += " -DGRAPH";
   Offsets offsets = options.offsets;
   if (offsets == Offsets::kAuto) offsets = d.is_gpu ? Offsets::kHistogram : Offsets::kAtomic;
   if (offsets == Offsets::kPrefixSum) build_options_ += " -DPREFIX_SUM";
@@ -223,11 +226,17 @@ void GpuMarker::ensure_one_queue(uint64_t entries) {
   one_capacity_ = cap;
 }
 
-// The kernel's heap arguments: the graph or the two regions, with their
-// base addresses, and the per-partition state.
+// The kernel's heap arguments: the two regions (or the graph, twice), with
+// their base addresses, and the per-partition state.
 void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s) {
-  cl_ulong base = reinterpret_cast<uint64_t>(d.begin), large_base = reinterpret_cast<uint64_t>(s.begin),
-           large_words = s.words();
+  set_heap_args(dense, sparse, reinterpret_cast<uint64_t>(d.begin), reinterpret_cast<uint64_t>(s.begin),
+                s.words());
+}
+
+// base and large_base in the unit of the queue's entries: addresses, or
+// the mirror's positions.
+void GpuMarker::set_heap_args(cl_mem dense, cl_mem sparse, cl_ulong base, cl_ulong large_base,
+                              cl_ulong large_words) {
   // Both kernels take the heap first (gpu_mark.cl, HEAP_ARGS).
   auto heap_args = [&](cl_kernel k) {
     check(clSetKernelArg(k, 0, sizeof(cl_mem), &dense), "clSetKernelArg");
@@ -495,13 +504,16 @@ Word* back_reference(const uint32_t* node) {
 // A buffer over host memory the device may use in place (zero-copy where it
 // shares memory with the host); a region with nothing in it still needs a
 // buffer to pass.
-cl_mem host_buffer(cl_context context, const Region& r, Word* placeholder) {
+cl_mem host_buffer(cl_context context, void* begin, uint64_t bytes, Word* placeholder) {
   cl_int err = CL_SUCCESS;
-  bool empty = r.words() == 0;
-  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                            empty ? kWordSize : r.words() * kWordSize, empty ? placeholder : r.begin, &err);
+  bool empty = bytes == 0;
+  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, empty ? kWordSize : bytes,
+                            empty ? placeholder : begin, &err);
   check(err, "clCreateBuffer(heap)");
   return m;
+}
+cl_mem host_buffer(cl_context context, const Region& r, Word* placeholder) {
+  return host_buffer(context, r.begin, r.words() * kWordSize, placeholder);
 }
 
 // Makes the device's stores to a host buffer visible to the host (and, for
@@ -521,9 +533,12 @@ void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, 
                      MarkReport& report) {
   report = MarkReport{};
   heap.regions(&dense_, &sparse_);
+  mirror_ = options_.double_write ? heap.reference_mirror() : nullptr;
   update_reference_graph(heap, roots, events, report);
   if (!fits_on_device(report)) {
     report.gray = roots;
+    // The CPU marks it all: no node can tell which objects die.
+    if (mirror_) mirror_->forget_all();
     return;
   }
   if (options_.shared_heap) {
@@ -534,18 +549,26 @@ void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, 
   copy_to_device(events);
   std::vector<uint64_t> tail = mark_on_device(events, report);
   copy_back(events, report);
-  write_marks_back(tail, events, report);
+  write_marks_back(heap, tail, events, report);
 }
 
 // Step 1, "Update reference graph" (L446-447): the graph is filled in now,
-// section 4.3's "most basic approach" (L586-592), and the roots become its
+// section 4.3's "most basic approach" (L586-592), or (double-write) only
+// the nodes of objects the barrier has not kept, and the roots become its
 // node indices. Direct offloads the heap as it is: the roots stay
 // references.
 void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vector<Word*>& roots,
                                        observe::Recorder& events, MarkReport& report) {
   root_entries_.clear();
   root_entries_.reserve(roots.size());
-  if (options_.graph) {
+  if (mirror_) {
+    {
+      observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
+      report.graph_bytes_updated = mirror_->update(heap, &report.objects);
+    }
+    for (Word* r : roots) root_entries_.push_back(mirror_->position(r));
+    report.offloaded_bytes = (dense_.words() + sparse_.words()) * sizeof(uint32_t);
+  } else if (options_.graph) {
     {
       observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
       build_graph(heap, dense_);
@@ -553,6 +576,7 @@ void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vect
     }
     report.objects = objects_.size();
     report.offloaded_bytes = graph_.size() * sizeof(uint32_t);
+    report.graph_bytes_updated = report.offloaded_bytes;
   } else {
     for (Word* r : roots) root_entries_.push_back(Value::ref(r).bits);
     report.offloaded_bytes = (dense_.words() + sparse_.words()) * kWordSize;
@@ -562,8 +586,9 @@ void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vect
 // Whether each buffer the device must hold fits in one of its allocations.
 // When not (or when there is nothing to offload), the CPU marks it all.
 bool GpuMarker::fits_on_device(MarkReport& report) const {
-  uint64_t largest =
-      options_.graph ? report.offloaded_bytes : std::max(dense_.words(), sparse_.words()) * kWordSize;
+  uint64_t largest = mirror_          ? std::max(dense_.words(), sparse_.words()) * sizeof(uint32_t)
+                     : options_.graph ? report.offloaded_bytes
+                                      : std::max(dense_.words(), sparse_.words()) * kWordSize;
   if (largest <= session_.device().max_alloc_bytes && report.offloaded_bytes != 0) return true;
   report.too_large = report.offloaded_bytes != 0;
   return false;
@@ -575,7 +600,15 @@ bool GpuMarker::fits_on_device(MarkReport& report) const {
 void GpuMarker::copy_to_device(observe::Recorder& events) {
   observe::PhaseScope phase(events, 0, kPhaseTransfer);
   cl_int err = CL_SUCCESS;
-  if (options_.graph) {
+  if (mirror_) {
+    // The graph at the heap's positions, over host memory like the heap.
+    dense_buffer_ = host_buffer(session_.context(), mirror_->entry(dense_.begin),
+                                dense_.words() * sizeof(uint32_t), placeholder_);
+    sparse_buffer_ = host_buffer(session_.context(), mirror_->entry(sparse_.begin),
+                                 sparse_.words() * sizeof(uint32_t), placeholder_);
+    set_heap_args(dense_buffer_, sparse_buffer_, mirror_->position(dense_.begin),
+                  mirror_->position(sparse_.begin), sparse_.words());
+  } else if (options_.graph) {
     dense_buffer_ = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    graph_.size() * sizeof(uint32_t), graph_.data(), &err);
     check(err, "clCreateBuffer(graph)");
@@ -636,7 +669,15 @@ std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkR
 // OpenCL asks for).
 void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
   observe::PhaseScope phase(events, 0, kPhaseCopyBack);
-  if (options_.graph) {
+  if (mirror_) {
+    sync_to_host(session_.queue(), dense_buffer_,
+                 std::max<uint64_t>(dense_.words() * sizeof(uint32_t), kWordSize));
+    sync_to_host(session_.queue(), sparse_buffer_,
+                 std::max<uint64_t>(sparse_.words() * sizeof(uint32_t), kWordSize));
+    check(clFinish(session_.queue()), "clFinish");
+    clReleaseMemObject(sparse_buffer_);
+    clReleaseMemObject(dense_buffer_);
+  } else if (options_.graph) {
     check(clEnqueueReadBuffer(session_.queue(), dense_buffer_, CL_TRUE, 0, report.offloaded_bytes,
                               graph_.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(graph)");
@@ -658,9 +699,15 @@ void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
 // "Write markings back to heap" (Figure 4, L441-442; L493): the graph's
 // marks go into the headers (direct: the kernel set them there), and the
 // tail becomes the headers the CPU marks.
-void GpuMarker::write_marks_back(const std::vector<uint64_t>& tail, observe::Recorder& events,
-                                 MarkReport& report) {
-  if (options_.graph) {
+void GpuMarker::write_marks_back(const MarkableHeap& heap, const std::vector<uint64_t>& tail,
+                                 observe::Recorder& events, MarkReport& report) {
+  if (mirror_) {
+    {
+      observe::PhaseScope phase(events, 0, kPhaseApplyMarks);
+      mirror_->retire(heap);
+    }
+    for (uint64_t p : tail) report.gray.push_back(mirror_->word_at(p));
+  } else if (options_.graph) {
     observe::PhaseScope phase(events, 0, kPhaseApplyMarks);
     // One linear walk of the graph: each marked node's back reference gets
     // its mark bit.

@@ -13,6 +13,7 @@
 #include "gc/collector.h"
 #include "gc/collectors/gpu/gpu_options.h"
 #include "gc/collectors/gpu/opencl.h"
+#include "gc/collectors/gpu/reference_mirror.h"
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"
 
@@ -38,6 +39,9 @@ class MarkableHeap {
   virtual void reserved_regions(Region* dense, Region* sparse) const { regions(dense, sparse); }
   // Calls f with the header of every allocated object.
   virtual void for_each_object(const std::function<void(Word*)>& f) const = 0;
+  // The graph its write barrier keeps (--gpu-graph=double-write), or
+  // nullptr.
+  virtual ReferenceMirror* reference_mirror() const { return nullptr; }
 };
 
 // The paper's Figure 3, out-degree of live objects, in buckets: exact up to
@@ -56,14 +60,15 @@ extern const char* const kPhaseCopyBack;
 extern const char* const kPhaseApplyMarks;
 
 struct MarkReport {
-  std::vector<uint64_t> frontier;  // queue width at the start of each level (the paper's Figure 2)
-  uint64_t launches = 0;           // kernel launches (one per level under --gpu-launch=level)
-  uint64_t kernel_ns = 0;          // device time of every launch (profiling; launch overhead excluded)
-  uint64_t offloaded_bytes = 0;    // what the device traverses: the graph, or the heap span
-  uint64_t objects = 0;            // graph: nodes built
-  bool too_large = false;          // the heap or graph exceeds the device's largest buffer: all left gray
-  uint64_t buffers_made = 0;       // --gpu-heap=shared: heap buffers (re)made in this collection
-  std::vector<Word*> gray;         // objects the CPU must mark (and trace) to finish
+  std::vector<uint64_t> frontier;    // queue width at the start of each level (the paper's Figure 2)
+  uint64_t launches = 0;             // kernel launches (one per level under --gpu-launch=level)
+  uint64_t kernel_ns = 0;            // device time of every launch (profiling; launch overhead excluded)
+  uint64_t offloaded_bytes = 0;      // what the device traverses: the graph, or the heap span
+  uint64_t objects = 0;              // graph: nodes built
+  uint64_t graph_bytes_updated = 0;  // graph: bytes of nodes written (all of them when rebuilt)
+  bool too_large = false;            // the heap or graph exceeds the device's largest buffer: all left gray
+  uint64_t buffers_made = 0;         // --gpu-heap=shared: heap buffers (re)made in this collection
+  std::vector<Word*> gray;           // objects the CPU must mark (and trace) to finish
 };
 
 class GpuMarker {
@@ -90,7 +95,8 @@ class GpuMarker {
   void copy_to_device(observe::Recorder& events);
   std::vector<uint64_t> mark_on_device(observe::Recorder& events, MarkReport& report);
   void copy_back(observe::Recorder& events, const MarkReport& report);
-  void write_marks_back(const std::vector<uint64_t>& tail, observe::Recorder& events, MarkReport& report);
+  void write_marks_back(const MarkableHeap& heap, const std::vector<uint64_t>& tail,
+                        observe::Recorder& events, MarkReport& report);
 
   // The frontier queue: two buffers of groups_ segments of capacity_
   // entries each, kept from one collection to the next; each partition's
@@ -107,6 +113,7 @@ class GpuMarker {
   void ensure_one_queue(uint64_t entries);
   template <class Chosen>
   void take_tail(const std::vector<uint64_t>& state, Chosen chosen, std::vector<uint64_t>& tail);
+  void set_heap_args(cl_mem dense, cl_mem sparse, uint64_t base, uint64_t large_base, uint64_t large_words);
   void set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s);
   void build_graph(const MarkableHeap& heap, const Region& dense);
   uint32_t node_of(const Word* header, const Region& dense) const;
@@ -143,6 +150,7 @@ class GpuMarker {
   // the device buffers (an empty region's is the placeholder).
   Region dense_;
   Region sparse_;
+  ReferenceMirror* mirror_ = nullptr;  // --gpu-graph=double-write: the heap's graph
   std::vector<uint64_t> root_entries_;
   std::vector<std::vector<uint64_t>> staged_roots_;         // per partition, as written to the queue
   std::vector<std::vector<uint32_t>> staged_narrow_roots_;  // the same as graph node indices

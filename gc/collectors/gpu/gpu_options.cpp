@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "gc/collectors/gpu/opencl.h"
+#include "gc/collectors/gpu/reference_mirror.h"
+#include "gc/spaces/marksweep_space.h"
 
 namespace gc {
 
@@ -52,6 +54,11 @@ constexpr OptionSpec kOptions[] = {
                   "each collection; or the heap itself through buffers kept from one collection to the "
                   "next, on a device that shares host memory (--cl-list says which)",
                   "--gpu-heap", "direct, graph or shared"),
+    choice_option("gpu-graph", "rebuild|double-write", "rebuild",
+                  "with --gpu-heap=graph: the condensed graph rebuilt before each collection, or a graph "
+                  "at the heap's positions that the write barrier keeps up to date, so that a collection "
+                  "builds only the nodes of new objects",
+                  "--gpu-graph", "rebuild or double-write"),
     choice_option("gpu-offsets", "histogram|prefix|atomic", "histogram on a GPU, atomic on any other device",
                   "output-queue offsets by the paper's histogram or prefix sum, or one atomic add per "
                   "work-item",
@@ -88,6 +95,7 @@ GpuOptions gpu_options(const HeapOptions& heap) {
   GpuOptions o;
   if (const std::string* device = option_text(v, "cl-device")) o.device = *device;
   o.graph = is(v, "gpu-heap", "graph");
+  o.double_write = o.graph && is(v, "gpu-graph", "double-write");
   o.shared_heap = is(v, "gpu-heap", "shared");
   if (is(v, "gpu-offsets", "histogram")) o.offsets = Offsets::kHistogram;
   if (is(v, "gpu-offsets", "prefix")) o.offsets = Offsets::kPrefixSum;
@@ -104,5 +112,17 @@ GpuOptions gpu_options(const HeapOptions& heap) {
 }
 
 std::span<const OptionSpec> gpu_option_table() { return kOptions; }
+
+std::string gpu_options_problem(const HeapOptions& heap) {
+  const OptionValues& v = heap.collector_options;
+  if (option_text(v, "gpu-graph") && !is(v, "gpu-heap", "graph"))
+    return "--gpu-graph applies to --gpu-heap=graph only";
+  if (!is(v, "gpu-graph", "double-write")) return "";
+  uint64_t max_heap = MarkSweepSpace::resolved_options(heap).max_heap_bytes;
+  if (MarkSweepSpace::reservation_bytes(max_heap) / kWordSize > gpu::ReferenceMirror::kMaxWords)
+    return "--gpu-graph=double-write: its 32-bit entries reach 32 GiB of the heap's reservation (which "
+           "holds five times --heap, for large objects), so --heap must be at most 6G";
+  return "";
+}
 
 }  // namespace gc

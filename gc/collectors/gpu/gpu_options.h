@@ -20,7 +20,10 @@ enum class Offsets { kAuto, kHistogram, kPrefixSum, kAtomic };
 
 struct GpuOptions {
   std::string device;  // --cl-device: an index or part of a name; empty: the first GPU, else the first device
-  bool graph = false;  // offload the condensed reference graph instead of the heap blocks themselves
+  bool graph = false;  // offload the reference graph instead of the heap blocks themselves
+  // --gpu-graph=double-write: the graph kept by the write barrier
+  // (reference_mirror.h) instead of rebuilt, condensed, for each collection.
+  bool double_write = false;
   bool shared_heap = false;  // --gpu-heap=shared: the heap's buffers kept over host memory across collections
   Offsets offsets = Offsets::kAuto;  // --gpu-offsets
   bool vector_loads = true;          // 128-bit loads
@@ -34,6 +37,10 @@ struct GpuOptions {
 };
 
 GpuOptions gpu_options(const HeapOptions& heap);
+// What is wrong with gpu's options taken together (--gpu-graph without
+// --gpu-heap=graph, a heap too large for the double-write graph's 32-bit
+// entries), or empty.
+std::string gpu_options_problem(const HeapOptions& heap);
 std::span<const OptionSpec> gpu_option_table();
 
 }  // namespace gc
