@@ -4,7 +4,8 @@
 // marker (GpuMarker) and the CPU marker, which finishes the narrow tail.
 //
 // A collection, in order (the paper's Figure 4, L436-475): 1. update the
-// reference graph (--gpu-heap=graph; direct offloads the heap as it is);
+// reference graph (--gpu-heap=graph: rebuilt, or only its new nodes where
+// the write barrier keeps it; direct offloads the heap as it is);
 // 2. copy it and the roots to the device; 3. mark, one kernel launch
 // (kernels/gpu_mark.cl) looping over the frontier queue until it is empty
 // or narrow enough for the CPU marker (--gpu-launch=level: a launch per
