@@ -4,11 +4,13 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace gc::gpu {
 
 const char* const kPhaseBuildGraph = "gpu build graph";
 const char* const kPhaseTransfer = "gpu transfer";
+const char* const kPhaseRootsInPlace = "gpu roots in place";
 const char* const kPhaseKernel = "gpu kernel";
 const char* const kPhaseCopyBack = "gpu copy back";
 const char* const kPhaseApplyMarks = "gpu apply marks";
@@ -119,6 +121,35 @@ GpuMarker::~GpuMarker() {
     if (m) clReleaseMemObject(m);
 }
 
+// A queue buffer. Beside a shared heap, one the host can map in place
+// (zero-copy on a device that shares host memory), so that the roots need
+// no transfer either.
+cl_mem GpuMarker::queue_buffer(uint64_t bytes) {
+  cl_int err = CL_SUCCESS;
+  cl_mem_flags flags = CL_MEM_READ_WRITE | (options_.shared_heap ? CL_MEM_ALLOC_HOST_PTR : 0);
+  cl_mem q = clCreateBuffer(session_.context(), flags, bytes, nullptr, &err);
+  check(err, "clCreateBuffer(queue)");
+  return q;
+}
+
+// The roots into a queue: written in place through a map beside a shared
+// heap; otherwise a write the device copies, without waiting for it (the
+// staging copies stay until the next mark, and the in-order queue runs
+// the write before the first launch).
+void GpuMarker::put_roots(cl_mem queue, uint64_t offset, uint64_t bytes, const void* src) {
+  if (!options_.shared_heap) {
+    check(clEnqueueWriteBuffer(session_.queue(), queue, CL_FALSE, offset, bytes, src, 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer(roots)");
+    return;
+  }
+  cl_int err = CL_SUCCESS;
+  void* p = clEnqueueMapBuffer(session_.queue(), queue, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, offset,
+                               bytes, 0, nullptr, nullptr, &err);
+  check(err, "clEnqueueMapBuffer(roots)");
+  std::memcpy(p, src, bytes);
+  check(clEnqueueUnmapMemObject(session_.queue(), queue, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+}
+
 // Grows the queues to at least `entries` per partition, keeping what each
 // partition has in them: its in-queue up to its end and its out-queue up to
 // its length (state says which buffer is which).
@@ -126,12 +157,9 @@ void GpuMarker::ensure_capacity(uint64_t entries, const std::vector<uint64_t>& s
   if (entries <= capacity_) return;
   uint64_t cap = std::max(capacity_ ? capacity_ : kInitialCapacity, kInitialCapacity);
   while (cap < entries) cap *= 2;
-  cl_int err = CL_SUCCESS;
   size_t bytes = groups_ * cap * entry_bytes_;
-  cl_mem a = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
-  check(err, "clCreateBuffer(queue)");
-  cl_mem b = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
-  check(err, "clCreateBuffer(queue)");
+  cl_mem a = queue_buffer(bytes);
+  cl_mem b = queue_buffer(bytes);
   if (capacity_) {
     auto keep = [&](cl_mem from, cl_mem to, unsigned p, uint64_t n) {
       if (n)
@@ -166,8 +194,7 @@ void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<ui
   }
   uint64_t per = (entries.size() + groups_ - 1) / groups_;
   ensure_capacity(std::max<uint64_t>(per, 1), state);
-  // Written without waiting: the staging copies stay until the next mark,
-  // and the in-order queue runs the writes before the first launch.
+  // Staged: a write without waiting reads them after this returns.
   staged_roots_.resize(groups_);
   staged_narrow_roots_.resize(groups_);
   for (unsigned p = 0; p < groups_; ++p) {
@@ -181,9 +208,7 @@ void GpuMarker::write_roots(const std::vector<uint64_t>& entries, std::vector<ui
       staged_narrow_roots_[p].assign(wide.begin(), wide.end());
       src = staged_narrow_roots_[p].data();
     }
-    check(clEnqueueWriteBuffer(session_.queue(), queue_a_, CL_FALSE, p * capacity_ * entry_bytes_,
-                               wide.size() * entry_bytes_, src, 0, nullptr, nullptr),
-          "clEnqueueWriteBuffer(roots)");
+    put_roots(queue_a_, p * capacity_ * entry_bytes_, wide.size() * entry_bytes_, src);
   }
 }
 
@@ -196,10 +221,7 @@ void GpuMarker::write_roots_to_one_queue(const std::vector<uint64_t>& entries) {
     staged_narrow_roots_.assign(1, std::vector<uint32_t>(entries.begin(), entries.end()));
     src = staged_narrow_roots_[0].data();
   }
-  if (!entries.empty())
-    check(clEnqueueWriteBuffer(session_.queue(), one_queue_buffer_, CL_FALSE, 0,
-                               entries.size() * entry_bytes_, src, 0, nullptr, nullptr),
-          "clEnqueueWriteBuffer(roots)");
+  if (!entries.empty()) put_roots(one_queue_buffer_, 0, entries.size() * entry_bytes_, src);
   counters_host_ = {0, static_cast<uint32_t>(entries.size()), 0, 0};
 }
 
@@ -207,9 +229,7 @@ void GpuMarker::write_roots_to_one_queue(const std::vector<uint64_t>& entries) {
 // bits set). The kernel leaves what it consumed empty, so a queue is
 // filled once, when it is made.
 cl_mem GpuMarker::empty_queue(uint64_t entries) {
-  cl_int err = CL_SUCCESS;
-  cl_mem q = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE, entries * entry_bytes_, nullptr, &err);
-  check(err, "clCreateBuffer(queue)");
+  cl_mem q = queue_buffer(entries * entry_bytes_);
   uint64_t ones = ~uint64_t{0};
   check(clEnqueueFillBuffer(session_.queue(), q, &ones, entry_bytes_, 0, entries * entry_bytes_, 0, nullptr,
                             nullptr),
@@ -595,10 +615,10 @@ bool GpuMarker::fits_on_device(MarkReport& report) const {
 }
 
 // Step 2, "Copy to GPU" (L451): the graph, or the heap's two regions, and
-// the roots as the first in-queue. A shared heap is already there: only
-// the roots go.
+// the roots as the first in-queue. A shared heap is already there, and its
+// roots are written in place: nothing is transferred.
 void GpuMarker::copy_to_device(observe::Recorder& events) {
-  observe::PhaseScope phase(events, 0, kPhaseTransfer);
+  observe::PhaseScope phase(events, 0, options_.shared_heap ? kPhaseRootsInPlace : kPhaseTransfer);
   cl_int err = CL_SUCCESS;
   if (mirror_) {
     // The graph at the heap's positions, over host memory like the heap.

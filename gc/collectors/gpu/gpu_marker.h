@@ -55,6 +55,7 @@ std::array<uint64_t, kDegreeBuckets> marked_out_degrees(const MarkableHeap& heap
 // Phase names, in pipeline order (gc/observe; docs/collectors/gpu.md).
 extern const char* const kPhaseBuildGraph;
 extern const char* const kPhaseTransfer;
+extern const char* const kPhaseRootsInPlace;  // --gpu-heap=shared's step 2: no transfer
 extern const char* const kPhaseKernel;
 extern const char* const kPhaseCopyBack;
 extern const char* const kPhaseApplyMarks;
@@ -110,6 +111,8 @@ class GpuMarker {
   void take_one_queue_tail(uint64_t head, uint64_t end, std::vector<uint64_t>& tail);
   void write_roots_to_one_queue(const std::vector<uint64_t>& entries);
   cl_mem empty_queue(uint64_t entries);
+  cl_mem queue_buffer(uint64_t bytes);
+  void put_roots(cl_mem queue, uint64_t offset, uint64_t bytes, const void* src);
   void ensure_one_queue(uint64_t entries);
   template <class Chosen>
   void take_tail(const std::vector<uint64_t>& state, Chosen chosen, std::vector<uint64_t>& tail);
