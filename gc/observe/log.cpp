@@ -115,6 +115,8 @@ std::string debug_lines(const Recorder& r, size_t i) {
                   q.denominator.c_str());
     out += head_ratios + buf + "\n";
   }
+  if (!c.ergonomics.empty())
+    out += uptime(c.end_ns) + "[gc,ergo] GC(" + std::to_string(c.id) + ")   " + c.ergonomics + "\n";
   return out;
 }
 

@@ -133,6 +133,9 @@ struct CollectionRecord {
   uint64_t allocated_before;  // bytes allocated since the start, at this collection's start
   // Ranges in the flat vectors: [first_x, next record's first_x).
   uint64_t first_phase, first_counter, first_space, first_sequence;
+  // A sizing decision taken in this collection, in words (HotSpot's
+  // gc+ergo): --gc-log=debug prints it; empty: none.
+  std::string ergonomics;
   double pause_ms() const { return static_cast<double>(end_ns - start_ns) / 1e6; }
 };
 
@@ -202,6 +205,10 @@ class Recorder {
   void add_panel(PanelSpec panel) { panels_.push_back(std::move(panel)); }
   void add_sequence_panel(SequencePanelSpec panel) { sequence_panels_.push_back(std::move(panel)); }
   void describe_ratio(RatioSpec ratio) { ratios_.push_back(std::move(ratio)); }
+  // The collection under way's sizing decision (CollectionRecord::ergonomics).
+  void ergonomics(std::string text) {
+    if (enabled_) current_.ergonomics = std::move(text);
+  }
 
   // --- what consumers read
   int64_t now_ns() const;

@@ -312,3 +312,116 @@ TEST_CASE("markcompact: a growing live set is promoted, not collected in full af
   CHECK(h.c->full_collections() <= 4);
   CHECK(h.c->bytes_promoted() >= (20ull << 20));
 }
+
+// The young generation's sizing policy (young_sizing.h), fed pauses and
+// survival directly: nothing here is timed.
+namespace {
+
+constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
+
+YoungSizing::Sample sample(double pause_ms, uint64_t allocated, double survival, uint64_t cards = 0) {
+  return {pause_ms, allocated, static_cast<uint64_t>(static_cast<double>(allocated) * survival), cards};
+}
+
+}  // namespace
+
+TEST_CASE("young sizing: short pauses and low survival grow the young generation to its maximum") {
+  YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
+  uint64_t last = p.young_bytes();
+  for (int i = 0; i < 12; ++i) {
+    YoungSizing::Decision d = p.after_young(sample(0.1, p.young_bytes(), 0.01));
+    CHECK(d.young_bytes >= last);
+    CHECK(d.young_bytes <= 2 * last);  // at most doubling
+    last = d.young_bytes;
+  }
+  CHECK(last == 8 * kMiB);
+}
+
+TEST_CASE("young sizing: a pause over the goal shrinks the young generation at once") {
+  YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 8 * kMiB);
+  for (int i = 0; i < 5; ++i) p.after_young(sample(0.3, 8 * kMiB, 0.02));
+  REQUIRE(p.young_bytes() == 8 * kMiB);
+  YoungSizing::Decision d = p.after_young(sample(4.0, 8 * kMiB, 0.5));
+  CHECK(d.young_bytes <= 2 * kMiB);  // at most 8M * goal / pause
+  CHECK(std::string(d.why) == "pause over the goal");
+  // It stays small while survival stays high and the model says why.
+  for (int i = 0; i < 10; ++i)
+    p.after_young(sample(0.1 + 4.0 * p.young_bytes() / kMiB * 0.5, p.young_bytes(), 0.5));
+  CHECK(p.young_bytes() < 1 * kMiB);
+  CHECK(p.predict_ms(p.young_bytes()) <= 1.0);
+}
+
+TEST_CASE("young sizing: sizes stay within the bounds the heap sets, whatever the samples") {
+  for (double goal : {0.5, 50.0}) {
+    CAPTURE(goal);
+    YoungSizing p(goal, 64 * kKiB, 2 * kMiB, 1 * kMiB);
+    for (int i = 0; i < 8; ++i) {
+      p.after_young(sample(1000.0, p.young_bytes(), 1.0, 100000));
+      CHECK(p.young_bytes() >= 64 * kKiB);
+    }
+    CHECK(p.young_bytes() == 64 * kKiB);  // a goal missed by far: the smallest
+    for (int i = 0; i < 40; ++i) {
+      p.after_young(sample(0.0, p.young_bytes(), 0.0));
+      CHECK(p.young_bytes() <= 2 * kMiB);
+      CHECK(p.young_bytes() % 4096 == 0);
+    }
+    CHECK(p.young_bytes() == 2 * kMiB);
+  }
+}
+
+TEST_CASE("young sizing: the model learns a program's costs per surviving byte and per card") {
+  YoungSizing p(1.0, 64 * kKiB, 64 * kMiB, 1 * kMiB);
+  // pause = 0.2 ms + 3 ms/MiB of survivors + 0.5 ms per 1000 dirty cards.
+  uint64_t survivors[] = {100 * kKiB, 900 * kKiB, 300 * kKiB, 2 * kMiB, 50 * kKiB, 1200 * kKiB};
+  uint64_t cards[] = {100, 3000, 800, 50, 2000, 400};
+  for (int i = 0; i < 60; ++i) {
+    uint64_t s = survivors[i % 6], c = cards[(i / 2) % 6];
+    double pause = 0.2 + 3.0 * static_cast<double>(s) / kMiB + 0.5 * static_cast<double>(c) / 1000;
+    p.after_young({pause, 4 * kMiB, s, c});
+  }
+  CHECK(p.fixed_ms() == doctest::Approx(0.2).epsilon(0.05));
+  CHECK(p.per_mib_ms() == doctest::Approx(3.0).epsilon(0.05));
+  CHECK(p.per_kcard_ms() == doctest::Approx(0.5).epsilon(0.05));
+}
+
+TEST_CASE("markcompact: --pause-goal starts the young generation small and keeps it within --young") {
+  HeapOptions o;
+  o.collector_options["young"] = "16M";
+  o.collector_options["pause-goal"] = "1";
+  GenHeap h(o);
+  auto young_capacity = [&] {
+    std::vector<observe::SpaceUsage> spaces;
+    h.c->describe_spaces(spaces);
+    return spaces[0].capacity_bytes;
+  };
+  CHECK(young_capacity() == 1 * kMiB);
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 20000; ++i) REQUIRE(h.alloc(2, 1));  // garbage: survival is low
+    h.c->collect_young(GcCause::kExplicit);
+    CHECK(young_capacity() >= 64 * kKiB);
+    CHECK(young_capacity() <= 8 * kMiB);
+  }
+  CHECK(!h.check());
+}
+
+TEST_CASE(
+    "young sizing: survivors kept young count against the next pause, and a surviving heap promotes at "
+    "once") {
+  YoungSizing with_kept(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB), without(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
+  for (int i = 0; i < 20; ++i) {
+    // Both pay 0.1 ms + 1 ms/MiB of survivors.
+    with_kept.after_young({0.1 + 0.4 * 1.024, 1 * kMiB, 400 * kKiB, 0, 300 * kKiB});
+    without.after_young({0.1 + 0.1 * 1.024, 1 * kMiB, 100 * kKiB, 0, 0});
+  }
+  // The same survival of new objects (about 10%), and part of the goal
+  // already taken by what the next collection copies again.
+  CHECK(with_kept.survival() == doctest::Approx(without.survival()).epsilon(0.01));
+  CHECK(with_kept.young_bytes() < without.young_bytes());
+  CHECK(with_kept.predict_ms(with_kept.young_bytes()) > without.predict_ms(with_kept.young_bytes()));
+  CHECK(with_kept.tenure_age(2) == 2);
+  // A heap being built: most new objects survive, so the next collection
+  // promotes them all rather than copy them young again.
+  YoungSizing building(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
+  for (int i = 0; i < 5; ++i) building.after_young({0.8, 512 * kKiB, 500 * kKiB, 0, 0});
+  CHECK(building.tenure_age(2) == 0);
+}

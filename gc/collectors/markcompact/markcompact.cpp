@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
@@ -38,6 +40,19 @@ uint64_t young_semispace_for(const HeapOptions& o) {
   uint64_t young = given ? given : kDefaultYoungBytes;
   uint64_t cap = given ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
+}
+
+// Under --pause-goal the young generation (young_sizing.h) starts here
+// and stays above there, in semispace bytes (within what --young or the
+// default reserve).
+constexpr uint64_t kInitialAdaptiveYoungBytes = 1ull << 20;
+constexpr uint64_t kMinAdaptiveYoungBytes = 64ull << 10;
+
+std::unique_ptr<YoungSizing> young_sizing_for(const MarkCompactCollectorOptions& knobs, uint64_t max_bytes) {
+  if (knobs.pause_goal_ms == 0) return nullptr;
+  uint64_t min = std::min(kMinAdaptiveYoungBytes, max_bytes);
+  return std::make_unique<YoungSizing>(knobs.pause_goal_ms, min, max_bytes,
+                                       std::min(kInitialAdaptiveYoungBytes, max_bytes));
 }
 
 uint64_t reservation_bytes(const HeapOptions& o) { return 4 * young_semispace_for(o) + 6 * o.max_heap_bytes; }
@@ -85,6 +100,8 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       young_other_(&young_b_),
       knobs_(markcompact_collector_options(options_)),
       young_bytes_(young_semispace_for(options_)),
+      young_max_bytes_(young_bytes_),
+      sizing_(young_sizing_for(knobs_, young_max_bytes_)),
       old_target_bytes_(kInitialOldBytes),
       tenure_age_(knobs_.tenure_age >= 0 ? static_cast<uint32_t>(knobs_.tenure_age) : kDefaultTenureAge),
       lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
@@ -92,6 +109,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),
       serial_(events, options_.verify || options_.stress_interval > 0) {
   card_base = cards_.biased_base();
+  if (sizing_) young_bytes_ = sizing_->young_bytes();
   young_->reset(young_bytes_);
   young_other_->reset(young_bytes_);
   old_.grow_to(std::min(kInitialOldBytes, old_bound_bytes(0)));
@@ -112,6 +130,9 @@ void MarkCompactCollector::describe_events() {
     events.describe_counter(c, "cards");
   for (const char* c : {"card slots scanned", "busiest card task"}) events.describe_counter(c, "slots");
   events.describe_counter("objects copied", "objects");
+  for (const char* c : {"young pause us", "predicted pause us", "pause goal us"})
+    events.describe_counter(c, "us");
+  events.describe_counter("young semispace bytes", "bytes");
   events.describe_counter("overflow promotions", "collections");
   events.add_panel(
       {"Promotion per young collection",
@@ -119,6 +140,19 @@ void MarkCompactCollector::describe_events() {
        "Bytes copied within the young generation and bytes promoted into the old one: "
        "a survivor is promoted once it has survived --tenure young collections.",
        {{"copied", "bytes copied", "", 1.0 / 1024}, {"promoted", "bytes promoted", "", 1.0 / 1024}}});
+  events.add_panel({"Young pause against the goal",
+                    "ms",
+                    "Each young collection's pause, what the sizing policy predicted for the next one, and "
+                    "--pause-goal (absent without one): pauses over the goal make the young generation "
+                    "shrink at once, short ones with little survival let it grow.",
+                    {{"pause", "young pause us", "", 1e-3},
+                     {"predicted next", "predicted pause us", "", 1e-3},
+                     {"goal", "pause goal us", "", 1e-3}}});
+  events.add_panel({"Young generation size",
+                    "MiB",
+                    "A young semispace's capacity as the sizing policy sets it after each young collection: "
+                    "room for new objects and the survivors kept young.",
+                    {{"semispace", "young semispace bytes", "", 1.0 / (1 << 20)}}});
   events.add_panel({"Dirty cards per young collection",
                     "cards",
                     "Dirty cards of the old generation and of large objects scanned as roots, and those kept "
@@ -172,7 +206,9 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
   mutator_.retire();
   run_collection(observe::CollectionKind::kYoung, cause, [this, promote_all] {
     if (promote_all) events.count(0, "overflow promotions", 1);
-    scavenge_young(promote_all ? 0 : tenure_age_);
+    uint32_t tenure = sizing_ ? sizing_->tenure_age(tenure_age_) : tenure_age_;
+    Scavenged s = scavenge_young(promote_all ? 0 : tenure);
+    resize_young(s);
     young_collections_++;
     stats_.last_live_bytes = heap_used();
     return true;
@@ -180,8 +216,10 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
 }
 
 // pSemispaces on the young generation, the card tasks as extra roots.
-void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
-  events.count(0, "young bytes", young_->used_bytes());
+MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
+  Scavenged result;
+  result.young_bytes = young_->used_bytes();
+  events.count(0, "young bytes", result.young_bytes);
   events.phase_start(0, "flip");
   std::swap(young_, young_other_);
   young_->reset(young_bytes_);
@@ -211,6 +249,7 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   uint64_t promoted = 0;
   for (auto& s : threads_.scavengers) {
     stats_.bytes_copied += s->stats().bytes_copied;
+    result.copied_bytes += s->stats().bytes_copied;
     promoted += s->bytes_promoted();
   }
   bytes_promoted_ += promoted;
@@ -226,6 +265,7 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   events.count(0, "card slots scanned", slots);
   events.count(0, "busiest card task", busiest);
   events.count(0, "card tasks", cards_scan_.tasks());
+  result.dirty_cards = found;
 
   events.phase_start(0, "weak references");
   MarkCompactWeakResolver resolver(*this);
@@ -233,6 +273,45 @@ void MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   events.phase_end(0, "weak references");
   release_from_space();
   mutator_.install(*young_);
+  return result;
+}
+
+// The sizing policy's decision for the next young collections (pause
+// measured up to here: the collection's work, without --gc-verify's check
+// after it). The mutator's room is the decided size; the semispace holds
+// it and the survivors left young, within the reservation.
+void MarkCompactCollector::resize_young(const Scavenged& s) {
+  uint64_t kept = young_->used_bytes();
+  if (!sizing_) {
+    young_kept_bytes_ = kept;
+    return;
+  }
+  YoungSizing::Sample sample;
+  sample.pause_ms = static_cast<double>(events.now_ns() - events.current().start_ns) / 1e6;
+  sample.allocated_bytes = s.young_bytes - std::min(s.young_bytes, young_kept_bytes_);
+  sample.survived_bytes = s.copied_bytes;
+  sample.dirty_cards = s.dirty_cards;
+  sample.kept_bytes = kept;
+  uint64_t before = young_bytes_;
+  YoungSizing::Decision d = sizing_->after_young(sample);
+  young_bytes_ = std::min(young_max_bytes_, round_up_pages(d.young_bytes + kept));
+  young_kept_bytes_ = kept;
+  young_->set_capacity(young_bytes_);
+  young_other_->reset(young_bytes_);
+  mutator_.install(*young_);
+  events.count(0, "young pause us", static_cast<uint64_t>(sample.pause_ms * 1000));
+  events.count(0, "predicted pause us", static_cast<uint64_t>(d.predicted_pause_ms * 1000));
+  events.count(0, "young semispace bytes", young_bytes_);
+  if (sizing_->goal_ms() > 0)
+    events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
+  if (events.enabled()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "young semispace %.2fM -> %.2fM (%s), tenure %u: pause %.3f ms, next predicted %.3f ms; ",
+                  static_cast<double>(before) / (1 << 20), static_cast<double>(young_bytes_) / (1 << 20),
+                  d.why, sizing_->tenure_age(tenure_age_), sample.pause_ms, d.predicted_pause_ms);
+    events.ergonomics(buf + sizing_->describe());
+  }
 }
 
 uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
@@ -261,6 +340,7 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
     compact_old_generation(pending_large_bytes);
     if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
       scavenge_young(0);
+    young_kept_bytes_ = young_->used_bytes();
     full_collections_++;
     stats_.last_live_bytes = heap_used();
     los_.set_growth_budget(stats_.last_live_bytes);

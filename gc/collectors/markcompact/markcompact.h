@@ -19,7 +19,9 @@
 // case.
 //
 // Sizing policy. --heap bounds 2 * Y + O + L (Y a young semispace, O the
-// old generation's capacity, L the large-object pages). A young collection
+// old generation's capacity, L the large-object pages). Y is --young/2,
+// or under --pause-goal decided after every young collection
+// (young_sizing.h) within that. A young collection
 // runs only under the promotion guarantee (promotion_guaranteed); else O
 // grows within the bound, or a full collection runs. After a full
 // collection O is twice the old live data (at least kInitialOldBytes).
@@ -35,6 +37,7 @@
 #include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/collectors/markcompact/serial_markcompact.h"
+#include "gc/collectors/markcompact/young_sizing.h"
 #include "gc/collectors/semispace/psemispaces.h"
 #include "gc/heap/reservation.h"
 #include "gc/parallel/worker_pool.h"
@@ -85,7 +88,13 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   // --- a young collection, in order
   bool promotion_guaranteed(uint64_t capacity_limit);
   void young_collection(GcCause cause, bool promote_all);
-  void scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
+  struct Scavenged {
+    uint64_t young_bytes = 0;   // in the young generation at the flip
+    uint64_t copied_bytes = 0;  // survivors, promoted ones included
+    uint64_t dirty_cards = 0;
+  };
+  Scavenged scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
+  void resize_young(const Scavenged& s);
   void release_from_space();
 
   // --- a full collection, in order
@@ -115,11 +124,14 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   CopySpace* young_;        // the mutator allocates here; to-space of the last young collection
   CopySpace* young_other_;  // from-space during a young collection, empty otherwise
 
-  MarkCompactCollectorOptions knobs_;  // this collector's command-line options
-  uint64_t young_bytes_;               // Y: each young semispace's capacity
-  uint64_t old_target_bytes_;          // the old generation's capacity before a full collection is due
-  uint32_t tenure_age_;                // --tenure
-  uint64_t lab_words_;                 // --gc-lab
+  MarkCompactCollectorOptions knobs_;    // this collector's command-line options
+  uint64_t young_bytes_;                 // Y: each young semispace's capacity
+  uint64_t young_max_bytes_;             // what the reservation holds of Y
+  std::unique_ptr<YoungSizing> sizing_;  // --pause-goal; nullptr: Y fixed
+  uint64_t young_kept_bytes_ = 0;        // survivors left young by the last young collection
+  uint64_t old_target_bytes_;            // the old generation's capacity before a full collection is due
+  uint32_t tenure_age_;                  // --tenure
+  uint64_t lab_words_;                   // --gc-lab
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;

@@ -1,5 +1,12 @@
 #include "gc/collectors/markcompact/markcompact_options.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
 #include "gc/collectors/semispace/semispace_options.h"
 
 namespace gc {
@@ -11,6 +18,23 @@ std::string check_dense_prefix(const std::string& value) {
   auto n = parse_count(value);
   if (!n || *n < 50 || *n > 100) return "bad dense prefix '" + value + "' (off, or 50 to 100 percent live)";
   return "";
+}
+
+// --pause-goal=MS: milliseconds, a positive decimal of at most 10 s.
+std::optional<double> parse_pause_goal(const std::string& value) {
+  if (value.empty() || !(std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '.'))
+    return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  double ms = std::strtod(value.c_str(), &end);
+  if (errno || *end || !std::isfinite(ms) || ms <= 0 || ms > 10000) return std::nullopt;
+  return ms;
+}
+
+std::string check_pause_goal(const std::string& value) {
+  return parse_pause_goal(value)
+             ? ""
+             : "bad --pause-goal '" + value + "' (milliseconds, more than 0 and at most 10000)";
 }
 
 constexpr OptionSpec kOptions[] = {
@@ -30,6 +54,10 @@ constexpr OptionSpec kOptions[] = {
                 "leave old-space units at least PERCENT live in place, or never: off leaves the leading "
                 "ones, and those at the end each region slides towards",
                 check_dense_prefix),
+    text_option("pause-goal", "MS", "none: the young generation sized from survival",
+                "size the young generation after each young collection so that young pauses take at most "
+                "MS milliseconds, within --young (as HotSpot's MaxGCPauseMillis)",
+                check_pause_goal),
 };
 
 }  // namespace
@@ -50,6 +78,8 @@ MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& hea
     else
       o.dense_prefix_percent = static_cast<unsigned>(parse_count(*prefix).value_or(0));
   }
+  if (const std::string* goal = option_text(v, "pause-goal"))
+    o.pause_goal_ms = parse_pause_goal(*goal).value_or(0);
   return o;
 }
 

@@ -21,6 +21,7 @@ struct MarkCompactCollectorOptions {
   unsigned mc_units_per_thread = 0;   // --mc-units (pmarkcompact.h)
   bool dense_prefix = true;           // --dense-prefix=off: false
   unsigned dense_prefix_percent = 0;  // --dense-prefix=PERCENT
+  double pause_goal_ms = 0;           // --pause-goal; 0: none (young_sizing.h)
 };
 
 MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& heap);

@@ -1,0 +1,135 @@
+#include "gc/collectors/markcompact/young_sizing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gc/heap/reservation.h"
+
+namespace gc {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+// Decaying averages: the newest sample's weight (HotSpot's
+// AdaptiveSizePolicyWeight is 10%; a VM whose runs last seconds, not hours,
+// follows its program faster).
+constexpr double kWeight = 0.3;
+// Deviations of padding on the survival rate (HotSpot's SurvivorPadding is 3).
+constexpr double kPadding = 2;
+// The least-squares fit's forgetting factor: a sample's weight halves
+// after about seven collections.
+constexpr double kForget = 0.9;
+// A covariance this large has wound up (inputs that stopped varying):
+// start the fit's uncertainty again from the prior.
+constexpr double kCovarianceLimit = 1e6;
+// The goal the sizes aim at, below the one given, for what the model
+// misses.
+constexpr double kGoalMargin = 0.9;
+// Copying is never free: the fitted cost per MiB is not believed below
+// this (a fit from survivors that barely vary can say anything).
+constexpr double kMinPerMibMs = 0.05;
+
+// The prior: about what two GC threads cost on the machine the docs were
+// measured on; the fit replaces it within a few collections.
+constexpr std::array<double, 3> kPriorTheta = {0.05, 2.0, 0.05};
+constexpr std::array<double, 3> kPriorVariance = {1.0, 10.0, 1.0};
+
+}  // namespace
+
+YoungSizing::YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes)
+    : goal_ms_(goal_ms),
+      min_bytes_(min_bytes),
+      max_bytes_(std::max(min_bytes, max_bytes)),
+      young_bytes_(std::clamp(initial_bytes, min_bytes_, max_bytes_)),
+      theta_(kPriorTheta),
+      cov_{} {
+  for (int i = 0; i < 3; ++i) cov_[i][i] = kPriorVariance[i];
+}
+
+double YoungSizing::padded_survival() const {
+  return std::min(1.0, survival_ + kPadding * survival_deviation_);
+}
+
+double YoungSizing::predict_ms(uint64_t young_bytes) const {
+  double survivors_mib =
+      (padded_survival() * static_cast<double>(young_bytes) + static_cast<double>(kept_bytes_)) / kMiB;
+  return std::max(0.0, theta_[0]) + std::max(kMinPerMibMs, theta_[1]) * survivors_mib +
+         std::max(0.0, theta_[2]) * dirty_cards_ / 1000;
+}
+
+void YoungSizing::fit(const Sample& s) {
+  const std::array<double, 3> x = {1.0, static_cast<double>(s.survived_bytes) / kMiB,
+                                   static_cast<double>(s.dirty_cards) / 1000};
+  std::array<double, 3> px{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) px[i] += cov_[i][j] * x[j];
+  double denominator = kForget;
+  for (int i = 0; i < 3; ++i) denominator += x[i] * px[i];
+  double error = s.pause_ms;
+  for (int i = 0; i < 3; ++i) error -= theta_[i] * x[i];
+  double trace = 0;
+  for (int i = 0; i < 3; ++i) {
+    theta_[i] += px[i] / denominator * error;
+    for (int j = 0; j < 3; ++j) cov_[i][j] = (cov_[i][j] - px[i] * px[j] / denominator) / kForget;
+    trace += cov_[i][i];
+  }
+  if (!(trace < kCovarianceLimit)) {
+    cov_ = {};
+    for (int i = 0; i < 3; ++i) cov_[i][i] = kPriorVariance[i];
+  }
+}
+
+YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
+  fit(s);
+  // Of the new objects: what survived beyond the last collection's kept
+  // ones.
+  uint64_t new_survivors = s.survived_bytes - std::min(s.survived_bytes, kept_bytes_);
+  double rate =
+      s.allocated_bytes
+          ? std::min(1.0, static_cast<double>(new_survivors) / static_cast<double>(s.allocated_bytes))
+          : survival_;
+  kept_bytes_ = s.kept_bytes;
+  double kept_mib = static_cast<double>(kept_bytes_) / kMiB;
+  if (samples_++ == 0) {
+    survival_ = rate;
+    survival_deviation_ = rate / 2;
+    dirty_cards_ = static_cast<double>(s.dirty_cards);
+  } else {
+    survival_ = (1 - kWeight) * survival_ + kWeight * rate;
+    survival_deviation_ = (1 - kWeight) * survival_deviation_ + kWeight * std::fabs(rate - survival_);
+    dirty_cards_ = (1 - kWeight) * dirty_cards_ + kWeight * static_cast<double>(s.dirty_cards);
+  }
+
+  Decision d;
+  double survival = std::max(padded_survival(), 1e-3);
+  double room_ms =
+      kGoalMargin * goal_ms_ - std::max(0.0, theta_[0]) - std::max(0.0, theta_[2]) * dirty_cards_ / 1000;
+  double survivors_mib = room_ms > 0 ? room_ms / std::max(kMinPerMibMs, theta_[1]) - kept_mib : 0;
+  double want = std::max(0.0, survivors_mib) * kMiB / survival;
+  d.why = room_ms > 0 ? "pause goal" : "pause goal: the fixed cost alone misses it";
+  if (s.pause_ms > goal_ms_) {
+    want = std::min(want, static_cast<double>(young_bytes_) * goal_ms_ / s.pause_ms);
+    d.why = "pause over the goal";
+  }
+  want = std::min(want, 2.0 * static_cast<double>(young_bytes_));
+  young_bytes_ = clamp(static_cast<uint64_t>(std::max(0.0, want)));
+  d.young_bytes = young_bytes_;
+  d.predicted_pause_ms = predict_ms(young_bytes_);
+  return d;
+}
+
+uint64_t YoungSizing::clamp(uint64_t bytes) const {
+  return std::clamp(round_down_pages(bytes), min_bytes_, max_bytes_);
+}
+
+std::string YoungSizing::describe() const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "model: %.3f ms + %.3f ms/MiB survivors + %.3f ms/1000 cards; survival %.3f (padded %.3f), "
+                "dirty cards %.0f",
+                theta_[0], theta_[1], theta_[2], survival_, padded_survival(), dirty_cards_);
+  return buf;
+}
+
+}  // namespace gc

@@ -1,0 +1,85 @@
+// The young generation's size, decided after every young collection, in
+// the spirit of HotSpot's adaptive size policy for the Parallel collector
+// (-XX:MaxGCPauseMillis). Its model of a young pause:
+//
+//   pause = fixed + per_mib * survivors (MiB) + per_kcard * dirty cards (thousands)
+//
+// fitted by recursive least squares with forgetting, so that it follows a
+// program whose costs change. The next collection's survivors are those
+// kept young by this one (below --tenure, copied again or promoted) and
+// the young bytes allocated meanwhile times the survival rate of new
+// objects (a decaying average, padded by its decaying deviation as HotSpot
+// pads its estimates); dirty cards, their decaying average. The next size
+// is the largest whose predicted pause meets 90% of the goal, within
+// [min, max], at most doubling per collection, and shrinking at once
+// after a pause over the goal.
+//
+// The tenuring threshold adapts too, as HotSpot's does: while most new
+// objects survive (a heap being built), keeping them young only copies
+// them twice, so the next collection promotes every survivor; otherwise
+// the threshold is --tenure's.
+//
+// A pure function of the samples it is fed: tests give it pauses and
+// survival directly (tests/unit/test_markcompact.cpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace gc {
+
+class YoungSizing {
+ public:
+  struct Sample {
+    double pause_ms = 0;
+    uint64_t allocated_bytes = 0;  // allocated into the young generation since the last young collection
+    uint64_t survived_bytes = 0;   // copied within it and promoted out of it
+    uint64_t dirty_cards = 0;      // old-to-young cards scanned as roots
+    uint64_t kept_bytes = 0;       // survivors left in the young generation
+  };
+  struct Decision {
+    uint64_t young_bytes = 0;  // a semispace's capacity until the next decision
+    double predicted_pause_ms = 0;
+    const char* why = "";  // one of the reasons below, for --gc-log=debug
+  };
+
+  // goal_ms > 0. Bytes are a semispace's, page multiples; initial within
+  // [min, max].
+  YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes);
+
+  Decision after_young(const Sample& s);
+
+  double goal_ms() const { return goal_ms_; }
+  uint64_t young_bytes() const { return young_bytes_; }
+  // The model as it stands (for the log and the tests).
+  double fixed_ms() const { return theta_[0]; }
+  double per_mib_ms() const { return theta_[1]; }
+  double per_kcard_ms() const { return theta_[2]; }
+  double survival() const { return survival_; }
+  // The next young collection's tenuring threshold, at most `configured`.
+  uint32_t tenure_age(uint32_t configured) const { return survival_ > kPromoteAllSurvival ? 0 : configured; }
+  // The survival rate of new objects above which every survivor is
+  // promoted.
+  static constexpr double kPromoteAllSurvival = 0.5;
+  double padded_survival() const;
+  // The pause the model predicts after young_bytes more are allocated.
+  double predict_ms(uint64_t young_bytes) const;
+  // "model: fixed 0.08 ms + 2.1 ms/MiB ..." for --gc-log=debug.
+  std::string describe() const;
+
+ private:
+  void fit(const Sample& s);
+  uint64_t clamp(uint64_t bytes) const;
+
+  double goal_ms_;
+  uint64_t min_bytes_, max_bytes_, young_bytes_;
+  uint64_t samples_ = 0;
+  // Recursive least squares over x = [1, survivors MiB, dirty kcards].
+  std::array<double, 3> theta_;
+  std::array<std::array<double, 3>, 3> cov_;
+  double survival_ = 0, survival_deviation_ = 0, dirty_cards_ = 0;
+  uint64_t kept_bytes_ = 0;  // the last sample's
+};
+
+}  // namespace gc
