@@ -19,6 +19,7 @@
 
 #include "gc/alloc/lab.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
+#include "gc/collectors/markcompact/serial_markcompact.h"
 #include "gc/heap/reservation.h"
 #include "gc/verify/verifier.h"
 #include "tests/unit/vector_roots.h"
@@ -82,7 +83,9 @@ struct Heap {
   // A dead object between live ones: a gap compaction must close.
   void garbage(uint64_t words) { old_obj(words > 3 ? 2 : 0, words > 3 ? words - 4 : words - 1); }
 
-  ParallelMarkCompact::Result collect(ParallelMarkCompact& mc, bool with_cards = true) {
+  // pMarkcompact, or the serial collector it parallelises.
+  template <class Engine>
+  ParallelMarkCompact::Result collect(Engine& mc, bool with_cards = true) {
     WordRange young[] = {{young_begin, young_top}};
     ParallelMarkCompact::Input in{
         roots, WordRange{old_begin, old_top}, young, los, hash_of, with_cards ? cards.biased_base() : nullptr,
@@ -540,6 +543,54 @@ TEST_CASE("pMarkcompact: the dense prefix threshold decides, and dead words in t
       CHECK(mc.last_report().dense_prefix_units == 0);
       CHECK(r.bytes_moved > 0);
     }
+  }
+}
+
+TEST_CASE("serial mark-compact: its dense prefix keeps leading objects while the dead words fit 1 - threshold") {
+  // The same heap: 1 dead word after every 20 live ones (4.76% dead).
+  for (double threshold : {0.94, 0.96, 0.0}) {
+    CAPTURE(threshold);
+    Heap heap;
+    heap.roots.roots.assign(1, Value::nil());
+    Word* head = nullptr;
+    for (int i = 0; i < 40000; ++i) {
+      Word* n = heap.old_obj(1, 17);
+      if (head) link(n, 0, head);
+      head = n;
+      heap.garbage(1);
+    }
+    heap.roots.roots[0] = Value::ref(head);
+    Model model = model_of(heap);
+    uint64_t space = static_cast<uint64_t>(heap.old_top - heap.old_begin);
+    observe::Recorder events;
+    MarkCompactOptions o;
+    o.dense_prefix = threshold > 0;
+    o.dense_prefix_min_live = threshold;
+    SerialMarkCompact mc(events, o);
+    ParallelMarkCompact::Result r = heap.collect(mc);
+    heap.old_top = r.occupied.empty() ? heap.old_begin : r.occupied.back().end;
+    heap.verify();
+    model.check(heap.roots);
+    if (threshold == 0.94) {
+      // The budget, 6% of the space, holds every dead word: nothing moves;
+      // the dead word after the last live object is the free area.
+      CHECK(r.bytes_moved == 0);
+      CHECK(r.prefix_dead_bytes == 39999 * kWordSize);
+      CHECK(r.dense_prefix_end == heap.old_begin + space - 1);
+      REQUIRE(r.free_areas.size() == 1);
+      CHECK(r.free_areas[0].words() == 1);
+    } else if (threshold == 0.96) {
+      // 4% of the space: the prefix ends at the dead word that passes it.
+      uint64_t budget = static_cast<uint64_t>(0.04 * static_cast<double>(space));
+      CHECK(r.prefix_dead_bytes == budget * kWordSize);
+      CHECK(r.dense_prefix_end == heap.old_begin + (budget + 1) * 21 - 1);
+      CHECK(r.bytes_moved == (40000 - budget - 1) * 20 * kWordSize);
+    } else {
+      CHECK(r.dense_prefix_end == heap.old_begin);
+      CHECK(r.prefix_dead_bytes == 0);
+      CHECK(r.bytes_moved == (40000 - 1) * 20 * kWordSize);
+    }
+    CHECK(r.old_live_bytes == 40000 * 20 * kWordSize);
   }
 }
 

@@ -107,7 +107,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
       threads_(std::max(1u, options_.gc_threads), options_.gc_deque_tasks),
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),
-      serial_(events, options_.verify || options_.stress_interval > 0) {
+      serial_(events, markcompact_options(options_)) {
   card_base = cards_.biased_base();
   if (sizing_) young_bytes_ = sizing_->young_bytes();
   young_->reset(young_bytes_);

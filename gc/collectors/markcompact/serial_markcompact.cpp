@@ -32,9 +32,12 @@ class SerialMarkCompact::WeakResolver final : public gc::WeakResolver {
   SerialMarkCompact& c_;
 };
 
-SerialMarkCompact::SerialMarkCompact(observe::Recorder& events, bool poison_free_areas)
-    : events_(events), poison_(poison_free_areas) {
-  for (const char* c : {"old live bytes", "bytes moved", "large bytes freed"})
+SerialMarkCompact::SerialMarkCompact(observe::Recorder& events, const MarkCompactOptions& options)
+    : events_(events),
+      poison_(options.poison_free_areas),
+      dense_prefix_(options.dense_prefix),
+      dense_prefix_min_live_(options.dense_prefix_min_live) {
+  for (const char* c : {"old live bytes", "bytes moved", "large bytes freed", "dense prefix dead bytes"})
     events_.describe_counter(c, "bytes");
   events_.describe_counter("objects moved", "objects");
   events_.describe_counter("free areas", "areas");
@@ -46,6 +49,7 @@ ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact
   end_ = in.old_space.end;
   moved_bytes_ = moved_objects_ = 0;
   events_.phase(0, "mark", [&] { mark(in); });
+  events_.phase(0, "dense prefix", [&] { find_dense_prefix(); });
   events_.phase(0, "forward", [&] { install_forwarding(); });
   events_.phase_start(0, "redirect");
   redirect(in);
@@ -55,10 +59,11 @@ ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact
   events_.phase_start(0, "compact");
   Word* top = compact(in);
   ParallelMarkCompact::Result out;
-  out.dense_prefix_end = begin_;
+  out.dense_prefix_end = prefix_end_;
   if (top > begin_) out.occupied.push_back({begin_, top});
   if (top < end_) out.free_areas.push_back({top, end_});
-  out.old_live_bytes = static_cast<uint64_t>(top - begin_) * kWordSize;
+  out.prefix_dead_bytes = prefix_dead_words_ * kWordSize;
+  out.old_live_bytes = static_cast<uint64_t>(top - begin_) * kWordSize - out.prefix_dead_bytes;
   out.bytes_moved = moved_bytes_;
   out.objects_moved = moved_objects_;
   out.large_freed_bytes = in.large.sweep(poison_);
@@ -70,6 +75,7 @@ ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact
   events_.count(0, "objects moved", out.objects_moved);
   events_.count(0, "free areas", out.free_areas.size());
   events_.count(0, "large bytes freed", out.large_freed_bytes);
+  events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
   return out;
 }
 
@@ -121,17 +127,48 @@ void SerialMarkCompact::mark(const ParallelMarkCompact::Input& in) {
   }
 }
 
-// --- install forwarding addresses: one walk of the old space assigns every
-// live object its destination in address order; what is kept is each
-// card's first object and its destination.
+// --- the dense prefix (serial_markcompact.h): leading objects stay while
+// the dead words before them fit the budget; a prefix that would reach the
+// end stops after the last live object, so that the dead tail is free.
+
+void SerialMarkCompact::find_dense_prefix() {
+  prefix_end_ = begin_;
+  prefix_dead_words_ = 0;
+  if (!dense_prefix_) return;
+  double budget = (1 - dense_prefix_min_live_) * static_cast<double>(end_ - begin_);
+  uint64_t dead = 0, dead_at_last_live = 0;
+  Word* last_live_end = begin_;
+  for (Word* p = begin_; p < end_;) {
+    Word* h = header_from_start(p);
+    Word* next = h + 1 + Header::raw_words(*h);
+    if (Header::is_marked(*h)) {
+      last_live_end = next;
+      dead_at_last_live = dead;
+    } else {
+      dead += static_cast<uint64_t>(next - p);
+      if (static_cast<double>(dead) > budget) {
+        prefix_end_ = p;
+        prefix_dead_words_ = dead - static_cast<uint64_t>(next - p);
+        return;
+      }
+    }
+    p = next;
+  }
+  prefix_end_ = last_live_end;
+  prefix_dead_words_ = dead_at_last_live;
+}
+
+// --- install forwarding addresses: one walk of the old space after the
+// dense prefix assigns every live object its destination in address order;
+// what is kept is each card's first object and its destination.
 
 void SerialMarkCompact::install_forwarding() {
   uint64_t cards = (static_cast<uint64_t>(end_ - begin_) + kCardWords - 1) / kCardWords;
   card_first_.assign(cards + 1, end_);
   card_dest_.assign(cards + 1, nullptr);
-  uint64_t next = 0;
-  Word* dest = begin_;
-  for (Word* p = begin_; p < end_;) {
+  uint64_t next = static_cast<uint64_t>(prefix_end_ - begin_) / kCardWords;
+  Word* dest = prefix_end_;
+  for (Word* p = prefix_end_; p < end_;) {
     for (; next < cards && begin_ + next * kCardWords <= p; ++next) {
       card_first_[next] = p;
       card_dest_[next] = dest;
@@ -145,7 +182,7 @@ void SerialMarkCompact::install_forwarding() {
 }
 
 Word* SerialMarkCompact::forward(Word* h) const {
-  if (!in_old(h)) return h;
+  if (!in_old(h) || h < prefix_end_) return h;
   Word* start = object_start(h, *h);
   uint64_t card = static_cast<uint64_t>(start - begin_) / kCardWords;
   Word* p = card_first_[card];
@@ -186,6 +223,17 @@ void SerialMarkCompact::redirect(const ParallelMarkCompact::Input& in) {
   }
 }
 
+// The card invariant (card_scan.h) for an old object's slots, after the
+// cards were cleaned.
+void SerialMarkCompact::dirty_young_cards(const ParallelMarkCompact::Input& in, Word* h) const {
+  if (!in.card_base) return;
+  uint64_t n = Header::nrefs(*h);
+  Value* slots = ref_slots_begin(h, n);
+  for (uint64_t i = 0; i < n; ++i)
+    if (slots[i].is_ref() && in_young(slots[i].as_ref()))
+      in.card_base[reinterpret_cast<uintptr_t>(slots + i) >> kCardShift] = kCardDirty;
+}
+
 // --- compact: slide every live object to its destination, in address
 // order (a destination never lies above its source, so nothing is
 // overwritten before it has moved); rebuild the old space's cards.
@@ -196,8 +244,22 @@ Word* SerialMarkCompact::compact(const ParallelMarkCompact::Input& in) {
     uintptr_t last = reinterpret_cast<uintptr_t>(end_ - 1) >> kCardShift;
     std::memset(in.card_base + first, kCardClean, last - first + 1);
   }
-  Word* dest = begin_;
-  for (Word* p = begin_; p < end_;) {
+  // The dense prefix: its live objects unmarked where they are (their
+  // young references dirtying their cards again), its dead ones fillers.
+  for (Word* p = begin_; p < prefix_end_;) {
+    Word* h = header_from_start(p);
+    Word* next = h + 1 + Header::raw_words(*h);
+    if (Header::is_marked(*h)) {
+      *h &= ~Header::kMarkBit;
+      dirty_young_cards(in, h);
+    } else {
+      if (poison_) std::fill(p, next, Header::kPoison);
+      fill_dead_space(p, next);
+    }
+    p = next;
+  }
+  Word* dest = prefix_end_;
+  for (Word* p = prefix_end_; p < end_;) {
     Word* h = header_from_start(p);
     Word w = *h;
     Word* next = h + 1 + Header::raw_words(w);
@@ -222,12 +284,7 @@ Word* SerialMarkCompact::compact(const ParallelMarkCompact::Input& in) {
         words = below + 1 + new_raw;
       }
       *moved = w;
-      if (in.card_base) {
-        Value* slots = ref_slots_begin(moved, Header::nrefs(w));
-        for (uint64_t i = 0; i < Header::nrefs(w); ++i)
-          if (slots[i].is_ref() && in_young(slots[i].as_ref()))
-            in.card_base[reinterpret_cast<uintptr_t>(slots + i) >> kCardShift] = kCardDirty;
-      }
+      dirty_young_cards(in, moved);
       dest += words;
     }
     p = next;

@@ -9,9 +9,17 @@
 // starting there and its destination, and an object's new address is its
 // card's destination plus the live words before it in the card.
 //
-// Live objects slide to the start of the space in address order. Young
-// objects are neither marked nor moved: all of them survived the young
-// collection just before, so every one is a root.
+// Live objects slide to the start of the space in address order, after a
+// dense prefix that stays in place: the optimisation of the paper's
+// sequential collector that pMarkcompact lacked (L259), "avoids copying
+// large blocks of data when there is only a small amount of free area to
+// be reclaimed". Its form here is HotSpot's serial mark-compact's
+// (MarkSweepDeadRatio): leading objects keep their place while the dead
+// words met so far are at most 1 - dense_prefix_min_live of the old space
+// (5%); the dead object that would pass that ends the prefix, and those
+// before it stay as fillers. Young objects are neither marked nor moved:
+// all of them survived the young collection just before, so every one is
+// a root.
 #pragma once
 
 #include <cstdint>
@@ -23,15 +31,19 @@ namespace gc {
 
 class SerialMarkCompact {
  public:
-  SerialMarkCompact(observe::Recorder& events, bool poison_free_areas);
+  // options: the dense prefix (on, and its threshold) and poisoning; the
+  // parallel engine's other options do not apply.
+  SerialMarkCompact(observe::Recorder& events, const MarkCompactOptions& options);
 
   ParallelMarkCompact::Result collect(const ParallelMarkCompact::Input& in);
 
  private:
   class WeakResolver;
 
-  // --- the four phases, in the paper's order
+  // --- the four phases, in the paper's order (the dense prefix found
+  // between the first two)
   void mark(const ParallelMarkCompact::Input& in);
+  void find_dense_prefix();
   void install_forwarding();
   void redirect(const ParallelMarkCompact::Input& in);
   Word* compact(const ParallelMarkCompact::Input& in);
@@ -39,6 +51,7 @@ class SerialMarkCompact {
   void mark_slots(Word* h);
   void mark_value(Value v);
   void redirect_slots(Word* h);
+  void dirty_young_cards(const ParallelMarkCompact::Input& in, Word* h) const;
   Word* forward(Word* h) const;
   bool in_old(const Word* p) const { return p >= begin_ && p < end_; }
   bool in_young(const Word* p) const;
@@ -48,8 +61,12 @@ class SerialMarkCompact {
 
   observe::Recorder& events_;
   bool poison_;
+  bool dense_prefix_;
+  double dense_prefix_min_live_;
   Word* begin_ = nullptr;
   Word* end_ = nullptr;
+  Word* prefix_end_ = nullptr;  // [begin_, prefix_end_) does not move
+  uint64_t prefix_dead_words_ = 0;
   const ParallelMarkCompact::Input* in_ = nullptr;
   std::vector<Word*> stack_;
   // Per card of [begin_, end_): the first object starting at or after the
