@@ -546,7 +546,8 @@ TEST_CASE("pMarkcompact: the dense prefix threshold decides, and dead words in t
   }
 }
 
-TEST_CASE("serial mark-compact: its dense prefix keeps leading objects while the dead words fit 1 - threshold") {
+TEST_CASE(
+    "serial mark-compact: its dense prefix keeps leading objects while the dead words fit 1 - threshold") {
   // The same heap: 1 dead word after every 20 live ones (4.76% dead).
   for (double threshold : {0.94, 0.96, 0.0}) {
     CAPTURE(threshold);

@@ -52,7 +52,8 @@ constexpr OptionSpec kOptions[] = {
                  "unit count", "1 to 64 units per GC thread", 1, 64),
     text_option("dense-prefix", "off|PERCENT", "95",
                 "leave old-space units at least PERCENT live in place, or never: off leaves the leading "
-                "ones, and those at the end each region slides towards",
+                "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
+                "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
                 check_dense_prefix),
     text_option("pause-goal", "MS", "none: the young generation sized from survival",
                 "size the young generation after each young collection so that young pauses take at most "
