@@ -207,6 +207,21 @@ uint64_t reachable_old_bytes(Heap& heap, const std::set<Word*>& reach) {
   return bytes;
 }
 
+// The old space as 40,000 live list nodes of raw_words raw words (one
+// reference: the next node), each followed by dead_words of garbage; the
+// list's head is the only root.
+void build_interleaved_list(Heap& heap, uint64_t raw_words, uint64_t dead_words) {
+  heap.roots.roots.assign(1, Value::nil());
+  Word* head = nullptr;
+  for (int i = 0; i < 40000; ++i) {
+    Word* n = heap.old_obj(1, raw_words);
+    if (head) link(n, 0, head);
+    head = n;
+    heap.garbage(dead_words);
+  }
+  heap.roots.roots[0] = Value::ref(head);
+}
+
 MarkCompactOptions no_prefix() {
   MarkCompactOptions o;
   o.dense_prefix = false;
@@ -366,16 +381,8 @@ TEST_CASE("pMarkcompact: n regions sliding in alternating directions leave floor
   for (unsigned threads : {1u, 2u, 3u, 4u, 5u, 8u}) {
     CAPTURE(threads);
     Heap heap;
-    heap.roots.roots.assign(1, Value::nil());
     // Live and dead objects alternate evenly over the whole space.
-    Word* head = nullptr;
-    for (int i = 0; i < 40000; ++i) {
-      Word* n = heap.old_obj(1, 1);
-      if (head) link(n, 0, head);
-      head = n;
-      heap.garbage(3);
-    }
-    heap.roots.roots[0] = Value::ref(head);
+    build_interleaved_list(heap, 1, 3);
     Model model = model_of(heap);
     parallel::WorkerPool pool(threads);
     observe::Recorder events;
@@ -512,16 +519,8 @@ TEST_CASE("pMarkcompact: a region sliding up leaves its dense end in place, unle
 
 TEST_CASE("pMarkcompact: the dense prefix threshold decides, and dead words in the prefix stay as fillers") {
   Heap heap;
-  heap.roots.roots.assign(1, Value::nil());
-  Word* head = nullptr;
   // Everywhere 1 dead word for every 20 live: 95.2% live.
-  for (int i = 0; i < 40000; ++i) {
-    Word* n = heap.old_obj(1, 17);
-    if (head) link(n, 0, head);
-    head = n;
-    heap.garbage(1);
-  }
-  heap.roots.roots[0] = Value::ref(head);
+  build_interleaved_list(heap, 17, 1);
   Model model = model_of(heap);
   for (double threshold : {0.94, 0.96}) {
     CAPTURE(threshold);
@@ -552,15 +551,7 @@ TEST_CASE(
   for (double threshold : {0.94, 0.96, 0.0}) {
     CAPTURE(threshold);
     Heap heap;
-    heap.roots.roots.assign(1, Value::nil());
-    Word* head = nullptr;
-    for (int i = 0; i < 40000; ++i) {
-      Word* n = heap.old_obj(1, 17);
-      if (head) link(n, 0, head);
-      head = n;
-      heap.garbage(1);
-    }
-    heap.roots.roots[0] = Value::ref(head);
+    build_interleaved_list(heap, 17, 1);
     Model model = model_of(heap);
     uint64_t space = static_cast<uint64_t>(heap.old_top - heap.old_begin);
     observe::Recorder events;

@@ -554,6 +554,12 @@ void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, 
   report = MarkReport{};
   heap.regions(&dense_, &sparse_);
   mirror_ = options_.double_write ? heap.reference_mirror() : nullptr;
+  if (options_.double_write && !mirror_) {
+    // The kernel was built for the mirror's entries: nothing else will do.
+    std::fprintf(stderr,
+                 "gc: gpu: --gpu-graph=double-write on a heap that keeps no graph (internal error)\n");
+    std::abort();
+  }
   update_reference_graph(heap, roots, events, report);
   if (!fits_on_device(report)) {
     report.gray = roots;
