@@ -279,7 +279,7 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
 // The sizing policy's decision for the next young collections (pause
 // measured up to here: the collection's work, without --gc-verify's check
 // after it). The mutator's room is the decided size; the semispace holds
-// it and the survivors left young, within the reservation.
+// it and the survivors left young, within the reservation and --heap.
 void MarkCompactCollector::resize_young(const Scavenged& s) {
   uint64_t kept = young_->used_bytes();
   if (!sizing_) {
@@ -294,7 +294,13 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   sample.kept_bytes = kept;
   uint64_t before = young_bytes_;
   YoungSizing::Decision d = sizing_->after_young(sample);
-  young_bytes_ = std::min(young_max_bytes_, round_up_pages(d.young_bytes + kept));
+  // Within --heap beside the old generation and large objects as they are
+  // now (2 * Y + O + L), and never below what the survivors hold.
+  uint64_t others = old_.capacity_bytes() + los_.committed_bytes();
+  uint64_t within_heap = options_.max_heap_bytes > others ? (options_.max_heap_bytes - others) / 2 : 0;
+  young_bytes_ = std::max(
+      round_up_pages(kept),
+      std::min({young_max_bytes_, round_up_pages(d.young_bytes + kept), round_down_pages(within_heap)}));
   young_kept_bytes_ = kept;
   young_->set_capacity(young_bytes_);
   young_other_->reset(young_bytes_);
