@@ -114,6 +114,11 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   young_other_->reset(young_bytes_);
   old_.grow_to(std::min(kInitialOldBytes, old_bound_bytes(0)));
   los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
+  // Under a pause goal, ordinary pages for the young and old generations:
+  // a huge page's first touch inside a pause (promotion into fresh old
+  // space, a to-space past its last size) may compact memory first and
+  // take milliseconds (docs/collectors/markcompact.md, --pause-goal).
+  if (sizing_) Reservation::use_small_pages(young_a_.begin(), old_.region_end());
   cards_.clean(old_.begin(), old_.end());
   threads_.make_scavengers(events, reservation_);
   if (options_.gc_threads > 0)
