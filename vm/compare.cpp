@@ -199,6 +199,7 @@ class SharedInput {
       return status;
     }
     close(pipe_[0]);
+    pipe_[0] = -1;
     bool input_open = true;
     for (;;) {
       pid_t done = waitpid(child, &status, WNOHANG);
@@ -217,7 +218,10 @@ class SharedInput {
         pipe_[1] = -1;
       }
     }
+    // Forgotten as well as closed: a later child's in_child() would close
+    // whatever took the number meanwhile (its own output files).
     if (pipe_[1] >= 0) close(pipe_[1]);
+    pipe_[1] = -1;
     std::fflush(recording_);
     recorded_ = true;
     return status;

@@ -43,6 +43,14 @@ check "output differs: NO in the table" '[ "$(grep -c " NO$" "$tmp/err")" -eq 2 
 "$vm" --compare=semispace,cacheaware -e 'exit(len(gc_stats()["collector"]));' </dev/null >"$tmp/out" 2>"$tmp/err"
 check "status differs: exit 70" '[ $? -eq 70 ]'
 check "status differs: named" 'grep -qx "vm: --compare: cacheaware disagrees with semispace: it exited 10, semispace exited 9" "$tmp/err"'
+# Standard input still open, with nothing in it, when the first run ends:
+# the later runs keep their own output and statistics (the first run's
+# input pipe, once closed, must not be closed again in a later child,
+# where its number may be one of that run's own files).
+out=$( (sleep 1) | "$vm" --compare=semispace,marksweep,cacheaware -e 'print(gc_stats()["collector"]);' 2>"$tmp/err")
+check "open input: the reference's output" '[ "$out" = semispace ]'
+check "open input: every run has statistics" '! grep -q "no statistics" "$tmp/err"'
+check "open input: both others named" '[ "$(grep -c "its output differs from semispace.s at line 1" "$tmp/err")" -eq 2 ]'
 # Runs that fail the same way agree, and the status is theirs.
 "$vm" --compare=semispace,marksweep -e 'print(1); error("stop");' </dev/null >"$tmp/out" 2>"$tmp/err"
 check "same error: exit 70" '[ $? -eq 70 ]'
