@@ -200,21 +200,19 @@ std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint6
   return Checker(shape, collection, true).run(roots);
 }
 
+void report_and_exit(const Failure& failure) {
+  std::fprintf(stderr, "%s\n", failure.message().c_str());
+  std::fflush(stderr);
+  std::_Exit(kVerifyExitStatus);
+}
+
 void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection) {
   HeapShape shape;
   heap.describe_heap(shape);
   if (std::optional<Failure> f = check_marks(shape, roots, collection)) {
     f->what += ", between mark and sweep";
-    std::fprintf(stderr, "%s\n", f->message().c_str());
-    std::fflush(stderr);
-    std::_Exit(kVerifyExitStatus);
+    report_and_exit(*f);
   }
-}
-
-void report_and_exit(const Failure& failure) {
-  std::fprintf(stderr, "%s\n", failure.message().c_str());
-  std::fflush(stderr);
-  std::_Exit(kVerifyExitStatus);
 }
 
 void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when) {
@@ -222,9 +220,7 @@ void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t co
   heap.describe_heap(shape);
   if (std::optional<Failure> f = check_heap(shape, roots, collection)) {
     f->what += std::string(", ") + when + " collection";
-    std::fprintf(stderr, "%s\n", f->message().c_str());
-    std::fflush(stderr);
-    std::_Exit(kVerifyExitStatus);
+    report_and_exit(*f);
   }
 }
 

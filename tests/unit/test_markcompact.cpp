@@ -319,6 +319,7 @@ namespace {
 
 constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
 
+// Nothing kept young: the young generation held only what was allocated.
 YoungSizing::Sample sample(double pause_ms, uint64_t allocated, double survival, uint64_t cards = 0) {
   return {pause_ms, allocated, static_cast<uint64_t>(static_cast<double>(allocated) * survival), cards};
 }
@@ -367,6 +368,17 @@ TEST_CASE("young sizing: sizes stay within the bounds the heap sets, whatever th
     }
     CHECK(p.young_bytes() == 2 * kMiB);
   }
+}
+
+TEST_CASE("young sizing: the room the heap allows bounds the decision") {
+  YoungSizing p(50.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
+  YoungSizing::Sample s = sample(0.1, 1 * kMiB, 0.01);
+  s.limit_bytes = 1536 * kKiB;
+  CHECK(p.after_young(s).young_bytes == 1536 * kKiB);  // it would double
+  s.limit_bytes = 16 * kKiB;
+  CHECK(p.after_young(s).young_bytes == 16 * kKiB);  // below the minimum, still within the heap
+  s.limit_bytes = 0;
+  CHECK(p.after_young(s).young_bytes == 0);
 }
 
 TEST_CASE("young sizing: the model learns a program's costs per surviving byte and per card") {
@@ -422,7 +434,8 @@ TEST_CASE(
   YoungSizing with_kept(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB), without(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
   for (int i = 0; i < 20; ++i) {
     // Both pay 0.1 ms + 1 ms/MiB of survivors.
-    with_kept.after_young({0.1 + 0.4 * 1.024, 1 * kMiB, 400 * kKiB, 0, 300 * kKiB});
+    // 1 MiB new each time, beside the 300 KiB kept young by the last one.
+    with_kept.after_young({0.1 + 0.4 * 1.024, 1 * kMiB + 300 * kKiB, 400 * kKiB, 0, 300 * kKiB});
     without.after_young({0.1 + 0.1 * 1.024, 1 * kMiB, 100 * kKiB, 0, 0});
   }
   // The same survival of new objects (about 10%), and part of the goal

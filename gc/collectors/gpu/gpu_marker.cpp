@@ -593,7 +593,7 @@ void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vect
       report.graph_bytes_updated = mirror_->update(heap, &report.objects);
     }
     for (Word* r : roots) root_entries_.push_back(mirror_->position(r));
-    report.offloaded_bytes = (dense_.words() + sparse_.words()) * sizeof(uint32_t);
+    report.offloaded_bytes = offloaded(dense_).bytes + offloaded(sparse_).bytes;
   } else if (options_.graph) {
     {
       observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
@@ -605,16 +605,23 @@ void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vect
     report.graph_bytes_updated = report.offloaded_bytes;
   } else {
     for (Word* r : roots) root_entries_.push_back(Value::ref(r).bits);
-    report.offloaded_bytes = (dense_.words() + sparse_.words()) * kWordSize;
+    report.offloaded_bytes = offloaded(dense_).bytes + offloaded(sparse_).bytes;
   }
+}
+
+// What the device reads of a heap region: the heap's words themselves, or
+// the double-write graph's entries at the same positions; base is where
+// queue entries count from (an address, or a position).
+GpuMarker::OffloadedRegion GpuMarker::offloaded(const Region& r) const {
+  if (mirror_) return {mirror_->entry(r.begin), r.words() * sizeof(uint32_t), mirror_->position(r.begin)};
+  return {r.begin, r.words() * kWordSize, reinterpret_cast<uint64_t>(r.begin)};
 }
 
 // Whether each buffer the device must hold fits in one of its allocations.
 // When not (or when there is nothing to offload), the CPU marks it all.
 bool GpuMarker::fits_on_device(MarkReport& report) const {
-  uint64_t largest = mirror_          ? std::max(dense_.words(), sparse_.words()) * sizeof(uint32_t)
-                     : options_.graph ? report.offloaded_bytes
-                                      : std::max(dense_.words(), sparse_.words()) * kWordSize;
+  uint64_t largest = options_.graph && !mirror_ ? report.offloaded_bytes
+                                                : std::max(offloaded(dense_).bytes, offloaded(sparse_).bytes);
   if (largest <= session_.device().max_alloc_bytes && report.offloaded_bytes != 0) return true;
   report.too_large = report.offloaded_bytes != 0;
   return false;
@@ -626,15 +633,7 @@ bool GpuMarker::fits_on_device(MarkReport& report) const {
 void GpuMarker::copy_to_device(observe::Recorder& events) {
   observe::PhaseScope phase(events, 0, options_.shared_heap ? kPhaseRootsInPlace : kPhaseTransfer);
   cl_int err = CL_SUCCESS;
-  if (mirror_) {
-    // The graph at the heap's positions, over host memory like the heap.
-    dense_buffer_ = host_buffer(session_.context(), mirror_->entry(dense_.begin),
-                                dense_.words() * sizeof(uint32_t), placeholder_);
-    sparse_buffer_ = host_buffer(session_.context(), mirror_->entry(sparse_.begin),
-                                 sparse_.words() * sizeof(uint32_t), placeholder_);
-    set_heap_args(dense_buffer_, sparse_buffer_, mirror_->position(dense_.begin),
-                  mirror_->position(sparse_.begin), sparse_.words());
-  } else if (options_.graph) {
+  if (options_.graph && !mirror_) {
     dense_buffer_ = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    graph_.size() * sizeof(uint32_t), graph_.data(), &err);
     check(err, "clCreateBuffer(graph)");
@@ -643,11 +642,13 @@ void GpuMarker::copy_to_device(observe::Recorder& events) {
   } else if (options_.shared_heap) {
     set_heap_args(shared_dense_.buffer, shared_sparse_.buffer, shared_dense_.covers, shared_sparse_.covers);
   } else {
-    // The heap itself: zero-copy where the device shares host memory,
-    // otherwise the driver copies the regions over (and back, below).
-    dense_buffer_ = host_buffer(session_.context(), dense_, placeholder_);
-    sparse_buffer_ = host_buffer(session_.context(), sparse_, placeholder_);
-    set_heap_args(dense_buffer_, sparse_buffer_, dense_, sparse_);
+    // The heap itself, or the graph at its positions: zero-copy where the
+    // device shares host memory, otherwise the driver copies the regions
+    // over (and back, below).
+    OffloadedRegion d = offloaded(dense_), s = offloaded(sparse_);
+    dense_buffer_ = host_buffer(session_.context(), d.host, d.bytes, placeholder_);
+    sparse_buffer_ = host_buffer(session_.context(), s.host, s.bytes, placeholder_);
+    set_heap_args(dense_buffer_, sparse_buffer_, d.base, s.base, sparse_.words());
   }
   write_roots(root_entries_, state_host_);
 }
@@ -695,15 +696,7 @@ std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkR
 // OpenCL asks for).
 void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
   observe::PhaseScope phase(events, 0, kPhaseCopyBack);
-  if (mirror_) {
-    sync_to_host(session_.queue(), dense_buffer_,
-                 std::max<uint64_t>(dense_.words() * sizeof(uint32_t), kWordSize));
-    sync_to_host(session_.queue(), sparse_buffer_,
-                 std::max<uint64_t>(sparse_.words() * sizeof(uint32_t), kWordSize));
-    check(clFinish(session_.queue()), "clFinish");
-    clReleaseMemObject(sparse_buffer_);
-    clReleaseMemObject(dense_buffer_);
-  } else if (options_.graph) {
+  if (options_.graph && !mirror_) {
     check(clEnqueueReadBuffer(session_.queue(), dense_buffer_, CL_TRUE, 0, report.offloaded_bytes,
                               graph_.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(graph)");
@@ -713,8 +706,9 @@ void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
     if (sparse_.words()) sync_to_host(session_.queue(), shared_sparse_.buffer, sparse_.words() * kWordSize);
     check(clFinish(session_.queue()), "clFinish");
   } else {
-    sync_to_host(session_.queue(), dense_buffer_, dense_.words() ? dense_.words() * kWordSize : kWordSize);
-    sync_to_host(session_.queue(), sparse_buffer_, sparse_.words() ? sparse_.words() * kWordSize : kWordSize);
+    // An empty region's buffer is the one-word placeholder.
+    sync_to_host(session_.queue(), dense_buffer_, std::max<uint64_t>(offloaded(dense_).bytes, kWordSize));
+    sync_to_host(session_.queue(), sparse_buffer_, std::max<uint64_t>(offloaded(sparse_).bytes, kWordSize));
     check(clFinish(session_.queue()), "clFinish");
     clReleaseMemObject(sparse_buffer_);
     clReleaseMemObject(dense_buffer_);

@@ -116,6 +116,12 @@ class GpuMarker {
   void ensure_one_queue(uint64_t entries);
   template <class Chosen>
   void take_tail(const std::vector<uint64_t>& state, Chosen chosen, std::vector<uint64_t>& tail);
+  struct OffloadedRegion {
+    void* host;
+    uint64_t bytes;
+    uint64_t base;
+  };
+  OffloadedRegion offloaded(const Region& r) const;
   void set_heap_args(cl_mem dense, cl_mem sparse, uint64_t base, uint64_t large_base, uint64_t large_words);
   void set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s);
   void build_graph(const MarkableHeap& heap, const Region& dense);

@@ -119,10 +119,16 @@ std::string gpu_options_problem(const HeapOptions& heap) {
     return "--gpu-graph applies to --gpu-heap=graph only";
   if (!is(v, "gpu-graph", "double-write")) return "";
   uint64_t max_heap = MarkSweepSpace::resolved_options(heap).max_heap_bytes;
-  if (MarkSweepSpace::reservation_bytes(max_heap) / kWordSize > gpu::ReferenceMirror::kMaxWords)
-    return "--gpu-graph=double-write: its 32-bit entries reach 32 GiB of the heap's reservation (which "
-           "holds five times --heap, for large objects), so --heap must be at most 6G";
-  return "";
+  uint64_t reach = gpu::ReferenceMirror::kMaxWords * kWordSize;
+  if (MarkSweepSpace::reservation_bytes(max_heap) <= reach) return "";
+  // The largest heap whose reservation (blocks and room for large objects)
+  // the entries reach, in whole GiB.
+  uint64_t gib = uint64_t{1} << 30, largest = 0;
+  while (MarkSweepSpace::reservation_bytes((largest + 1) * gib) <= reach) ++largest;
+  return "--gpu-graph=double-write: its 32-bit entries reach " + std::to_string((reach + gib - 1) >> 30) +
+         " GiB of the heap's reservation, which holds " +
+         std::to_string(MarkSweepSpace::reservation_bytes(gib) >> 30) +
+         " times --heap (room for large objects), so --heap must be at most " + std::to_string(largest) + "G";
 }
 
 }  // namespace gc

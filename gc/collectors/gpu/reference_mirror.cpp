@@ -20,13 +20,13 @@ uint64_t ReferenceMirror::update(const MarkableHeap& heap, uint64_t* nodes) {
   uint64_t bytes = 0, built = 0, origin = origin_bits();
   heap.for_each_object([&](Word* h) {
     uint64_t p = position(h);
-    if (known(p) && Header::class_id(*h) != kStackClass) return;
+    if (known(p) && kept_by_barrier(h)) return;
     uint64_t n = Header::nrefs(*h);
     uint32_t* node = entries_ + p;
     node[0] = static_cast<uint32_t>(n << 1);
     for (uint64_t i = 0; i < n; ++i)
       node[-1 - static_cast<int64_t>(i)] = mirror_entry(origin, ref_slot(h, i));
-    known_[p >> 6] |= uint64_t{1} << (p & 63);
+    set_known(p);
     bytes += (n + 1) * sizeof(uint32_t);
     ++built;
   });
@@ -41,7 +41,7 @@ void ReferenceMirror::retire(const MarkableHeap& heap) {
       *h |= Header::kMarkBit;
       entries_[p] &= ~1u;
     } else {
-      known_[p >> 6] &= ~(uint64_t{1} << (p & 63));
+      forget(p);
     }
   });
 }
@@ -53,7 +53,7 @@ std::optional<verify::Failure> ReferenceMirror::check(const MarkableHeap& heap, 
   uint64_t origin = origin_bits();
   heap.for_each_object([&](Word* h) {
     uint64_t p = position(h);
-    if (failure || !known(p) || Header::class_id(*h) == kStackClass) return;
+    if (failure || !known(p) || !kept_by_barrier(h)) return;
     uint64_t n = Header::nrefs(*h);
     const uint32_t* node = entries_ + p;
     auto fail = [&](std::string what, int64_t slot) {

@@ -64,6 +64,10 @@ class ReferenceMirror {
 
  private:
   bool known(uint64_t position) const { return known_[position >> 6] >> (position & 63) & 1; }
+  void set_known(uint64_t position) { known_[position >> 6] |= uint64_t{1} << (position & 63); }
+  void forget(uint64_t position) { known_[position >> 6] &= ~(uint64_t{1} << (position & 63)); }
+  // Whether the barrier keeps h's node: all but fiber value stacks.
+  static bool kept_by_barrier(const Word* h) { return Header::class_id(*h) != kStackClass; }
 
   Word* origin_;
   Reservation entry_memory_;

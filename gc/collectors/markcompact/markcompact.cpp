@@ -286,35 +286,30 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
 // after it). The mutator's room is the decided size; the semispace holds
 // it and the survivors left young, within the reservation and --heap.
 void MarkCompactCollector::resize_young(const Scavenged& s) {
+  if (!sizing_) return;
   uint64_t kept = young_->used_bytes();
-  if (!sizing_) {
-    young_kept_bytes_ = kept;
-    return;
-  }
   YoungSizing::Sample sample;
   sample.pause_ms = static_cast<double>(events.now_ns() - events.current().start_ns) / 1e6;
-  sample.allocated_bytes = s.young_bytes - std::min(s.young_bytes, young_kept_bytes_);
+  sample.young_bytes = s.young_bytes;
   sample.survived_bytes = s.copied_bytes;
   sample.dirty_cards = s.dirty_cards;
   sample.kept_bytes = kept;
-  uint64_t before = young_bytes_;
-  YoungSizing::Decision d = sizing_->after_young(sample);
-  // Within --heap beside the old generation and large objects as they are
-  // now (2 * Y + O + L), and never below what the survivors hold.
+  // Y within the reservation and within --heap beside the old generation
+  // and large objects as they are now (2 * Y + O + L).
   uint64_t others = old_.capacity_bytes() + los_.committed_bytes();
   uint64_t within_heap = options_.max_heap_bytes > others ? (options_.max_heap_bytes - others) / 2 : 0;
-  young_bytes_ = std::max(
-      round_up_pages(kept),
-      std::min({young_max_bytes_, round_up_pages(d.young_bytes + kept), round_down_pages(within_heap)}));
-  young_kept_bytes_ = kept;
+  uint64_t most = std::min(young_max_bytes_, round_down_pages(within_heap));
+  sample.limit_bytes = most > kept ? most - kept : 0;
+  uint64_t before = young_bytes_;
+  YoungSizing::Decision d = sizing_->after_young(sample);
+  young_bytes_ = round_up_pages(kept + d.young_bytes);
   young_->set_capacity(young_bytes_);
   young_other_->reset(young_bytes_);
   mutator_.install(*young_);
   events.count(0, "young pause us", static_cast<uint64_t>(sample.pause_ms * 1000));
   events.count(0, "predicted pause us", static_cast<uint64_t>(d.predicted_pause_ms * 1000));
   events.count(0, "young semispace bytes", young_bytes_);
-  if (sizing_->goal_ms() > 0)
-    events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
+  events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
   if (events.enabled()) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
@@ -351,7 +346,7 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
     compact_old_generation(pending_large_bytes);
     if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
       scavenge_young(0);
-    young_kept_bytes_ = young_->used_bytes();
+    if (sizing_) sizing_->after_full(young_->used_bytes());
     full_collections_++;
     stats_.last_live_bytes = heap_used();
     los_.set_growth_budget(stats_.last_live_bytes);

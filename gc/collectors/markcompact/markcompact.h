@@ -128,7 +128,6 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   uint64_t young_bytes_;                 // Y: each young semispace's capacity
   uint64_t young_max_bytes_;             // what the reservation holds of Y
   std::unique_ptr<YoungSizing> sizing_;  // --pause-goal; nullptr: Y fixed
-  uint64_t young_kept_bytes_ = 0;        // survivors left young by the last young collection
   uint64_t old_target_bytes_;            // the old generation's capacity before a full collection is due
   uint32_t tenure_age_;                  // --tenure
   uint64_t lab_words_;                   // --gc-lab

@@ -51,11 +51,16 @@ double YoungSizing::padded_survival() const {
   return std::min(1.0, survival_ + kPadding * survival_deviation_);
 }
 
+double YoungSizing::fixed_part_ms() const {
+  return std::max(0.0, theta_[0]) + std::max(0.0, theta_[2]) * dirty_cards_ / 1000;
+}
+
+double YoungSizing::cost_per_mib_ms() const { return std::max(kMinPerMibMs, theta_[1]); }
+
 double YoungSizing::predict_ms(uint64_t young_bytes) const {
   double survivors_mib =
       (padded_survival() * static_cast<double>(young_bytes) + static_cast<double>(kept_bytes_)) / kMiB;
-  return std::max(0.0, theta_[0]) + std::max(kMinPerMibMs, theta_[1]) * survivors_mib +
-         std::max(0.0, theta_[2]) * dirty_cards_ / 1000;
+  return fixed_part_ms() + cost_per_mib_ms() * survivors_mib;
 }
 
 void YoungSizing::fit(const Sample& s) {
@@ -85,10 +90,9 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   // Of the new objects: what survived beyond the last collection's kept
   // ones.
   uint64_t new_survivors = s.survived_bytes - std::min(s.survived_bytes, kept_bytes_);
-  double rate =
-      s.allocated_bytes
-          ? std::min(1.0, static_cast<double>(new_survivors) / static_cast<double>(s.allocated_bytes))
-          : survival_;
+  uint64_t allocated = s.young_bytes - std::min(s.young_bytes, kept_bytes_);
+  double rate = allocated ? std::min(1.0, static_cast<double>(new_survivors) / static_cast<double>(allocated))
+                          : survival_;
   kept_bytes_ = s.kept_bytes;
   double kept_mib = static_cast<double>(kept_bytes_) / kMiB;
   if (samples_++ == 0) {
@@ -103,9 +107,8 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
 
   Decision d;
   double survival = std::max(padded_survival(), 1e-3);
-  double room_ms =
-      kGoalMargin * goal_ms_ - std::max(0.0, theta_[0]) - std::max(0.0, theta_[2]) * dirty_cards_ / 1000;
-  double survivors_mib = room_ms > 0 ? room_ms / std::max(kMinPerMibMs, theta_[1]) - kept_mib : 0;
+  double room_ms = kGoalMargin * goal_ms_ - fixed_part_ms();
+  double survivors_mib = room_ms > 0 ? room_ms / cost_per_mib_ms() - kept_mib : 0;
   double want = std::max(0.0, survivors_mib) * kMiB / survival;
   d.why = room_ms > 0 ? "pause goal" : "pause goal: the fixed cost alone misses it";
   if (s.pause_ms > goal_ms_) {
@@ -113,14 +116,12 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
     d.why = "pause over the goal";
   }
   want = std::min(want, 2.0 * static_cast<double>(young_bytes_));
-  young_bytes_ = clamp(static_cast<uint64_t>(std::max(0.0, want)));
+  uint64_t most = std::min(max_bytes_, s.limit_bytes);
+  young_bytes_ = std::clamp(round_down_pages(static_cast<uint64_t>(std::max(0.0, want))),
+                            std::min(min_bytes_, most), most);
   d.young_bytes = young_bytes_;
   d.predicted_pause_ms = predict_ms(young_bytes_);
   return d;
-}
-
-uint64_t YoungSizing::clamp(uint64_t bytes) const {
-  return std::clamp(round_down_pages(bytes), min_bytes_, max_bytes_);
 }
 
 std::string YoungSizing::describe() const {

@@ -25,6 +25,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace gc {
@@ -33,13 +34,16 @@ class YoungSizing {
  public:
   struct Sample {
     double pause_ms = 0;
-    uint64_t allocated_bytes = 0;  // allocated into the young generation since the last young collection
-    uint64_t survived_bytes = 0;   // copied within it and promoted out of it
-    uint64_t dirty_cards = 0;      // old-to-young cards scanned as roots
-    uint64_t kept_bytes = 0;       // survivors left in the young generation
+    uint64_t young_bytes = 0;     // in the young generation at the collection: kept ones and new ones
+    uint64_t survived_bytes = 0;  // copied within it and promoted out of it
+    uint64_t dirty_cards = 0;     // old-to-young cards scanned as roots
+    uint64_t kept_bytes = 0;      // survivors left in the young generation
+    // The most room for new objects the heap allows now (--heap beside the
+    // other generations); the decision stays within it.
+    uint64_t limit_bytes = std::numeric_limits<uint64_t>::max();
   };
   struct Decision {
-    uint64_t young_bytes = 0;  // a semispace's capacity until the next decision
+    uint64_t young_bytes = 0;  // room for new objects until the next decision
     double predicted_pause_ms = 0;
     const char* why = "";  // one of the reasons below, for --gc-log=debug
   };
@@ -49,6 +53,8 @@ class YoungSizing {
   YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes);
 
   Decision after_young(const Sample& s);
+  // A full collection left kept_bytes of survivors young.
+  void after_full(uint64_t kept_bytes) { kept_bytes_ = kept_bytes; }
 
   double goal_ms() const { return goal_ms_; }
   uint64_t young_bytes() const { return young_bytes_; }
@@ -70,7 +76,10 @@ class YoungSizing {
 
  private:
   void fit(const Sample& s);
-  uint64_t clamp(uint64_t bytes) const;
+  // The model's costs as predictions use them: a pause's part that does
+  // not grow with survivors (fixed and dirty cards), and the cost per MiB.
+  double fixed_part_ms() const;
+  double cost_per_mib_ms() const;
 
   double goal_ms_;
   uint64_t min_bytes_, max_bytes_, young_bytes_;
@@ -79,7 +88,7 @@ class YoungSizing {
   std::array<double, 3> theta_;
   std::array<std::array<double, 3>, 3> cov_;
   double survival_ = 0, survival_deviation_ = 0, dirty_cards_ = 0;
-  uint64_t kept_bytes_ = 0;  // the last sample's
+  uint64_t kept_bytes_ = 0;  // survivors the last collection left young
 };
 
 }  // namespace gc
