@@ -27,6 +27,13 @@ struct Lab {
   }
 };
 
+// A GC thread's LAB (to-space's or a promotion LAB): an object that does
+// not fit the rest of it is claimed outside it, on its own, when it is
+// larger than 1/8 of a LAB; smaller ones retire the LAB's tail as filler and
+// take a new LAB. So a retired tail wastes less than 1/8 of its LAB
+// (HotSpot's ParallelGCBufferWastePct is 10%, the same idea).
+constexpr uint64_t kLabWasteFraction = 8;
+
 // Makes [begin, end) one dead object (kFillerClass, header only plus raw
 // words) so that a linear walk steps over it. Any length of at least one
 // word can be filled, which is why a LAB's tail can always be retired.

@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 
 #include "gc/heap/reservation.h"
 
 namespace gc {
+
+[[noreturn]] void to_space_overflow() {
+  std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
+  std::abort();
+}
 
 void CopySpace::reset(uint64_t capacity_bytes) {
   top_ = begin_;

@@ -11,6 +11,10 @@
 
 namespace gc {
 
+// Internal error: a collection's copies overran to-space's region.
+// Unreachable by construction: the plans check room before collecting.
+[[noreturn]] void to_space_overflow();
+
 class CopySpace {
  public:
   CopySpace(const char* name, Word* region_begin, Word* region_end)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gc/collectors/markcompact/serial_scavenger.h"
+
 namespace gc {
 
 namespace {
@@ -36,7 +38,8 @@ void CardScan::prepare(const std::vector<OldSpace::Run>& old_runs, const LargeOb
   stats_.assign(tasks_, TaskStats{});
 }
 
-void CardScan::run(void* self, PromotingScavenger& s) {
+template <class Scavenger>
+void CardScan::run(void* self, Scavenger& s) {
   CardScan& scan = *static_cast<CardScan*>(self);
   for (;;) {
     unsigned task = scan.next_task_.fetch_add(1, std::memory_order_relaxed);
@@ -48,7 +51,8 @@ void CardScan::run(void* self, PromotingScavenger& s) {
 // Task t's cards, by their position v in the concatenation of the
 // segments: v = t, t + N, t + 2N, ... (strides) or t*T/N <= v < (t+1)*T/N
 // (blocks).
-void CardScan::scan_task(unsigned task, PromotingScavenger& s) {
+template <class Scavenger>
+void CardScan::scan_task(unsigned task, Scavenger& s) {
   TaskStats& st = stats_[task];
   uint64_t n = tasks_;
   uint64_t lo = blocks_ ? total_cards_ * task / n : 0;
@@ -67,7 +71,8 @@ void CardScan::scan_task(unsigned task, PromotingScavenger& s) {
   }
 }
 
-void CardScan::scan_card(const Segment& seg, uintptr_t card, PromotingScavenger& s, TaskStats& st) {
+template <class Scavenger>
+void CardScan::scan_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st) {
   std::atomic_ref<uint8_t> entry(card_base_[card]);
   if (entry.load(std::memory_order_relaxed) != kCardDirty) return;
   st.dirty++;
@@ -97,5 +102,8 @@ void CardScan::scan_card(const Segment& seg, uintptr_t card, PromotingScavenger&
     if (may_clean) entry.store(kCardDirty, std::memory_order_relaxed);
   }
 }
+
+template void CardScan::run<PromotingScavenger>(void*, PromotingScavenger&);
+template void CardScan::run<SerialPromotingScavenger>(void*, SerialPromotingScavenger&);
 
 }  // namespace gc

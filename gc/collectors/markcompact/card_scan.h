@@ -60,8 +60,11 @@ class CardScan {
   void prepare(const std::vector<OldSpace::Run>& old_runs, const LargeObjectSpace& large,
                const OffsetTable& offsets, uint8_t* card_base);
   // On every GC thread, after its root groups: claims tasks until none is
-  // left (ParallelScavengePhase::extra_roots).
-  static void run(void* self, PromotingScavenger& s);
+  // left (ParallelScavengePhase::extra_roots). The scavenger is the
+  // parallel PromotingScavenger or, on the one thread of --gc-threads=0,
+  // the SerialPromotingScavenger; each answers scavenge_old_slot.
+  template <class Scavenger>
+  static void run(void* self, Scavenger& s);
   const std::vector<TaskStats>& last_tasks() const { return stats_; }
 
  private:
@@ -77,8 +80,10 @@ class CardScan {
     bool never_clean;  // a fiber value stack
   };
 
-  void scan_task(unsigned task, PromotingScavenger& s);
-  void scan_card(const Segment& seg, uintptr_t card, PromotingScavenger& s, TaskStats& st);
+  template <class Scavenger>
+  void scan_task(unsigned task, Scavenger& s);
+  template <class Scavenger>
+  void scan_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st);
 
   unsigned tasks_;
   bool blocks_;

@@ -220,7 +220,8 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
   });
 }
 
-// pSemispaces on the young generation, the card tasks as extra roots.
+// pSemispaces on the young generation, the card tasks as extra roots; under
+// --gc-threads=0, the serial Cheney scavenger it parallelises.
 MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t tenure_age) {
   Scavenged result;
   result.young_bytes = young_->used_bytes();
@@ -244,19 +245,25 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   spaces.offsets = &offsets_;
   spaces.card_base = cards_.biased_base();
   spaces.tenure_age = tenure_age;
-  ParallelScavengePhase phase{root_groups_};
-  phase.extra_roots = &CardScan::run;
-  phase.extra_context = &cards_scan_;
   uint64_t headroom = young_->region_bytes() / kWordSize - young_other_->used_bytes() / kWordSize;
   uint64_t lab = lab_words_for(headroom);
-  threads_.run(spaces, lab, phase);
-
   uint64_t promoted = 0;
-  for (auto& s : threads_.scavengers) {
-    stats_.bytes_copied += s->stats().bytes_copied;
-    result.copied_bytes += s->stats().bytes_copied;
-    promoted += s->bytes_promoted();
+  if (options_.gc_threads == 0) {
+    SerialPromotingScavenger s(reservation_, spaces, lab, grey_promoted_);
+    scavenge_serially(s);
+    result.copied_bytes = s.stats().bytes_copied;
+    promoted = s.bytes_promoted();
+  } else {
+    ParallelScavengePhase phase{root_groups_};
+    phase.extra_roots = &CardScan::run<PromotingScavenger>;
+    phase.extra_context = &cards_scan_;
+    threads_.run(spaces, lab, phase);
+    for (auto& s : threads_.scavengers) {
+      result.copied_bytes += s->stats().bytes_copied;
+      promoted += s->bytes_promoted();
+    }
   }
+  stats_.bytes_copied += result.copied_bytes;
   bytes_promoted_ += promoted;
   uint64_t found = 0, kept = 0, slots = 0, busiest = 0;
   for (const CardScan::TaskStats& t : cards_scan_.last_tasks()) {
@@ -279,6 +286,29 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   release_from_space();
   mutator_.install(*young_);
   return result;
+}
+
+// One thread, in the parallel phase's order: root groups, dirty cards, the
+// closure. Counted as worker 0's work, as the parallel scavengers count
+// theirs.
+void MarkCompactCollector::scavenge_serially(SerialPromotingScavenger& s) {
+  events.phase_start(0, "scavenge roots");
+  for (const RootGroup& group : root_groups_)
+    for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
+  events.phase_end(0, "scavenge roots");
+  events.phase(0, "scan cards", [&] { CardScan::run(&cards_scan_, s); });
+  events.phase_start(0, "trace");
+  s.trace();
+  s.finish();
+  events.phase_end(0, "trace");
+  const parallel::WorkerStats& st = s.stats();
+  events.count(0, "objects copied", st.objects_copied);
+  events.count(0, "bytes copied", st.bytes_copied);
+  events.count(0, "bytes promoted", s.bytes_promoted());
+  events.count(0, "root groups", root_groups_.size());
+  events.count(0, "LABs taken", st.labs_taken);
+  events.count(0, "direct copies", st.direct_allocations);
+  events.count(0, "LAB waste bytes", st.lab_waste_bytes);
 }
 
 // The sizing policy's decision for the next young collections (pause

@@ -1,6 +1,7 @@
 // markcompact: Flood, Detlefs, Shavit and Zhang's generational collector
 // (JVM'01, sections 4-6): the young generation collected by pSemispaces
-// with promotion through LABs, the old generation by pMarkcompact, and
+// with promotion through LABs (with --gc-threads=0, by the serial Cheney
+// scavenger it parallelises, serial_scavenger.h), the old generation by pMarkcompact, and
 // old-to-young references remembered in a card table scanned in strides
 // (card_scan.h).
 //
@@ -37,6 +38,7 @@
 #include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/collectors/markcompact/serial_markcompact.h"
+#include "gc/collectors/markcompact/serial_scavenger.h"
 #include "gc/collectors/markcompact/young_sizing.h"
 #include "gc/collectors/semispace/psemispaces.h"
 #include "gc/heap/reservation.h"
@@ -93,7 +95,8 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
     uint64_t copied_bytes = 0;  // survivors, promoted ones included
     uint64_t dirty_cards = 0;
   };
-  Scavenged scavenge_young(uint32_t tenure_age);  // flip, roots + cards + trace, weak
+  Scavenged scavenge_young(uint32_t tenure_age);        // flip, roots + cards + trace, weak
+  void scavenge_serially(SerialPromotingScavenger& s);  // --gc-threads=0
   void resize_young(const Scavenged& s);
   void release_from_space();
 
@@ -140,6 +143,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   // The GC threads' machinery, allocated once.
   std::vector<RootGroup> root_groups_;
   ScavengeThreads<PromotingScavenger> threads_;  // at least one GC thread
+  std::vector<Word*> grey_promoted_;             // --gc-threads=0: reused
   CardScan cards_scan_;
   std::unique_ptr<ParallelMarkCompact> engine_;  // --gc-threads >= 1
   SerialMarkCompact serial_;                     // --gc-threads=0

@@ -114,13 +114,13 @@ Word* CopyScavenger<Derived>::allocate_slow(uint64_t words) {
   uint64_t got = 0;
   if (words * kLabWasteFraction > lab_words_) {
     Word* p = to_->claim_shared(words, words, &got);
-    if (!p) semispace_to_space_overflow();
+    if (!p) to_space_overflow();
     this->stats_.direct_allocations++;
     return p;
   }
   retire_lab_tail();
   Word* p = to_->claim_shared(words, lab_words_, &got);
-  if (!p) semispace_to_space_overflow();
+  if (!p) to_space_overflow();
   this->stats_.labs_taken++;
   lab_.top = p;
   lab_.end = p + got;
@@ -169,70 +169,22 @@ template class CopyScavenger<PromotingScavenger>;
 
 // Promotion (markcompact's young collections)
 
-[[noreturn]] void promotion_overflow() {
-  std::fprintf(stderr, "gc: internal error: the old generation overflowed during a young collection\n");
-  std::abort();
-}
-
 void PromotingScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_words) {
   CopyScavenger::prepare(spaces, lab_words);
-  old_space_ = spaces.old;
-  offsets_ = spaces.offsets;
   card_base_ = spaces.card_base;
   tenure_age_ = spaces.tenure_age;
-  old_begin_ = reinterpret_cast<uintptr_t>(old_space_->begin());
-  old_bytes_ = static_cast<uint64_t>(old_space_->region_end() - old_space_->begin()) * kWordSize;
-  bytes_promoted_ = 0;
-  plab_.top = plab_.end = nullptr;
+  old_begin_ = reinterpret_cast<uintptr_t>(spaces.old->begin());
+  old_bytes_ = static_cast<uint64_t>(spaces.old->region_end() - spaces.old->begin()) * kWordSize;
+  plab_.begin(*spaces.old, *spaces.offsets, lab_words, stats_);
 }
 
 void PromotingScavenger::report_extra(observe::Recorder& events) const {
-  events.count(id(), "bytes promoted", bytes_promoted_);
-}
-
-// Promotion LABs (L164): claimed from the old generation's free areas with
-// one compare-and-swap, retired like to-space LABs, except that filler in
-// the old generation is recorded in its offset table (card scanning walks
-// it). The sizing policy (markcompact.cpp) checks before the collection
-// that the old generation can hold every young object, so a claim that
-// fails is an internal error.
-Word* PromotingScavenger::promote_allocate_slow(uint64_t words) {
-  uint64_t got = 0;
-  if (words * kLabWasteFraction > lab_words_) {
-    Word* p = old_space_->claim_shared(words, words, &got);
-    if (!p) promotion_overflow();
-    stats_.direct_allocations++;
-    return p;
-  }
-  retire_promotion_lab_tail();
-  Word* p = old_space_->claim_shared(words, lab_words_, &got);
-  if (!p) promotion_overflow();
-  stats_.labs_taken++;
-  plab_.top = p;
-  plab_.end = p + got;
-  return plab_.bump(words);
-}
-
-void PromotingScavenger::undo_promotion(Word* p, uint64_t words) {
-  stats_.undone_allocations++;
-  if (plab_.undo(p, words)) return;
-  if (old_space_->unclaim_shared(p, words)) return;
-  offsets_->fill(p, p + words);
-  stats_.lab_waste_bytes += words * kWordSize;
-}
-
-void PromotingScavenger::retire_promotion_lab_tail() {
-  if (plab_.top < plab_.end &&
-      !old_space_->unclaim_shared(plab_.top, static_cast<uint64_t>(plab_.end - plab_.top))) {
-    offsets_->fill(plab_.top, plab_.end);
-    stats_.lab_waste_bytes += static_cast<uint64_t>(plab_.end - plab_.top) * kWordSize;
-  }
-  plab_.top = plab_.end = nullptr;
+  events.count(id(), "bytes promoted", plab_.bytes_promoted());
 }
 
 void PromotingScavenger::retire_promotion_lab_at_end() {
   uint64_t before = stats_.lab_waste_bytes;
-  retire_promotion_lab_tail();
+  plab_.retire();
   shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
 }
 

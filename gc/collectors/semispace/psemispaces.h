@@ -31,6 +31,8 @@
 #include <vector>
 
 #include "gc/alloc/lab.h"
+#include "gc/alloc/promotion_lab.h"
+#include "gc/collector.h"
 #include "gc/heap/identity_hash.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/overflow_set.h"
@@ -74,12 +76,6 @@ struct ScavengeSpaces {
 
 class PromotingScavenger;
 
-// Internal errors: a promotion found no room in the old generation, or
-// to-space ran out. Unreachable by construction (the plans check room
-// before collecting).
-[[noreturn]] void promotion_overflow();
-[[noreturn]] void semispace_to_space_overflow();
-
 // What every GC thread shares in one collection.
 struct ParallelScavengePhase {
   parallel::RootClaim roots;
@@ -98,13 +94,6 @@ struct ParallelScavengePhase {
 template <class Derived>
 class CopyScavenger : public parallel::Tracer<Derived> {
  public:
-  // An object that does not fit the rest of the LAB is copied outside it
-  // (one CAS on to-space's top for itself) when it is larger than 1/8 of a
-  // LAB; smaller ones retire the LAB's tail as filler and take a new LAB.
-  // So a retired tail wastes less than 1/8 of its LAB (HotSpot's
-  // ParallelGCBufferWastePct is 10%, the same idea).
-  static constexpr uint64_t kLabWasteFraction = 8;
-
   // The next object scanned is the one just copied (tracer.h).
   static constexpr bool kPrefetchTargets = false;
 
@@ -305,8 +294,8 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   // After the phase: the promotion LAB's unused tail, given back or filled.
   void retire_promotion_lab_at_end();
 
-  const Lab& promotion_lab() const { return plab_; }
-  uint64_t bytes_promoted() const { return bytes_promoted_; }
+  const Lab& promotion_lab() const { return plab_.lab(); }
+  uint64_t bytes_promoted() const { return plab_.bytes_promoted(); }
 
   // A slot of an old object (a dirty card's, or a promoted object's):
   // scavenged, and true if it still refers to a young object.
@@ -323,21 +312,19 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   // collection older.
   [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
     uint32_t age = Header::age(h);
-    if (age >= tenure_age_) return promote_allocate(words);
+    if (age >= tenure_age_) return plab_.allocate(words);
     if (age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
     return allocate(words);
   }
   void undo_copy(Word* p, uint64_t words) {
     if (in_old(p)) {
-      undo_promotion(p, words);
+      plab_.undo(p, words);
     } else {
       undo_allocation(p, words);
     }
   }
   void copied(Word* p, uint64_t words) {
-    if (!in_old(p)) return;
-    offsets_->record(p, words);
-    bytes_promoted_ += words * kWordSize;
+    if (in_old(p)) plab_.promoted(p, words);
   }
 
   // The tracer's hook for a grey object: a promoted one also dirties the
@@ -361,32 +348,14 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   void scan_promoted_slots(Word* h, uint64_t n) {
     Value* lo = reinterpret_cast<Value*>(h - n);
     for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
-      if (scavenge_old_slot(slot)) dirty_card(slot);
+      if (scavenge_old_slot(slot)) dirty_card_from_gc(card_base_, slot);
   }
-
-  void dirty_card(const Value* slot) {
-    std::atomic_ref<uint8_t> card(card_base_[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
-    if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
-  }
-
-  Word* promote_allocate(uint64_t words) {
-    if (plab_.fits(words)) [[likely]]
-      return plab_.bump(words);
-    return promote_allocate_slow(words);
-  }
-
-  [[gnu::noinline]] Word* promote_allocate_slow(uint64_t words);
-  [[gnu::noinline]] void undo_promotion(Word* p, uint64_t words);
-  void retire_promotion_lab_tail();
 
   uintptr_t old_begin_ = 0;
   uint64_t old_bytes_ = 0;
-  OldSpace* old_space_ = nullptr;
-  OffsetTable* offsets_ = nullptr;
   uint8_t* card_base_ = nullptr;
   uint32_t tenure_age_ = Header::kMaxAge + 1;
-  Lab plab_;  // promotion LAB in the old generation
-  uint64_t bytes_promoted_ = 0;
+  PromotionLab plab_;
 };
 
 // The GC threads both plans scavenge with (semispace's collection and

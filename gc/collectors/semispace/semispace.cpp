@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "gc/alloc/lab.h"
+#include "gc/collectors/semispace/cheney.h"
 #include "gc/collectors/semispace/psemispaces.h"
 #include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
@@ -31,143 +32,43 @@ constexpr uint64_t kGrowWhenLiveExceedsOneIn = 2;
 
 }  // namespace
 
-[[noreturn]] void semispace_to_space_overflow() {
-  std::fprintf(stderr, "gc: internal error: to-space overflow during a collection\n");
-  std::abort();
-}
-
-// The serial scavenger's state for one collection. The per-object path is
-// inline, with no virtual call and no allocation per object (the
-// large-object mark stack is kept between collections).
-
-class Scavenger {
+// The serial Cheney scavenger (cheney.h) for semispace: large objects are
+// marked in place and scanned from a mark stack (kept between collections).
+class SerialScavenger final : public CheneyScavenger<SerialScavenger> {
  public:
-  explicit Scavenger(SemispaceCollector& c)
-      : c_(c),
-        to_(*c.current_),
-        from_begin_(reinterpret_cast<uintptr_t>(c.other_->begin())),
-        from_bytes_(c.other_->used_bytes()),
+  explicit SerialScavenger(SemispaceCollector& c)
+      : CheneyScavenger(c.reservation_, *c.current_, c.other_->begin(), c.other_->top(), kDefaultGcLabWords),
         los_begin_(reinterpret_cast<uintptr_t>(c.los_.begin())),
         los_bytes_(reinterpret_cast<uintptr_t>(c.los_.frontier()) - los_begin_),
-        los_stack_(c.large_mark_stack_),
-        scan_(to_.begin()) {
-    lab_.top = lab_.end = to_.begin();
-  }
-
-  // Roots and slots alike, as CopyScavenger::trace_slot (psemispaces.h).
-  void scavenge_slot(Value* slot) {
-    uint64_t bits = slot->bits;
-    if ((bits & Value::kTagMask) != Value::kRefTag) return;
-    uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
-    if (addr - from_begin_ < from_bytes_) {
-      slot->bits = Value::kRefTag | reinterpret_cast<uintptr_t>(forward(reinterpret_cast<Word*>(addr)));
-    } else if (addr - los_begin_ < los_bytes_) {
-      mark_large(reinterpret_cast<Word*>(addr));
-    }
-  }
-
-  // Cheney's scan: the objects between the scan pointer and the copy
-  // pointer (the LAB's top) are grey; scanning one may copy more.
-  void scan_to_space() {
-    while (scan_ < lab_.top) {
-      Word* h = header_from_start(scan_);
-      Word header = *h;
-      scan_slots(h, Header::nrefs(header));
-      scan_ = h + 1 + Header::raw_words(header);
-    }
-  }
-
-  bool has_large_work() const { return !los_stack_.empty(); }
-
-  // Large objects are grey while on the mark stack; scanning them is the
-  // same slot loop, in place.
-  void trace_large_objects() {
-    while (!los_stack_.empty()) {
-      Word* h = los_stack_.back();
-      los_stack_.pop_back();
-      scan_slots(h, Header::nrefs(*h));
-    }
-  }
-
-  // Ends the collection's copying: the space's top is the copy pointer.
-  void finish() {
-    to_.retire_lab(lab_);
-    c_.stats_.bytes_copied += copied_words_ * kWordSize;
-    c_.events.count(0, "bytes copied", copied_words_ * kWordSize);
-  }
+        los_stack_(c.large_mark_stack_) {}
 
  private:
-  void scan_slots(Word* h, uint64_t n) {
-    Value* slots = ref_slots_begin(h, n);
-    for (uint64_t i = 0; i < n; ++i) scavenge_slot(slots + i);
-  }
+  friend class CheneyScavenger<SerialScavenger>;
 
-  Word* forward(Word* old) {
-    Word h = *old;
-    if (Header::is_forwarded(h)) return reinterpret_cast<Word*>(h);
-    return copy(old, h);
-  }
-
-  // The whole object (count word, slots, header, raw words) moves with one
-  // memcpy; the old header word becomes the forwarding pointer.
-  Word* copy(Word* old, Word h) {
-    if (Header::hash_state(h) == HashState::kHashed) [[unlikely]]
-      return copy_hashed(old, h);
-    uint64_t below = words_below(Header::nrefs(h));
-    uint64_t words = below + 1 + Header::raw_words(h);
-    Word* dst = to_allocate(words);
-    std::memcpy(dst, old - below, words * kWordSize);
-    Word* moved = dst + below;
-    *old = reinterpret_cast<Word>(moved);
-    copied_words_ += words;
-    return moved;
-  }
-
-  // An object hashed at its current address keeps that hash in a new last
-  // raw word and changes state to kHashedAndMoved (layout.h, HashState).
-  [[gnu::noinline]] Word* copy_hashed(Word* old, Word h) {
-    uint64_t below = words_below(Header::nrefs(h));
-    uint64_t raw = Header::raw_words(h);
-    uint64_t new_raw = rounded_raw(raw + 1);
-    uint64_t words = below + 1 + new_raw;
-    Word* dst = to_allocate(words);
-    std::memcpy(dst, old - below, (below + 1 + raw) * kWordSize);
-    Word* moved = dst + below;
-    std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
-    moved[new_raw] = c_.hash_of_address(old);
-    *moved = Header::with_hash_state(Header::with_raw_words(h, new_raw), HashState::kHashedAndMoved);
-    *old = reinterpret_cast<Word>(moved);
-    copied_words_ += words;
-    return moved;
-  }
-
-  void mark_large(Word* h) {
+  void other_target(uintptr_t addr) {
+    if (addr - los_begin_ >= los_bytes_) return;
+    Word* h = reinterpret_cast<Word*>(addr);
     Word w = *h;
     if (Header::is_marked(w)) return;
     *h = w | Header::kMarkBit;
     los_stack_.push_back(h);
   }
 
-  Word* to_allocate(uint64_t words) {
-    if (!lab_.fits(words)) [[unlikely]]
-      refill_lab(words);
-    return lab_.bump(words);
+  // Large objects are grey while on the mark stack; scanning them is the
+  // same slot loop, in place.
+  bool scan_other_grey() {
+    if (los_stack_.empty()) return false;
+    while (!los_stack_.empty()) {
+      Word* h = los_stack_.back();
+      los_stack_.pop_back();
+      scan_slots(h, Header::nrefs(*h));
+    }
+    return true;
   }
 
-  [[gnu::noinline]] void refill_lab(uint64_t words) {
-    if (!to_.claim_lab(lab_, words, kDefaultGcLabWords)) semispace_to_space_overflow();
-  }
-
-  SemispaceCollector& c_;
-  CopySpace& to_;
-  uintptr_t from_begin_;
-  uint64_t from_bytes_;
   uintptr_t los_begin_;
   uint64_t los_bytes_;
   std::vector<Word*>& los_stack_;
-  Lab lab_;
-  Word* scan_;
-  uint64_t copied_words_ = 0;
 };
 
 // process_weak's answer: forwarded -> the copy; a marked large object ->
@@ -301,33 +202,23 @@ void SemispaceCollector::flip() {
   waste_words_ = 0;
 }
 
-// The serial Cheney collector (--gc-threads=0).
+// The serial Cheney collector (--gc-threads=0): the root groups in order
+// (the parallel version claims them), then the closure.
 void SemispaceCollector::scavenge_serially() {
-  Scavenger scavenger(*this);
-  events.phase(0, "scavenge roots", [&] { scavenge_roots(scavenger); });
-  events.count(0, "root groups", root_groups_.size());
-  events.phase_start(0, "trace");
-  trace_transitive_closure(scavenger);
-  scavenger.finish();
-  events.phase_end(0, "trace");
-}
-
-// One root group at a time, in order (the parallel version claims them).
-void SemispaceCollector::scavenge_roots(Scavenger& s) {
+  SerialScavenger scavenger(*this);
+  events.phase_start(0, "scavenge roots");
   root_groups_.clear();
   roots_.root_groups(root_groups_);
   for (const RootGroup& group : root_groups_)
-    for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
-}
-
-// Scanning to-space may mark large objects; scanning those may copy more
-// objects into to-space. Alternate until both are empty.
-void SemispaceCollector::trace_transitive_closure(Scavenger& s) {
-  for (;;) {
-    s.scan_to_space();
-    if (!s.has_large_work()) break;
-    s.trace_large_objects();
-  }
+    for (size_t i = 0; i < group.count; ++i) scavenger.scavenge_slot(group.slots + i);
+  events.phase_end(0, "scavenge roots");
+  events.count(0, "root groups", root_groups_.size());
+  events.phase_start(0, "trace");
+  scavenger.trace();
+  scavenger.finish();
+  stats_.bytes_copied += scavenger.stats().bytes_copied;
+  events.count(0, "bytes copied", scavenger.stats().bytes_copied);
+  events.phase_end(0, "trace");
 }
 
 void SemispaceCollector::process_weak() {
@@ -443,10 +334,6 @@ uint64_t SemispaceCollector::heap_used() const {
 }
 
 uint64_t SemispaceCollector::heap_size() const { return 2 * semispace_bytes_ + los_.committed_bytes(); }
-
-uint64_t SemispaceCollector::hash_of_address(const Word* header) const {
-  return address_hash(reservation_, header);
-}
 
 void SemispaceCollector::describe_spaces(std::vector<observe::SpaceUsage>& out) const {
   out.push_back({current_->name(), "to-space: survivors, then new objects", semispace_bytes_,

@@ -1,9 +1,9 @@
 // semispace: Flood, Detlefs, Shavit and Zhang's pSemispaces (JVM'01,
 // section 4; psemispaces.h) with --gc-threads=N >= 1, and the serial
 // Cheney collector (Cheney 1970) it parallelises, the baseline of the
-// paper's Table 1 "seq" column, with --gc-threads=0 (semispace.cpp,
-// Scavenger): to-space is its own queue of objects to scan, large objects
-// are marked in place and scanned from a mark stack.
+// paper's Table 1 "seq" column, with --gc-threads=0 (cheney.h; semispace.cpp,
+// SerialScavenger): to-space is its own queue of objects to scan, large
+// objects are marked in place and scanned from a mark stack.
 //
 // Heap (one reservation): [ semispace A | semispace B | large objects ].
 // Each semispace region is reserved at twice the heap bound; the second
@@ -34,7 +34,7 @@
 
 namespace gc {
 
-class Scavenger;
+class SerialScavenger;
 
 class SemispaceCollector final : public BumpAllocatingCollector {
  public:
@@ -67,7 +67,7 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   uint64_t waste_free_retries() const { return waste_free_retries_; }
 
  private:
-  friend class Scavenger;
+  friend class SerialScavenger;
   friend class ParallelScavenger;
   friend class SemispaceWeakResolver;
 
@@ -78,8 +78,6 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   void scavenge_serially();     // --gc-threads=0: Cheney
   void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
   uint64_t lab_words_for_collection() const;
-  void scavenge_roots(Scavenger& s);
-  void trace_transitive_closure(Scavenger& s);  // scan_to_space + trace_large_objects to a fixed point
   void process_weak();
   void resize_semispaces();
   void release_from_space();
@@ -93,7 +91,6 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   bool try_grow_current_space(uint64_t words);
   bool collect_without_waste(GcCause cause, uint64_t pending_large_bytes);
   uint64_t semispace_bound(uint64_t pending_large_bytes) const;
-  uint64_t hash_of_address(const Word* header) const;
   void describe_events();
 
   CardTable cards_;
