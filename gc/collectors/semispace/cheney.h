@@ -85,7 +85,7 @@ class CheneyScavenger {
   void copied(Word*, Word*, uint64_t) {}
   bool scan_other_grey() { return false; }
 
-  void scan_slots(Word* h, uint64_t n) {
+  [[gnu::always_inline]] void scan_slots(Word* h, uint64_t n) {
     Value* slots = ref_slots_begin(h, n);
     for (uint64_t i = 0; i < n; ++i) scavenge_slot(slots + i);
   }
@@ -116,9 +116,8 @@ class CheneyScavenger {
     return copy(old, h);
   }
 
-  // The whole object (count word, slots, header, raw words) moves with one
-  // memcpy; the old header word becomes the forwarding pointer. An object
-  // hashed at its current address keeps that hash in a new last raw word
+  // The whole object (count word, slots, header, raw words) moves at once; the old header word becomes the
+  // forwarding pointer. An object hashed at its current address keeps that hash in a new last raw word
   // (layout.h, HashState).
   [[gnu::always_inline]] Word* copy(Word* old, Word h) {
     uint64_t below = words_below(Header::nrefs(h));
@@ -128,7 +127,7 @@ class CheneyScavenger {
     uint64_t words = below + 1 + new_raw;
     Word new_header = h;
     Word* dst = derived().allocate_copy(h, words, new_header);
-    std::memcpy(dst, old - below, (below + 1 + raw) * kWordSize);
+    copy_words(dst, old - below, below + 1 + raw);
     Word* moved = dst + below;
     if (hashed) [[unlikely]] {
       std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});

@@ -152,26 +152,6 @@ class CopyScavenger : public parallel::Tracer<Derived> {
 
   void report(observe::Recorder& events) const;
 
-  // Small objects dominate: a part of at most 8 words is copied as at most
-  // four 16-byte moves, overlapping where n is odd, with no loop and no
-  // call; memcpy beyond.
-  static void copy_words(Word* dst, const Word* src, uint64_t n) {
-    auto pair = [&](uint64_t i) { __builtin_memcpy(dst + i, src + i, 2 * kWordSize); };
-    if (n > 8) [[unlikely]] {
-      std::memcpy(dst, src, n * kWordSize);
-    } else if (n >= 4) {
-      pair(0);
-      pair(2);
-      pair(n - 4);
-      pair(n - 2);
-    } else if (n >= 2) {
-      pair(0);
-      pair(n - 2);
-    } else if (n == 1) {
-      dst[0] = src[0];
-    }
-  }
-
   // The from-space header is read and replaced by several threads at once:
   // an atomic word (relaxed: a loser never reads the winner's copy, it only
   // stores its address).
