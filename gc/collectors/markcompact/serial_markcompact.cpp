@@ -1,9 +1,11 @@
 #include "gc/collectors/markcompact/serial_markcompact.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "gc/alloc/lab.h"
+#include "gc/spaces/copy_space.h"
 #include "gc/spaces/offset_table.h"
 
 namespace gc {
@@ -11,6 +13,10 @@ namespace gc {
 namespace {
 
 constexpr uint64_t kCardWords = OffsetTable::kCardWords;
+static_assert(kCardWords == 64, "one word of the live bitmap per card");
+
+// The bits of a card's live-word word below `offset` (0 to 63).
+uint64_t bits_below(uint64_t offset) { return (uint64_t{1} << offset) - 1; }
 
 Word* next_start(Word* start) {
   Word* h = header_from_start(start);
@@ -45,6 +51,8 @@ SerialMarkCompact::SerialMarkCompact(observe::Recorder& events, const MarkCompac
 
 ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact::Input& in) {
   in_ = &in;
+  has_young_ = false;
+  for (const WordRange& r : in.young_spaces) has_young_ |= r.end > r.begin;
   begin_ = in.old_space.begin;
   end_ = in.old_space.end;
   moved_bytes_ = moved_objects_ = 0;
@@ -160,12 +168,16 @@ void SerialMarkCompact::find_dense_prefix() {
 
 // --- install forwarding addresses: one walk of the old space after the
 // dense prefix assigns every live object its destination in address order;
-// what is kept is each card's first object and its destination.
+// what is kept is each card's first object and its destination, and a bit
+// per live word. Cards where an object grows as it moves (a hash word)
+// are flagged: their live words do not give the distance.
 
 void SerialMarkCompact::install_forwarding() {
   uint64_t cards = (static_cast<uint64_t>(end_ - begin_) + kCardWords - 1) / kCardWords;
   card_first_.assign(cards + 1, end_);
   card_dest_.assign(cards + 1, nullptr);
+  live_words_.assign(cards + 1, 0);
+  card_grows_.assign(cards + 1, 0);
   uint64_t next = static_cast<uint64_t>(prefix_end_ - begin_) / kCardWords;
   Word* dest = prefix_end_;
   for (Word* p = prefix_end_; p < end_;) {
@@ -175,18 +187,44 @@ void SerialMarkCompact::install_forwarding() {
     }
     Word* h = header_from_start(p);
     Word w = *h;
-    if (Header::is_marked(w)) dest += size_at(p, w, dest);
-    p = h + 1 + Header::raw_words(w);
+    Word* after = h + 1 + Header::raw_words(w);
+    if (Header::is_marked(w)) {
+      uint64_t words = size_at(p, w, dest);
+      if (words != static_cast<uint64_t>(after - p))
+        card_grows_[static_cast<uint64_t>(p - begin_) / kCardWords] = 1;
+      mark_live_words(p, after);
+      dest += words;
+    }
+    p = after;
   }
   for (; next <= cards; ++next) card_dest_[next] = dest;
 }
 
+void SerialMarkCompact::mark_live_words(Word* from, Word* to) {
+  uint64_t a = static_cast<uint64_t>(from - begin_), b = static_cast<uint64_t>(to - begin_);
+  while (a < b) {
+    uint64_t card = a / kCardWords, lo = a % kCardWords;
+    uint64_t hi = std::min(b - card * kCardWords, kCardWords);
+    live_words_[card] |= (hi == kCardWords ? ~uint64_t{0} : bits_below(hi)) & ~bits_below(lo);
+    a = card * kCardWords + hi;
+  }
+}
+
+// A moving object's destination: its card's first object's, plus the live
+// words between that object and it, counted in the card's live bitmap word
+// (where an object grows as it moves, walked instead).
 Word* SerialMarkCompact::forward(Word* h) const {
   if (!in_old(h) || h < prefix_end_) return h;
   Word* start = object_start(h, *h);
-  uint64_t card = static_cast<uint64_t>(start - begin_) / kCardWords;
+  uint64_t offset = static_cast<uint64_t>(start - begin_);
+  uint64_t card = offset / kCardWords;
   Word* p = card_first_[card];
   Word* dest = card_dest_[card];
+  if (!card_grows_[card]) [[likely]] {
+    uint64_t from = static_cast<uint64_t>(p - begin_) % kCardWords;
+    uint64_t between = live_words_[card] & bits_below(offset % kCardWords) & ~bits_below(from);
+    return dest + std::popcount(between) + words_below(Header::nrefs(*h));
+  }
   while (p < start) {
     Word* ph = header_from_start(p);
     Word w = *ph;
@@ -226,7 +264,7 @@ void SerialMarkCompact::redirect(const ParallelMarkCompact::Input& in) {
 // The card invariant (card_scan.h) for an old object's slots, after the
 // cards were cleaned.
 void SerialMarkCompact::dirty_young_cards(const ParallelMarkCompact::Input& in, Word* h) const {
-  if (!in.card_base) return;
+  if (!in.card_base || !has_young_) return;
   uint64_t n = Header::nrefs(*h);
   Value* slots = ref_slots_begin(h, n);
   for (uint64_t i = 0; i < n; ++i)
@@ -271,7 +309,13 @@ Word* SerialMarkCompact::compact(const ParallelMarkCompact::Input& in) {
       bool grows = dest != p && Header::hash_state(w) == HashState::kHashed;
       uint64_t hash = grows ? in.hash_of_address(h) : 0;
       if (dest != p) {
-        std::memmove(dest, p, words * kWordSize);
+        // Small objects slide by more than their size almost always: then
+        // inline moves, not a libc call per object.
+        if (static_cast<uint64_t>(p - dest) >= words) {
+          copy_words(dest, p, words);
+        } else {
+          std::memmove(dest, p, words * kWordSize);
+        }
         moved_bytes_ += words * kWordSize;
         moved_objects_++;
       }

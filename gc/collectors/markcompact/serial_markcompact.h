@@ -5,9 +5,11 @@
 // (--gc-threads=0), with ParallelMarkCompact::collect's input and result.
 //
 // The header word has no room for a forwarding address (layout.h), so
-// none is stored: per card of the old space it records the first object
-// starting there and its destination, and an object's new address is its
-// card's destination plus the live words before it in the card.
+// none is stored: per card of the old space (64 words) it records the
+// first object starting there, its destination, and a bit per live word,
+// and an object's new address is its card's destination plus the live
+// words before it in the card, one popcount (HotSpot's parallel compactor
+// counts a mark bitmap the same way).
 //
 // Live objects slide to the start of the space in address order, after a
 // dense prefix that stays in place: the optimisation of the paper's
@@ -50,6 +52,7 @@ class SerialMarkCompact {
 
   void mark_slots(Word* h);
   void mark_value(Value v);
+  void mark_live_words(Word* from, Word* to);
   void redirect_slots(Word* h);
   void dirty_young_cards(const ParallelMarkCompact::Input& in, Word* h) const;
   Word* forward(Word* h) const;
@@ -68,11 +71,14 @@ class SerialMarkCompact {
   Word* prefix_end_ = nullptr;  // [begin_, prefix_end_) does not move
   uint64_t prefix_dead_words_ = 0;
   const ParallelMarkCompact::Input* in_ = nullptr;
+  bool has_young_ = false;  // young objects survive this collection (none, usually: all were promoted)
   std::vector<Word*> stack_;
   // Per card of [begin_, end_): the first object starting at or after the
   // card's first word, and its destination.
   std::vector<Word*> card_first_;
   std::vector<Word*> card_dest_;
+  std::vector<uint64_t> live_words_;  // per card: bit i = word i is live
+  std::vector<uint8_t> card_grows_;   // per card: an object starting there grows as it moves
   uint64_t moved_bytes_ = 0;
   uint64_t moved_objects_ = 0;
 };
