@@ -7,7 +7,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -106,15 +105,6 @@ constexpr size_t kLargeObjectBytes = 16 * 1024;
 constexpr unsigned kCardShift = 9;
 constexpr uint8_t kCardDirty = 0;
 constexpr uint8_t kCardClean = 1;
-
-// A GC thread dirties the card of an old slot that keeps a young target
-// (the card invariant, markcompact/card_scan.h). Relaxed, since several
-// threads may dirty one card, and read first, so that a card already dirty
-// is not written again.
-inline void dirty_card_from_gc(uint8_t* card_base, const Value* slot) {
-  std::atomic_ref<uint8_t> card(card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
-  if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
-}
 
 class Collector {
  public:

@@ -7,14 +7,45 @@
 // is recorded in its offset table, since card scanning walks it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "gc/alloc/lab.h"
+#include "gc/collector.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/offset_table.h"
 #include "gc/spaces/old_space.h"
 
 namespace gc {
+
+// The tenuring rule of every young collection: a survivor with header h is
+// promoted once its age reaches tenure_age (true); otherwise it is copied
+// young, one collection older (new_header, which starts as h).
+[[gnu::always_inline]] inline bool promotes(Word h, uint32_t tenure_age, Word& new_header) {
+  uint32_t age = Header::age(h);
+  if (age >= tenure_age) return true;
+  if (age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
+  return false;
+}
+
+// A GC thread dirties the card of a promoted slot that keeps a young
+// target. Relaxed, since several threads may dirty one card, and read
+// first, so that a card already dirty is not written again.
+inline void dirty_card_from_gc(uint8_t* card_base, const Value* slot) {
+  std::atomic_ref<uint8_t> card(card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift]);
+  if (card.load(std::memory_order_relaxed) != kCardDirty) card.store(kCardDirty, std::memory_order_relaxed);
+}
+
+// A promoted object's n slots (h its header), scavenged by s, under the
+// card invariant (markcompact/card_scan.h): a slot that still refers to a
+// young object dirties its card.
+template <class Scavenger>
+[[gnu::always_inline]] inline void scavenge_promoted_slots(Scavenger& s, uint8_t* card_base, Word* h,
+                                                           uint64_t n) {
+  Value* lo = reinterpret_cast<Value*>(h - n);
+  for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
+    if (s.scavenge_old_slot(slot)) dirty_card_from_gc(card_base, slot);
+}
 
 // Internal error: a promotion found no room in the old generation.
 // Unreachable by construction: before a young collection the plan makes

@@ -594,7 +594,7 @@ void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vect
     }
     for (Word* r : roots) root_entries_.push_back(mirror_->position(r));
     report.offloaded_bytes = offloaded(dense_).bytes + offloaded(sparse_).bytes;
-  } else if (options_.graph) {
+  } else if (condensed_graph()) {
     {
       observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
       build_graph(heap, dense_);
@@ -620,8 +620,8 @@ GpuMarker::OffloadedRegion GpuMarker::offloaded(const Region& r) const {
 // Whether each buffer the device must hold fits in one of its allocations.
 // When not (or when there is nothing to offload), the CPU marks it all.
 bool GpuMarker::fits_on_device(MarkReport& report) const {
-  uint64_t largest = options_.graph && !mirror_ ? report.offloaded_bytes
-                                                : std::max(offloaded(dense_).bytes, offloaded(sparse_).bytes);
+  uint64_t largest = condensed_graph() ? report.offloaded_bytes
+                                       : std::max(offloaded(dense_).bytes, offloaded(sparse_).bytes);
   if (largest <= session_.device().max_alloc_bytes && report.offloaded_bytes != 0) return true;
   report.too_large = report.offloaded_bytes != 0;
   return false;
@@ -633,7 +633,7 @@ bool GpuMarker::fits_on_device(MarkReport& report) const {
 void GpuMarker::copy_to_device(observe::Recorder& events) {
   observe::PhaseScope phase(events, 0, options_.shared_heap ? kPhaseRootsInPlace : kPhaseTransfer);
   cl_int err = CL_SUCCESS;
-  if (options_.graph && !mirror_) {
+  if (condensed_graph()) {
     dense_buffer_ = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    graph_.size() * sizeof(uint32_t), graph_.data(), &err);
     check(err, "clCreateBuffer(graph)");
@@ -696,7 +696,7 @@ std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkR
 // OpenCL asks for).
 void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
   observe::PhaseScope phase(events, 0, kPhaseCopyBack);
-  if (options_.graph && !mirror_) {
+  if (condensed_graph()) {
     check(clEnqueueReadBuffer(session_.queue(), dense_buffer_, CL_TRUE, 0, report.offloaded_bytes,
                               graph_.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(graph)");
@@ -727,7 +727,7 @@ void GpuMarker::write_marks_back(const MarkableHeap& heap, const std::vector<uin
       mirror_->retire(heap);
     }
     for (uint64_t p : tail) report.gray.push_back(mirror_->word_at(p));
-  } else if (options_.graph) {
+  } else if (condensed_graph()) {
     observe::PhaseScope phase(events, 0, kPhaseApplyMarks);
     // One linear walk of the graph: each marked node's back reference gets
     // its mark bit.

@@ -122,6 +122,10 @@ class GpuMarker {
     uint64_t base;
   };
   OffloadedRegion offloaded(const Region& r) const;
+  // --gpu-heap=graph rebuilt for each collection (graph_, node indices),
+  // as opposed to the heap itself or the double-write graph at its
+  // positions, which the device reads through offloaded().
+  bool condensed_graph() const { return options_.graph && !options_.double_write; }
   void set_heap_args(cl_mem dense, cl_mem sparse, uint64_t base, uint64_t large_base, uint64_t large_words);
   void set_heap_args(cl_mem dense, cl_mem sparse, const Region& d, const Region& s);
   void build_graph(const MarkableHeap& heap, const Region& dense);

@@ -1,9 +1,9 @@
 // markcompact: Flood, Detlefs, Shavit and Zhang's generational collector
 // (JVM'01, sections 4-6): the young generation collected by pSemispaces
 // with promotion through LABs (with --gc-threads=0, by the serial Cheney
-// scavenger it parallelises, serial_scavenger.h), the old generation by pMarkcompact, and
-// old-to-young references remembered in a card table scanned in strides
-// (card_scan.h).
+// scavenger it parallelises, serial_scavenger.h), the old generation by
+// pMarkcompact, and old-to-young references remembered in a card table
+// scanned in strides (card_scan.h).
 //
 // Heap (one reservation): [ young A | young B | old | large objects ].
 // Young regions and the old generation are reserved at twice their

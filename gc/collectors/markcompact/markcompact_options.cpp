@@ -55,7 +55,7 @@ constexpr OptionSpec kOptions[] = {
                 "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
                 "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
                 check_dense_prefix),
-    text_option("pause-goal", "MS", "none: the young generation sized from survival",
+    text_option("pause-goal", "MS", "none: the young generation stays at --young",
                 "size the young generation after each young collection so that young pauses take at most "
                 "MS milliseconds, within --young (as HotSpot's MaxGCPauseMillis)",
                 check_pause_goal),

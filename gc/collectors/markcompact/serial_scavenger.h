@@ -1,7 +1,7 @@
 // markcompact's serial young collector (--gc-threads=0): Cheney's scan
 // (semispace/cheney.h) over the young generation, composed with promotion
-// through the same promotion LAB (gc/alloc/promotion_lab.h), tenuring rule
-// and card invariant (card_scan.h) as the parallel PromotingScavenger, the
+// through the same promotion LAB, tenuring rule and promoted-slot scan
+// (gc/alloc/promotion_lab.h) as the parallel PromotingScavenger, the
 // dirty cards scanned as roots by one thread. It is the "seq" young
 // collector of Flood et al.'s Table 1, which pSemispaces parallelises.
 //
@@ -54,12 +54,8 @@ class SerialPromotingScavenger final : public CheneyScavenger<SerialPromotingSca
  private:
   friend class CheneyScavenger<SerialPromotingScavenger>;
 
-  // Tenuring, as PromotingScavenger::allocate_copy.
   [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
-    uint32_t age = Header::age(h);
-    if (age >= tenure_age_) return plab_.allocate(words);
-    if (age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
-    return to_allocate(words);
+    return promotes(h, tenure_age_, new_header) ? plab_.allocate(words) : to_allocate(words);
   }
 
   void copied(Word* start, Word* moved, uint64_t words) {
@@ -68,15 +64,12 @@ class SerialPromotingScavenger final : public CheneyScavenger<SerialPromotingSca
     if (Header::nrefs(*moved)) grey_promoted_.push_back(moved);
   }
 
-  // The promoted objects' slots, under the card invariant.
   bool scan_other_grey() {
     if (grey_promoted_.empty()) return false;
     while (!grey_promoted_.empty()) {
       Word* h = grey_promoted_.back();
       grey_promoted_.pop_back();
-      Value* slots = ref_slots_begin(h, Header::nrefs(*h));
-      for (Value* slot = slots; slot < reinterpret_cast<Value*>(h); ++slot)
-        if (scavenge_old_slot(slot)) dirty_card_from_gc(card_base_, slot);
+      scavenge_promoted_slots(*this, card_base_, h, Header::nrefs(*h));
     }
     return true;
   }

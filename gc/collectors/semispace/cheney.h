@@ -75,7 +75,7 @@ class CheneyScavenger {
     return v.is_ref() && reinterpret_cast<uintptr_t>(v.as_ref()) - to_begin_ < to_bytes_;
   }
 
-  parallel::WorkerStats& stats() { return stats_; }
+  const parallel::WorkerStats& stats() const { return stats_; }
 
  protected:
   Derived& derived() { return static_cast<Derived&>(*this); }

@@ -291,10 +291,7 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   // Tenuring: an object old enough is promoted; every other copy is one
   // collection older.
   [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
-    uint32_t age = Header::age(h);
-    if (age >= tenure_age_) return plab_.allocate(words);
-    if (age < Header::kMaxAge) new_header = Header::with_age(h, age + 1);
-    return allocate(words);
+    return promotes(h, tenure_age_, new_header) ? plab_.allocate(words) : allocate(words);
   }
   void undo_copy(Word* p, uint64_t words) {
     if (in_old(p)) {
@@ -311,7 +308,7 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   // cards of its slots that keep young targets.
   [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) {
     if (in_old(h)) [[unlikely]] {
-      scan_promoted_slots(h, n);
+      scavenge_promoted_slots(*this, card_base_, h, n);
     } else {
       scan_slots(h, 0, n);
     }
@@ -323,13 +320,6 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   void report_extra(observe::Recorder& events) const;
 
   bool in_old(const Word* p) const { return reinterpret_cast<uintptr_t>(p) - old_begin_ < old_bytes_; }
-
-  // The card invariant (card_scan.h) for a promoted object's slots.
-  void scan_promoted_slots(Word* h, uint64_t n) {
-    Value* lo = reinterpret_cast<Value*>(h - n);
-    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot)
-      if (scavenge_old_slot(slot)) dirty_card_from_gc(card_base_, slot);
-  }
 
   uintptr_t old_begin_ = 0;
   uint64_t old_bytes_ = 0;
