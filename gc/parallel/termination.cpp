@@ -26,7 +26,10 @@ void futex_wake_all(std::atomic<uint32_t>* word) {
 
 }  // namespace
 
-void Termination::reset(unsigned threads) { active_.store(threads, std::memory_order_release); }
+void Termination::reset(unsigned threads) {
+  joined_.store(threads, std::memory_order_relaxed);
+  active_.store(threads, std::memory_order_release);
+}
 
 void Termination::backoff(unsigned round, uint32_t generation) {
   if (round < kTerminationSpinRounds) {

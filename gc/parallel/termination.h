@@ -34,6 +34,24 @@ class Termination {
  public:
   // Before a phase: all `threads` start active.
   void reset(unsigned threads);
+  // Before an open phase (WorkerPool::run_open): the caller starts active
+  // alone, and the others join().
+  void reset_open() {
+    reset(1);
+    joined_.store(1, std::memory_order_relaxed);
+  }
+  // A worker arriving in an open phase becomes active, unless the phase is
+  // already over (false: it must not take part). Active before it takes any
+  // work, as a thief is (L127), so no thread sees zero while it works.
+  bool join() {
+    int64_t a = active_.load(std::memory_order_acquire);
+    while (a != 0)
+      if (active_.compare_exchange_weak(a, a + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        joined_.fetch_add(1, std::memory_order_relaxed);
+        return true;
+      }
+    return false;
+  }
 
   // Called by a thread with no local work that found none to take. Returns
   // true when the phase is over, false when `has_work()` saw work: the
@@ -44,12 +62,15 @@ class Termination {
 
   bool done() const { return active_.load(std::memory_order_acquire) == 0; }
   unsigned active() const { return static_cast<unsigned>(active_.load(std::memory_order_relaxed)); }
+  // The threads taking part so far (racy: for heuristics).
+  unsigned joined() const { return joined_.load(std::memory_order_relaxed); }
 
  private:
   void backoff(unsigned round, uint32_t generation);
   void wake_all();
 
   std::atomic<int64_t> active_{0};
+  std::atomic<uint32_t> joined_{0};
   // Futex word for sleepers: changes when the phase ends.
   std::atomic<uint32_t> generation_{0};
 };

@@ -97,11 +97,7 @@ struct RootClaim {
 template <class Policy>
 class Tracer {
  public:
-  Tracer(const TraceShared& shared, unsigned id)
-      : work_(shared),
-        id_(id),
-        threads_(static_cast<unsigned>(shared.deques.size())),
-        deque_(*shared.deques[id]) {}
+  Tracer(const TraceShared& shared, unsigned id) : work_(shared), id_(id), deque_(*shared.deques[id]) {}
 
   unsigned id() const { return id_; }
   const WorkerStats& stats() const { return stats_; }
@@ -172,7 +168,7 @@ class Tracer {
   // Some thread has offered termination: it can only find work that sits
   // in a deque. One relaxed load of a line written only when a thread goes
   // idle or comes back.
-  bool others_idle() const { return threads_ > 1 && work_.termination.active() < threads_; }
+  bool others_idle() const { return work_.termination.active() < work_.termination.joined(); }
 
   // The work-sharing counters every parallel phase reports, once per phase
   // on this thread (the Recorder's rule).
@@ -252,7 +248,6 @@ class Tracer {
 
   TraceShared work_;
   unsigned id_;
-  unsigned threads_;
   TaskDeque& deque_;
   PrivateTasks private_;
   uint64_t steal_seed_ = 0;

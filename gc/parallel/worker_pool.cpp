@@ -19,27 +19,47 @@ void WorkerPool::start_threads() {
   for (unsigned w = 1; w < workers_; ++w) threads_.emplace_back([this, w] { thread_main(w); });
 }
 
-void WorkerPool::run_erased(void* job, Fn fn) {
+unsigned WorkerPool::run_erased(void* job, Fn fn, bool open) {
   ++phases_;
   if (workers_ == 1) {
     fn(job, 0);
-    return;
+    return 1;
   }
   if (threads_.empty()) start_threads();
   job_ = job;
   fn_ = fn;
-  pending_.store(workers_ - 1, std::memory_order_relaxed);
-  epoch_.fetch_add(1, std::memory_order_release);
+  // Every thread admitted to the last phase has finished it, and one that
+  // was not never touches finished_.
+  finished_.store(0, std::memory_order_relaxed);
+  uint32_t epoch = epoch_.load(std::memory_order_relaxed) + 1;
+  admission_.store(uint64_t{epoch} << 32, std::memory_order_relaxed);
+  epoch_.store(epoch, std::memory_order_release);
   epoch_.notify_all();
   fn(job, 0);
-  // Wait for the others: spin first (they usually finish together, since
-  // the phase ends by termination detection), then sleep.
+  uint32_t expected = open ? close_admission() : workers_ - 1;
+  // Wait for them: spin first (they usually finish together, since the
+  // phase ends by termination detection), then sleep.
   for (unsigned i = 0; i < kPoolSpinBeforeSleep; ++i) {
-    if (pending_.load(std::memory_order_acquire) == 0) return;
+    if (finished_.load(std::memory_order_acquire) == expected) return expected + 1;
     cpu_relax();
   }
-  for (uint32_t p; (p = pending_.load(std::memory_order_acquire)) != 0;)
-    pending_.wait(p, std::memory_order_acquire);
+  for (uint32_t f; (f = finished_.load(std::memory_order_acquire)) != expected;)
+    finished_.wait(f, std::memory_order_acquire);
+  return expected + 1;
+}
+
+bool WorkerPool::admit(uint32_t epoch) {
+  uint64_t a = admission_.load(std::memory_order_acquire);
+  for (;;) {
+    if ((a >> 32) != epoch || (a & kClosed)) return false;
+    if (admission_.compare_exchange_weak(a, a + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
+  }
+}
+
+uint32_t WorkerPool::close_admission() {
+  uint64_t a = admission_.fetch_or(kClosed, std::memory_order_acq_rel);
+  return static_cast<uint32_t>(a & (kClosed - 1));
 }
 
 void WorkerPool::thread_main(unsigned worker) {
@@ -56,8 +76,10 @@ void WorkerPool::thread_main(unsigned worker) {
     }
     seen = e;
     if (stopping_.load(std::memory_order_acquire)) return;
+    if (!admit(e)) continue;
     fn_(job_, worker);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    finished_.fetch_add(1, std::memory_order_acq_rel);
+    finished_.notify_one();
   }
 }
 

@@ -372,13 +372,16 @@ constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
 
 // Nothing kept young: the young generation held only what was allocated.
 YoungSizing::Sample sample(double pause_ms, uint64_t allocated, double survival, uint64_t cards = 0) {
-  return {pause_ms, allocated, static_cast<uint64_t>(static_cast<double>(allocated) * survival), cards};
+  return {.pause_ms = pause_ms,
+          .young_bytes = allocated,
+          .survived_bytes = static_cast<uint64_t>(static_cast<double>(allocated) * survival),
+          .dirty_cards = cards};
 }
 
 }  // namespace
 
 TEST_CASE("young sizing: short pauses and low survival grow the young generation to its maximum") {
-  YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
+  YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
   uint64_t last = p.young_bytes();
   for (int i = 0; i < 12; ++i) {
     YoungSizing::Decision d = p.after_young(sample(0.1, p.young_bytes(), 0.01));
@@ -390,8 +393,8 @@ TEST_CASE("young sizing: short pauses and low survival grow the young generation
 }
 
 TEST_CASE("young sizing: a pause over the goal shrinks the young generation at once") {
-  YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 8 * kMiB);
-  for (int i = 0; i < 5; ++i) p.after_young(sample(0.3, 8 * kMiB, 0.02));
+  YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 8 * kMiB, 2);
+  for (int i = 0; i < 8; ++i) p.after_young(sample(0.3, 8 * kMiB, 0.02));
   REQUIRE(p.young_bytes() == 8 * kMiB);
   YoungSizing::Decision d = p.after_young(sample(4.0, 8 * kMiB, 0.5));
   CHECK(d.young_bytes <= 2 * kMiB);  // at most 8M * goal / pause
@@ -406,7 +409,7 @@ TEST_CASE("young sizing: a pause over the goal shrinks the young generation at o
 TEST_CASE("young sizing: sizes stay within the bounds the heap sets, whatever the samples") {
   for (double goal : {0.5, 50.0}) {
     CAPTURE(goal);
-    YoungSizing p(goal, 64 * kKiB, 2 * kMiB, 1 * kMiB);
+    YoungSizing p(goal, 64 * kKiB, 2 * kMiB, 1 * kMiB, 2);
     for (int i = 0; i < 8; ++i) {
       p.after_young(sample(1000.0, p.young_bytes(), 1.0, 100000));
       CHECK(p.young_bytes() >= 64 * kKiB);
@@ -422,7 +425,7 @@ TEST_CASE("young sizing: sizes stay within the bounds the heap sets, whatever th
 }
 
 TEST_CASE("young sizing: the room the heap allows bounds the decision") {
-  YoungSizing p(50.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
+  YoungSizing p(50.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
   YoungSizing::Sample s = sample(0.1, 1 * kMiB, 0.01);
   s.limit_bytes = 1536 * kKiB;
   CHECK(p.after_young(s).young_bytes == 1536 * kKiB);  // it would double
@@ -432,19 +435,69 @@ TEST_CASE("young sizing: the room the heap allows bounds the decision") {
   CHECK(p.after_young(s).young_bytes == 0);
 }
 
-TEST_CASE("young sizing: the model learns a program's costs per surviving byte and per card") {
-  YoungSizing p(1.0, 64 * kKiB, 64 * kMiB, 1 * kMiB);
-  // pause = 0.2 ms + 3 ms/MiB of survivors + 0.5 ms per 1000 dirty cards.
-  uint64_t survivors[] = {100 * kKiB, 900 * kKiB, 300 * kKiB, 2 * kMiB, 50 * kKiB, 1200 * kKiB};
+TEST_CASE(
+    "young sizing: the model learns a program's costs per byte copied, per byte promoted and per card") {
+  YoungSizing p(1.0, 64 * kKiB, 64 * kMiB, 1 * kMiB, 2);
+  // pause = 0.2 ms + 1.5 ms/MiB copied + 3 ms/MiB promoted + 0.5 ms per
+  // 1000 dirty cards.
+  uint64_t copied[] = {100 * kKiB, 900 * kKiB, 300 * kKiB, 2 * kMiB, 50 * kKiB, 1200 * kKiB};
+  uint64_t promoted[] = {0, 400 * kKiB, 1 * kMiB, 20 * kKiB, 700 * kKiB};
   uint64_t cards[] = {100, 3000, 800, 50, 2000, 400};
   for (int i = 0; i < 60; ++i) {
-    uint64_t s = survivors[i % 6], c = cards[(i / 2) % 6];
-    double pause = 0.2 + 3.0 * static_cast<double>(s) / kMiB + 0.5 * static_cast<double>(c) / 1000;
-    p.after_young({pause, 4 * kMiB, s, c});
+    uint64_t c = copied[i % 6], pr = promoted[i % 5], k = cards[(i / 2) % 6];
+    double pause = 0.2 + 1.5 * static_cast<double>(c) / kMiB + 3.0 * static_cast<double>(pr) / kMiB +
+                   0.5 * static_cast<double>(k) / 1000;
+    p.after_young({.pause_ms = pause,
+                   .young_bytes = 4 * kMiB,
+                   .survived_bytes = c + pr,
+                   .promoted_bytes = pr,
+                   .dirty_cards = k});
   }
   CHECK(p.fixed_ms() == doctest::Approx(0.2).epsilon(0.05));
-  CHECK(p.per_mib_ms() == doctest::Approx(3.0).epsilon(0.05));
+  CHECK(p.per_copied_mib_ms() == doctest::Approx(1.5).epsilon(0.05));
+  CHECK(p.per_promoted_mib_ms() == doctest::Approx(3.0).epsilon(0.05));
   CHECK(p.per_kcard_ms() == doctest::Approx(0.5).epsilon(0.05));
+}
+
+TEST_CASE("young sizing: a heap being built is promoted, so its size is costed at the promotion rate") {
+  // Copying young costs 0.5 ms/MiB, promoting 3 ms/MiB: once most new
+  // objects survive (every survivor promoted), the young generation is
+  // sized at the promotion rate.
+  auto run = [](double survival) {
+    YoungSizing p(1.0, 64 * kKiB, 64 * kMiB, 1 * kMiB, 2);
+    for (int i = 0; i < 30; ++i) {
+      uint64_t young = p.young_bytes();
+      uint64_t survived = static_cast<uint64_t>(static_cast<double>(young) * survival);
+      uint64_t promoted = p.tenure_age() == 0 ? survived : 0;
+      double pause = 0.05 + 0.5 * static_cast<double>(survived - promoted) / kMiB +
+                     3.0 * static_cast<double>(promoted) / kMiB;
+      p.after_young(
+          {.pause_ms = pause, .young_bytes = young, .survived_bytes = survived, .promoted_bytes = promoted});
+    }
+    return p;
+  };
+  YoungSizing copying = run(0.3), building = run(0.9);
+  CHECK(copying.tenure_age() == 2);
+  CHECK(building.tenure_age() == 0);
+  // The pause each program would now pay meets the goal, near it.
+  auto mib = [](uint64_t b) { return static_cast<double>(b) / kMiB; };
+  double copying_pause = 0.05 + 0.5 * 0.3 * mib(copying.young_bytes());
+  double building_pause = 0.05 + 3.0 * 0.9 * mib(building.young_bytes());
+  CHECK(copying_pause <= 1.0);
+  CHECK(copying_pause >= 0.5);
+  CHECK(building_pause <= 1.0);
+  CHECK(building_pause >= 0.5);
+}
+
+TEST_CASE(
+    "young sizing: under a short goal the first young generation is one the prior model says meets it") {
+  YoungSizing p(1.0, 64 * kKiB, 64 * kMiB, 1 * kMiB, 2);
+  CHECK(p.young_bytes() < 1 * kMiB);
+  CHECK(p.young_bytes() >= 64 * kKiB);
+  // Every byte surviving and promoted, at the prior's costs.
+  CHECK(p.fixed_ms() + p.per_promoted_mib_ms() * static_cast<double>(p.young_bytes()) / kMiB <= 1.0);
+  YoungSizing relaxed(50.0, 64 * kKiB, 64 * kMiB, 1 * kMiB, 2);
+  CHECK(relaxed.young_bytes() == 1 * kMiB);
 }
 
 TEST_CASE(
@@ -482,22 +535,28 @@ TEST_CASE(
 TEST_CASE(
     "young sizing: survivors kept young count against the next pause, and a surviving heap promotes at "
     "once") {
-  YoungSizing with_kept(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB), without(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
+  YoungSizing with_kept(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2),
+      without(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
   for (int i = 0; i < 20; ++i) {
     // Both pay 0.1 ms + 1 ms/MiB of survivors.
     // 1 MiB new each time, beside the 300 KiB kept young by the last one.
-    with_kept.after_young({0.1 + 0.4 * 1.024, 1 * kMiB + 300 * kKiB, 400 * kKiB, 0, 300 * kKiB});
-    without.after_young({0.1 + 0.1 * 1.024, 1 * kMiB, 100 * kKiB, 0, 0});
+    with_kept.after_young({.pause_ms = 0.1 + 0.4 * 1.024,
+                           .young_bytes = 1 * kMiB + 300 * kKiB,
+                           .survived_bytes = 400 * kKiB,
+                           .kept_bytes = 300 * kKiB});
+    without.after_young(
+        {.pause_ms = 0.1 + 0.1 * 1.024, .young_bytes = 1 * kMiB, .survived_bytes = 100 * kKiB});
   }
   // The same survival of new objects (about 10%), and part of the goal
   // already taken by what the next collection copies again.
   CHECK(with_kept.survival() == doctest::Approx(without.survival()).epsilon(0.01));
   CHECK(with_kept.young_bytes() < without.young_bytes());
   CHECK(with_kept.predict_ms(with_kept.young_bytes()) > without.predict_ms(with_kept.young_bytes()));
-  CHECK(with_kept.tenure_age(2) == 2);
+  CHECK(with_kept.tenure_age() == 2);
   // A heap being built: most new objects survive, so the next collection
   // promotes them all rather than copy them young again.
-  YoungSizing building(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB);
-  for (int i = 0; i < 5; ++i) building.after_young({0.8, 512 * kKiB, 500 * kKiB, 0, 0});
-  CHECK(building.tenure_age(2) == 0);
+  YoungSizing building(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+  for (int i = 0; i < 5; ++i)
+    building.after_young({.pause_ms = 0.8, .young_bytes = 512 * kKiB, .survived_bytes = 500 * kKiB});
+  CHECK(building.tenure_age() == 0);
 }

@@ -322,6 +322,64 @@ TEST_CASE("termination: every thread ends only when all work is done, with more 
   CHECK(steals_with_company > 0);
 }
 
+TEST_CASE("worker pool: an open phase runs on the workers admitted, and none runs after it returns") {
+  // Worker 0's part ends at once, so pool threads often arrive too late;
+  // each phase's count is checked after a closed phase has waited for
+  // every thread, so a part run after its phase returned would show.
+  for (unsigned threads : {2u, 4u}) {
+    CAPTURE(threads);
+    WorkerPool pool(threads);
+    constexpr int kPhases = 2000;
+    std::vector<std::atomic<unsigned>> ran(kPhases);
+    std::vector<unsigned> returned(kPhases);
+    unsigned skipped = 0;
+    for (int phase = 0; phase < kPhases; ++phase) {
+      auto job = [&](unsigned) { ran[phase].fetch_add(1); };
+      returned[phase] = pool.run_open(job);
+      skipped += returned[phase] < threads;
+    }
+    std::atomic<unsigned> all{0};
+    auto closed = [&](unsigned) { all.fetch_add(1); };
+    pool.run(closed);
+    CHECK(all.load() == threads);  // a closed phase waits for every thread
+    for (int phase = 0; phase < kPhases; ++phase) {
+      REQUIRE(ran[phase].load() == returned[phase]);
+      REQUIRE(returned[phase] >= 1);
+    }
+    MESSAGE(threads << " threads: " << skipped << " of " << kPhases << " open phases ran without some");
+  }
+}
+
+TEST_CASE("termination: in an open phase the work is done by whoever joins, late joiners included") {
+  for (unsigned threads : {2u, 8u}) {
+    CAPTURE(threads);
+    for (int round = 0; round < 20; ++round) {
+      TreeWork w(threads, 16, 50000);
+      w.term.reset_open();
+      WorkerPool pool(threads);
+      std::atomic<unsigned> joined{1};
+      auto job = [&](unsigned id) {
+        if (id != 0) {
+          if (!w.term.join()) return;
+          joined.fetch_add(1);
+        }
+        w.run(id);
+      };
+      unsigned took_part = pool.run_open(job);
+      CHECK(w.term.done());
+      CHECK(joined.load() <= took_part);
+      CHECK(w.term.joined() == joined.load());
+      uint64_t missing = 0, twice = 0;
+      for (auto& s : w.seen) {
+        missing += s.load() == 0;
+        twice += s.load() > 1;
+      }
+      REQUIRE(missing == 0);
+      REQUIRE(twice == 0);
+    }
+  }
+}
+
 TEST_CASE("termination: idle threads with nothing at all end at once") {
   Termination t;
   WorkerPool pool(8);

@@ -42,17 +42,21 @@ uint64_t young_semispace_for(const HeapOptions& o) {
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
 }
 
-// Under --pause-goal the young generation (young_sizing.h) starts here
-// and stays above there, in semispace bytes (within what --young or the
-// default reserve).
+// Under --pause-goal the young generation (young_sizing.h) starts at most
+// here and stays above there, in semispace bytes (within what --young or
+// the default reserve).
 constexpr uint64_t kInitialAdaptiveYoungBytes = 1ull << 20;
 constexpr uint64_t kMinAdaptiveYoungBytes = 64ull << 10;
+
+uint32_t tenure_age_of(const MarkCompactCollectorOptions& knobs) {
+  return knobs.tenure_age >= 0 ? static_cast<uint32_t>(knobs.tenure_age) : kDefaultTenureAge;
+}
 
 std::unique_ptr<YoungSizing> young_sizing_for(const MarkCompactCollectorOptions& knobs, uint64_t max_bytes) {
   if (knobs.pause_goal_ms == 0) return nullptr;
   uint64_t min = std::min(kMinAdaptiveYoungBytes, max_bytes);
   return std::make_unique<YoungSizing>(knobs.pause_goal_ms, min, max_bytes,
-                                       std::min(kInitialAdaptiveYoungBytes, max_bytes));
+                                       std::min(kInitialAdaptiveYoungBytes, max_bytes), tenure_age_of(knobs));
 }
 
 uint64_t reservation_bytes(const HeapOptions& o) { return 4 * young_semispace_for(o) + 6 * o.max_heap_bytes; }
@@ -103,7 +107,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       young_max_bytes_(young_bytes_),
       sizing_(young_sizing_for(knobs_, young_max_bytes_)),
       old_target_bytes_(kInitialOldBytes),
-      tenure_age_(knobs_.tenure_age >= 0 ? static_cast<uint32_t>(knobs_.tenure_age) : kDefaultTenureAge),
+      tenure_age_(tenure_age_of(knobs_)),
       lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
       threads_(std::max(1u, options_.gc_threads), options_.gc_deque_tasks),
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),
@@ -211,7 +215,7 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
   mutator_.retire();
   run_collection(observe::CollectionKind::kYoung, cause, [this, promote_all] {
     if (promote_all) events.count(0, "overflow promotions", 1);
-    uint32_t tenure = sizing_ ? sizing_->tenure_age(tenure_age_) : tenure_age_;
+    uint32_t tenure = sizing_ ? sizing_->tenure_age() : tenure_age_;
     Scavenged s = scavenge_young(promote_all ? 0 : tenure);
     resize_young(s);
     young_collections_++;
@@ -265,6 +269,7 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   }
   stats_.bytes_copied += result.copied_bytes;
   bytes_promoted_ += promoted;
+  result.promoted_bytes = promoted;
   uint64_t found = 0, kept = 0, slots = 0, busiest = 0;
   for (const CardScan::TaskStats& t : cards_scan_.last_tasks()) {
     found += t.dirty;
@@ -322,6 +327,7 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   sample.pause_ms = static_cast<double>(events.now_ns() - events.current().start_ns) / 1e6;
   sample.young_bytes = s.young_bytes;
   sample.survived_bytes = s.copied_bytes;
+  sample.promoted_bytes = s.promoted_bytes;
   sample.dirty_cards = s.dirty_cards;
   sample.kept_bytes = kept;
   // Y within the reservation and within --heap beside the old generation
@@ -345,7 +351,7 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
     std::snprintf(buf, sizeof buf,
                   "young semispace %.2fM -> %.2fM (%s), tenure %u: pause %.3f ms, next predicted %.3f ms; ",
                   static_cast<double>(before) / (1 << 20), static_cast<double>(young_bytes_) / (1 << 20),
-                  d.why, sizing_->tenure_age(tenure_age_), sample.pause_ms, d.predicted_pause_ms);
+                  d.why, sizing_->tenure_age(), sample.pause_ms, d.predicted_pause_ms);
     events.ergonomics(buf + sizing_->describe());
   }
 }

@@ -93,6 +93,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   struct Scavenged {
     uint64_t young_bytes = 0;   // in the young generation at the flip
     uint64_t copied_bytes = 0;  // survivors, promoted ones included
+    uint64_t promoted_bytes = 0;
     uint64_t dirty_cards = 0;
   };
   Scavenged scavenge_young(uint32_t tenure_age);        // flip, roots + cards + trace, weak

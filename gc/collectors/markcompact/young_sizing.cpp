@@ -26,25 +26,38 @@ constexpr double kCovarianceLimit = 1e6;
 // The goal the sizes aim at, below the one given, for what the model
 // misses.
 constexpr double kGoalMargin = 0.9;
+// Deviations of padding on the pause: the goal is met when the model's
+// decaying average miss (the pause beyond what it predicted) fits this many
+// times over under it, as HotSpot pads its pause estimate (PausePadding).
+constexpr double kMissPadding = 2;
 // Copying is never free: the fitted cost per MiB is not believed below
 // this (a fit from survivors that barely vary can say anything).
 constexpr double kMinPerMibMs = 0.05;
 
 // The prior: about what two GC threads cost on the machine the docs were
-// measured on; the fit replaces it within a few collections.
-constexpr std::array<double, 3> kPriorTheta = {0.05, 2.0, 0.05};
-constexpr std::array<double, 3> kPriorVariance = {1.0, 10.0, 1.0};
+// measured on, promotion into untouched old pages included; the fit
+// replaces it within a few collections.
+constexpr std::array<double, 4> kPriorTheta = {0.05, 1.0, 2.0, 0.05};
+constexpr std::array<double, 4> kPriorVariance = {1.0, 10.0, 10.0, 1.0};
+
+double mib(uint64_t bytes) { return static_cast<double>(bytes) / kMiB; }
 
 }  // namespace
 
-YoungSizing::YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes)
+YoungSizing::YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes,
+                         uint32_t tenure)
     : goal_ms_(goal_ms),
+      tenure_(tenure),
       min_bytes_(min_bytes),
       max_bytes_(std::max(min_bytes, max_bytes)),
-      young_bytes_(std::clamp(initial_bytes, min_bytes_, max_bytes_)),
       theta_(kPriorTheta),
       cov_{} {
-  for (int i = 0; i < 3; ++i) cov_[i][i] = kPriorVariance[i];
+  for (int i = 0; i < kTerms; ++i) cov_[i][i] = kPriorVariance[i];
+  double room_ms = kGoalMargin * goal_ms_ - fixed_part_ms();
+  double fits = room_ms > 0 ? room_ms / cost_per_kept_mib_ms() * kMiB : 0;
+  young_bytes_ =
+      std::clamp(round_down_pages(static_cast<uint64_t>(std::min(fits, static_cast<double>(initial_bytes)))),
+                 min_bytes_, max_bytes_);
 }
 
 double YoungSizing::padded_survival() const {
@@ -52,36 +65,45 @@ double YoungSizing::padded_survival() const {
 }
 
 double YoungSizing::fixed_part_ms() const {
-  return std::max(0.0, theta_[0]) + std::max(0.0, theta_[2]) * dirty_cards_ / 1000;
+  return std::max(0.0, theta_[0]) + std::max(0.0, theta_[3]) * dirty_cards_ / 1000;
 }
 
-double YoungSizing::cost_per_mib_ms() const { return std::max(kMinPerMibMs, theta_[1]); }
+// New survivors are promoted when the next collection promotes every
+// survivor, else copied young; kept ones may be either, and are costed as
+// the dearer.
+double YoungSizing::cost_per_new_mib_ms() const {
+  return std::max(kMinPerMibMs, theta_[tenure_age() == 0 ? 2 : 1]);
+}
+
+double YoungSizing::cost_per_kept_mib_ms() const {
+  return std::max(kMinPerMibMs, std::max(theta_[1], theta_[2]));
+}
 
 double YoungSizing::predict_ms(uint64_t young_bytes) const {
-  double survivors_mib =
-      (padded_survival() * static_cast<double>(young_bytes) + static_cast<double>(kept_bytes_)) / kMiB;
-  return fixed_part_ms() + cost_per_mib_ms() * survivors_mib;
+  return fixed_part_ms() + cost_per_new_mib_ms() * padded_survival() * mib(young_bytes) +
+         cost_per_kept_mib_ms() * mib(kept_bytes_);
 }
 
 void YoungSizing::fit(const Sample& s) {
-  const std::array<double, 3> x = {1.0, static_cast<double>(s.survived_bytes) / kMiB,
-                                   static_cast<double>(s.dirty_cards) / 1000};
-  std::array<double, 3> px{};
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) px[i] += cov_[i][j] * x[j];
+  uint64_t promoted = std::min(s.promoted_bytes, s.survived_bytes);
+  const std::array<double, kTerms> x = {1.0, mib(s.survived_bytes - promoted), mib(promoted),
+                                        static_cast<double>(s.dirty_cards) / 1000};
+  std::array<double, kTerms> px{};
+  for (int i = 0; i < kTerms; ++i)
+    for (int j = 0; j < kTerms; ++j) px[i] += cov_[i][j] * x[j];
   double denominator = kForget;
-  for (int i = 0; i < 3; ++i) denominator += x[i] * px[i];
+  for (int i = 0; i < kTerms; ++i) denominator += x[i] * px[i];
   double error = s.pause_ms;
-  for (int i = 0; i < 3; ++i) error -= theta_[i] * x[i];
+  for (int i = 0; i < kTerms; ++i) error -= theta_[i] * x[i];
   double trace = 0;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kTerms; ++i) {
     theta_[i] += px[i] / denominator * error;
-    for (int j = 0; j < 3; ++j) cov_[i][j] = (cov_[i][j] - px[i] * px[j] / denominator) / kForget;
+    for (int j = 0; j < kTerms; ++j) cov_[i][j] = (cov_[i][j] - px[i] * px[j] / denominator) / kForget;
     trace += cov_[i][i];
   }
   if (!(trace < kCovarianceLimit)) {
     cov_ = {};
-    for (int i = 0; i < 3; ++i) cov_[i][i] = kPriorVariance[i];
+    for (int i = 0; i < kTerms; ++i) cov_[i][i] = kPriorVariance[i];
   }
 }
 
@@ -89,12 +111,13 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   fit(s);
   // Of the new objects: what survived beyond the last collection's kept
   // ones.
+  double miss = samples_ ? std::max(0.0, s.pause_ms - predicted_ms_) : 0;
+  miss_ms_ = (1 - kWeight) * miss_ms_ + kWeight * miss;
   uint64_t new_survivors = s.survived_bytes - std::min(s.survived_bytes, kept_bytes_);
   uint64_t allocated = s.young_bytes - std::min(s.young_bytes, kept_bytes_);
   double rate = allocated ? std::min(1.0, static_cast<double>(new_survivors) / static_cast<double>(allocated))
                           : survival_;
   kept_bytes_ = s.kept_bytes;
-  double kept_mib = static_cast<double>(kept_bytes_) / kMiB;
   if (samples_++ == 0) {
     survival_ = rate;
     survival_deviation_ = rate / 2;
@@ -107,10 +130,11 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
 
   Decision d;
   double survival = std::max(padded_survival(), 1e-3);
-  double room_ms = kGoalMargin * goal_ms_ - fixed_part_ms();
-  double survivors_mib = room_ms > 0 ? room_ms / cost_per_mib_ms() - kept_mib : 0;
-  double want = std::max(0.0, survivors_mib) * kMiB / survival;
-  d.why = room_ms > 0 ? "pause goal" : "pause goal: the fixed cost alone misses it";
+  double room_ms = kGoalMargin * goal_ms_ - kMissPadding * miss_ms_ - fixed_part_ms() -
+                   cost_per_kept_mib_ms() * mib(kept_bytes_);
+  double new_survivors_mib = room_ms > 0 ? room_ms / cost_per_new_mib_ms() : 0;
+  double want = new_survivors_mib * kMiB / survival;
+  d.why = room_ms > 0 ? "pause goal" : "pause goal: the fixed cost and the kept survivors alone miss it";
   if (s.pause_ms > goal_ms_) {
     want = std::min(want, static_cast<double>(young_bytes_) * goal_ms_ / s.pause_ms);
     d.why = "pause over the goal";
@@ -120,16 +144,17 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   young_bytes_ = std::clamp(round_down_pages(static_cast<uint64_t>(std::max(0.0, want))),
                             std::min(min_bytes_, most), most);
   d.young_bytes = young_bytes_;
-  d.predicted_pause_ms = predict_ms(young_bytes_);
+  d.predicted_pause_ms = predicted_ms_ = predict_ms(young_bytes_);
   return d;
 }
 
 std::string YoungSizing::describe() const {
-  char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "model: %.3f ms + %.3f ms/MiB survivors + %.3f ms/1000 cards; survival %.3f (padded %.3f), "
-                "dirty cards %.0f",
-                theta_[0], theta_[1], theta_[2], survival_, padded_survival(), dirty_cards_);
+  char buf[260];
+  std::snprintf(
+      buf, sizeof buf,
+      "model: %.3f ms + %.3f ms/MiB copied + %.3f ms/MiB promoted + %.3f ms/1000 cards; survival %.3f "
+      "(padded %.3f), dirty cards %.0f, miss %.3f ms",
+      theta_[0], theta_[1], theta_[2], theta_[3], survival_, padded_survival(), dirty_cards_, miss_ms_);
   return buf;
 }
 

@@ -2,17 +2,28 @@
 // the spirit of HotSpot's adaptive size policy for the Parallel collector
 // (-XX:MaxGCPauseMillis). Its model of a young pause:
 //
-//   pause = fixed + per_mib * survivors (MiB) + per_kcard * dirty cards (thousands)
+//   pause = fixed + per_copied_mib * survivors copied within the young
+//           generation (MiB) + per_promoted_mib * survivors promoted (MiB)
+//           + per_kcard * dirty cards (thousands)
 //
 // fitted by recursive least squares with forgetting, so that it follows a
-// program whose costs change. The next collection's survivors are those
-// kept young by this one (below --tenure, copied again or promoted) and
-// the young bytes allocated meanwhile times the survival rate of new
-// objects (a decaying average, padded by its decaying deviation as HotSpot
-// pads its estimates); dirty cards, their decaying average. The next size
-// is the largest whose predicted pause meets 90% of the goal, within
-// [min, max], at most doubling per collection, and shrinking at once
-// after a pause over the goal.
+// program whose costs change. A promoted byte costs more than one copied
+// young (an old-space LAB, the card invariant's checks, old pages touched
+// for the first time), and a small young generation promotes most of what
+// it copies, so one cost per surviving byte would be the average of two
+// and wrong for both. The next collection's survivors are those kept
+// young by this one (below --tenure: promoted or copied again, costed as
+// promoted) and the young bytes allocated meanwhile times the survival
+// rate of new objects (a decaying average, padded by its decaying
+// deviation as HotSpot pads its estimates): promoted if the next
+// collection promotes every survivor, else copied. Dirty cards: their
+// decaying average. The next size is the largest whose predicted pause,
+// padded by twice the model's decaying average miss (a pause's excess over
+// its prediction), meets 90% of the goal, within [min, max], at most
+// doubling per collection, and shrinking at once after a pause over the
+// goal. The first
+// size is the one the prior model says meets the goal were every byte
+// promoted (a heap being built), within what --young allows.
 //
 // The tenuring threshold adapts too, as HotSpot's does: while most new
 // objects survive (a heap being built), keeping them young only copies
@@ -36,6 +47,7 @@ class YoungSizing {
     double pause_ms = 0;
     uint64_t young_bytes = 0;     // in the young generation at the collection: kept ones and new ones
     uint64_t survived_bytes = 0;  // copied within it and promoted out of it
+    uint64_t promoted_bytes = 0;  // of those, promoted
     uint64_t dirty_cards = 0;     // old-to-young cards scanned as roots
     uint64_t kept_bytes = 0;      // survivors left in the young generation
     // The most room for new objects the heap allows now (--heap beside the
@@ -48,9 +60,10 @@ class YoungSizing {
     const char* why = "";  // one of the reasons below, for --gc-log=debug
   };
 
-  // goal_ms > 0. Bytes are a semispace's, page multiples; initial within
-  // [min, max].
-  YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes);
+  // goal_ms > 0. Bytes are a semispace's, page multiples; the first size
+  // is at most initial_bytes, within [min, max]. tenure: --tenure's.
+  YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes,
+              uint32_t tenure);
 
   Decision after_young(const Sample& s);
   // A full collection left kept_bytes of survivors young.
@@ -60,35 +73,43 @@ class YoungSizing {
   uint64_t young_bytes() const { return young_bytes_; }
   // The model as it stands (for the log and the tests).
   double fixed_ms() const { return theta_[0]; }
-  double per_mib_ms() const { return theta_[1]; }
-  double per_kcard_ms() const { return theta_[2]; }
+  double per_copied_mib_ms() const { return theta_[1]; }
+  double per_promoted_mib_ms() const { return theta_[2]; }
+  double per_kcard_ms() const { return theta_[3]; }
   double survival() const { return survival_; }
-  // The next young collection's tenuring threshold, at most `configured`.
-  uint32_t tenure_age(uint32_t configured) const { return survival_ > kPromoteAllSurvival ? 0 : configured; }
+  // The next young collection's tenuring threshold, at most --tenure's.
+  uint32_t tenure_age() const { return survival_ > kPromoteAllSurvival ? 0 : tenure_; }
   // The survival rate of new objects above which every survivor is
   // promoted.
   static constexpr double kPromoteAllSurvival = 0.5;
   double padded_survival() const;
   // The pause the model predicts after young_bytes more are allocated.
   double predict_ms(uint64_t young_bytes) const;
-  // "model: fixed 0.08 ms + 2.1 ms/MiB ..." for --gc-log=debug.
+  // "model: 0.08 ms + 1.1 ms/MiB copied + ..." for --gc-log=debug.
   std::string describe() const;
 
  private:
+  static constexpr int kTerms = 4;
   void fit(const Sample& s);
   // The model's costs as predictions use them: a pause's part that does
-  // not grow with survivors (fixed and dirty cards), and the cost per MiB.
+  // not grow with survivors (fixed and dirty cards), and the costs per MiB
+  // of new survivors and of those kept young by the last collection.
   double fixed_part_ms() const;
-  double cost_per_mib_ms() const;
+  double cost_per_new_mib_ms() const;
+  double cost_per_kept_mib_ms() const;
 
   double goal_ms_;
+  uint32_t tenure_;
   uint64_t min_bytes_, max_bytes_, young_bytes_;
   uint64_t samples_ = 0;
-  // Recursive least squares over x = [1, survivors MiB, dirty kcards].
-  std::array<double, 3> theta_;
-  std::array<std::array<double, 3>, 3> cov_;
+  // Recursive least squares over x = [1, copied MiB, promoted MiB, dirty
+  // kcards].
+  std::array<double, kTerms> theta_;
+  std::array<std::array<double, kTerms>, kTerms> cov_;
   double survival_ = 0, survival_deviation_ = 0, dirty_cards_ = 0;
   uint64_t kept_bytes_ = 0;  // survivors the last collection left young
+  double predicted_ms_ = 0;  // the last decision's prediction
+  double miss_ms_ = 0;       // decaying average of pauses beyond their prediction
 };
 
 }  // namespace gc

@@ -346,15 +346,18 @@ struct ScavengeThreads {
     for (unsigned w = 0; w < pool->size(); ++w) scavengers.push_back(std::make_unique<Scavenger>(*shared, w));
   }
 
-  // Every GC thread runs its scavenger over the phase, then, on the
-  // program's thread, the threads' last LABs are retired, highest first, so
-  // that tails adjacent at a space's top all return to it and the others
-  // become filler.
+  // The GC threads that are awake run their scavengers over the phase (an
+  // open phase: a small collection does not wait for a thread to wake),
+  // then, on the program's thread, the threads' last LABs are retired,
+  // highest first, so that tails adjacent at a space's top all return to it
+  // and the others become filler.
   void run(const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
     for (auto& s : scavengers) s->prepare(spaces, lab_words);
-    termination.reset(pool->size());
-    auto job = [&](unsigned worker) { scavengers[worker]->run(phase); };
-    pool->run(job);
+    termination.reset_open();
+    auto job = [&](unsigned worker) {
+      if (worker == 0 || termination.join()) scavengers[worker]->run(phase);
+    };
+    pool->run_open(job);
     std::vector<Scavenger*> order;
     order.reserve(scavengers.size());
     for (auto& s : scavengers) order.push_back(s.get());
