@@ -31,14 +31,13 @@ void Termination::reset(unsigned threads) {
   active_.store(threads, std::memory_order_release);
 }
 
-void Termination::backoff(unsigned round, uint32_t generation) {
+void Termination::backoff(unsigned round, uint64_t waited_ns, unsigned& sleeps, uint32_t generation) {
   if (round < kTerminationSpinRounds) {
     for (unsigned i = 0; i < (1u << round); ++i) cpu_relax();
-  } else if (round < kTerminationSpinRounds + kTerminationYieldRounds) {
+  } else if (waited_ns < kTerminationYieldNs) {
     sched_yield();
   } else {
-    unsigned k = round - kTerminationSpinRounds - kTerminationYieldRounds;
-    unsigned us = kTerminationFirstSleepUs << std::min(k, 10u);
+    unsigned us = kTerminationFirstSleepUs << std::min(sleeps++, 10u);
     futex_wait(&generation_, generation, std::min(us, kTerminationMaxSleepUs));
   }
 }

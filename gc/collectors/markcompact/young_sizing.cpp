@@ -26,10 +26,6 @@ constexpr double kCovarianceLimit = 1e6;
 // The goal the sizes aim at, below the one given, for what the model
 // misses.
 constexpr double kGoalMargin = 0.9;
-// Deviations of padding on the pause: the goal is met when the model's
-// decaying average miss (the pause beyond what it predicted) fits this many
-// times over under it, as HotSpot pads its pause estimate (PausePadding).
-constexpr double kMissPadding = 2;
 // Copying is never free: the fitted cost per MiB is not believed below
 // this (a fit from survivors that barely vary can say anything).
 constexpr double kMinPerMibMs = 0.05;
@@ -111,8 +107,6 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   fit(s);
   // Of the new objects: what survived beyond the last collection's kept
   // ones.
-  double miss = samples_ ? std::max(0.0, s.pause_ms - predicted_ms_) : 0;
-  miss_ms_ = (1 - kWeight) * miss_ms_ + kWeight * miss;
   uint64_t new_survivors = s.survived_bytes - std::min(s.survived_bytes, kept_bytes_);
   uint64_t allocated = s.young_bytes - std::min(s.young_bytes, kept_bytes_);
   double rate = allocated ? std::min(1.0, static_cast<double>(new_survivors) / static_cast<double>(allocated))
@@ -130,8 +124,7 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
 
   Decision d;
   double survival = std::max(padded_survival(), 1e-3);
-  double room_ms = kGoalMargin * goal_ms_ - kMissPadding * miss_ms_ - fixed_part_ms() -
-                   cost_per_kept_mib_ms() * mib(kept_bytes_);
+  double room_ms = kGoalMargin * goal_ms_ - fixed_part_ms() - cost_per_kept_mib_ms() * mib(kept_bytes_);
   double new_survivors_mib = room_ms > 0 ? room_ms / cost_per_new_mib_ms() : 0;
   double want = new_survivors_mib * kMiB / survival;
   d.why = room_ms > 0 ? "pause goal" : "pause goal: the fixed cost and the kept survivors alone miss it";
@@ -144,7 +137,7 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   young_bytes_ = std::clamp(round_down_pages(static_cast<uint64_t>(std::max(0.0, want))),
                             std::min(min_bytes_, most), most);
   d.young_bytes = young_bytes_;
-  d.predicted_pause_ms = predicted_ms_ = predict_ms(young_bytes_);
+  d.predicted_pause_ms = predict_ms(young_bytes_);
   return d;
 }
 
@@ -153,8 +146,8 @@ std::string YoungSizing::describe() const {
   std::snprintf(
       buf, sizeof buf,
       "model: %.3f ms + %.3f ms/MiB copied + %.3f ms/MiB promoted + %.3f ms/1000 cards; survival %.3f "
-      "(padded %.3f), dirty cards %.0f, miss %.3f ms",
-      theta_[0], theta_[1], theta_[2], theta_[3], survival_, padded_survival(), dirty_cards_, miss_ms_);
+      "(padded %.3f), dirty cards %.0f",
+      theta_[0], theta_[1], theta_[2], theta_[3], survival_, padded_survival(), dirty_cards_);
   return buf;
 }
 

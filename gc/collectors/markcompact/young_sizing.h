@@ -17,11 +17,9 @@
 // rate of new objects (a decaying average, padded by its decaying
 // deviation as HotSpot pads its estimates): promoted if the next
 // collection promotes every survivor, else copied. Dirty cards: their
-// decaying average. The next size is the largest whose predicted pause,
-// padded by twice the model's decaying average miss (a pause's excess over
-// its prediction), meets 90% of the goal, within [min, max], at most
-// doubling per collection, and shrinking at once after a pause over the
-// goal. The first
+// decaying average. The next size is the largest whose predicted pause
+// meets 90% of the goal, within [min, max], at most doubling per
+// collection, and shrinking at once after a pause over the goal. The first
 // size is the one the prior model says meets the goal were every byte
 // promoted (a heap being built), within what --young allows.
 //
@@ -108,8 +106,6 @@ class YoungSizing {
   std::array<std::array<double, kTerms>, kTerms> cov_;
   double survival_ = 0, survival_deviation_ = 0, dirty_cards_ = 0;
   uint64_t kept_bytes_ = 0;  // survivors the last collection left young
-  double predicted_ms_ = 0;  // the last decision's prediction
-  double miss_ms_ = 0;       // decaying average of pauses beyond their prediction
 };
 
 }  // namespace gc
