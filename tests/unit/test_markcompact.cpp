@@ -424,6 +424,31 @@ TEST_CASE("young sizing: sizes stay within the bounds the heap sets, whatever th
   }
 }
 
+TEST_CASE(
+    "young sizing: while young collections take over a tenth of the time, the young generation does not "
+    "shrink") {
+  // Every pause 1.5 ms over a 1 ms goal, whatever survives (a machine too
+  // busy for the goal): with 50 ms of program between collections (3%)
+  // the policy shrinks; with 5 ms (23%) it keeps the size.
+  for (double interval : {50.0, 5.0}) {
+    CAPTURE(interval);
+    YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+    uint64_t first = p.young_bytes();
+    for (int i = 0; i < 20; ++i) {
+      YoungSizing::Sample s = sample(1.5, p.young_bytes(), 0.05);
+      s.interval_ms = interval;
+      p.after_young(s);
+    }
+    if (interval == 50.0) {
+      CHECK(p.overhead() < YoungSizing::kMaxOverhead);
+      CHECK(p.young_bytes() == 64 * kKiB);
+    } else {
+      CHECK(p.overhead() > YoungSizing::kMaxOverhead);
+      CHECK(p.young_bytes() >= first / 2);  // the first shrinks, before the average rises
+    }
+  }
+}
+
 TEST_CASE("young sizing: the room the heap allows bounds the decision") {
   YoungSizing p(50.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
   YoungSizing::Sample s = sample(0.1, 1 * kMiB, 0.01);

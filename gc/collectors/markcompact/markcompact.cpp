@@ -330,6 +330,8 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   sample.promoted_bytes = s.promoted_bytes;
   sample.dirty_cards = s.dirty_cards;
   sample.kept_bytes = kept;
+  if (last_young_end_ns_)
+    sample.interval_ms = static_cast<double>(events.current().start_ns - last_young_end_ns_) / 1e6;
   // Y within the reservation and within --heap beside the old generation
   // and large objects as they are now (2 * Y + O + L).
   uint64_t others = old_.capacity_bytes() + los_.committed_bytes();
@@ -354,6 +356,7 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
                   d.why, sizing_->tenure_age(), sample.pause_ms, d.predicted_pause_ms);
     events.ergonomics(buf + sizing_->describe());
   }
+  last_young_end_ns_ = events.now_ns();
 }
 
 uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {

@@ -112,6 +112,8 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   double rate = allocated ? std::min(1.0, static_cast<double>(new_survivors) / static_cast<double>(allocated))
                           : survival_;
   kept_bytes_ = s.kept_bytes;
+  if (s.interval_ms > 0)
+    overhead_ = (1 - kWeight) * overhead_ + kWeight * s.pause_ms / (s.pause_ms + s.interval_ms);
   if (samples_++ == 0) {
     survival_ = rate;
     survival_deviation_ = rate / 2;
@@ -132,6 +134,10 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
     want = std::min(want, static_cast<double>(young_bytes_) * goal_ms_ / s.pause_ms);
     d.why = "pause over the goal";
   }
+  if (overhead_ > kMaxOverhead && want < static_cast<double>(young_bytes_)) {
+    want = static_cast<double>(young_bytes_);
+    d.why = "young collections take over a tenth of the time: not shrunk";
+  }
   want = std::min(want, 2.0 * static_cast<double>(young_bytes_));
   uint64_t most = std::min(max_bytes_, s.limit_bytes);
   young_bytes_ = std::clamp(round_down_pages(static_cast<uint64_t>(std::max(0.0, want))),
@@ -146,8 +152,9 @@ std::string YoungSizing::describe() const {
   std::snprintf(
       buf, sizeof buf,
       "model: %.3f ms + %.3f ms/MiB copied + %.3f ms/MiB promoted + %.3f ms/1000 cards; survival %.3f "
-      "(padded %.3f), dirty cards %.0f",
-      theta_[0], theta_[1], theta_[2], theta_[3], survival_, padded_survival(), dirty_cards_);
+      "(padded %.3f), dirty cards %.0f, young GC time %.1f%%",
+      theta_[0], theta_[1], theta_[2], theta_[3], survival_, padded_survival(), dirty_cards_,
+      100 * overhead_);
   return buf;
 }
 

@@ -19,7 +19,14 @@
 // collection promotes every survivor, else copied. Dirty cards: their
 // decaying average. The next size is the largest whose predicted pause
 // meets 90% of the goal, within [min, max], at most doubling per
-// collection, and shrinking at once after a pause over the goal. The first
+// collection, and shrinking at once after a pause over the goal.
+//
+// Throughput bounds it, as HotSpot's GCTimeRatio does: while young
+// collections take more than a tenth of the time (a decaying average of
+// pause / (pause + the program's time between them)), the young generation
+// does not shrink. A goal the machine cannot meet (pauses lengthened by
+// whatever else runs on it) would otherwise shrink it to the smallest and
+// collect many times as often, for pauses no shorter. The first
 // size is the one the prior model says meets the goal were every byte
 // promoted (a heap being built), within what --young allows.
 //
@@ -48,6 +55,9 @@ class YoungSizing {
     uint64_t promoted_bytes = 0;  // of those, promoted
     uint64_t dirty_cards = 0;     // old-to-young cards scanned as roots
     uint64_t kept_bytes = 0;      // survivors left in the young generation
+    // The program's time since the last young collection ended (0: none
+    // before this one).
+    double interval_ms = 0;
     // The most room for new objects the heap allows now (--heap beside the
     // other generations); the decision stays within it.
     uint64_t limit_bytes = std::numeric_limits<uint64_t>::max();
@@ -75,6 +85,9 @@ class YoungSizing {
   double per_promoted_mib_ms() const { return theta_[2]; }
   double per_kcard_ms() const { return theta_[3]; }
   double survival() const { return survival_; }
+  // The share of time young collections take (decaying average).
+  double overhead() const { return overhead_; }
+  static constexpr double kMaxOverhead = 0.1;
   // The next young collection's tenuring threshold, at most --tenure's.
   uint32_t tenure_age() const { return survival_ > kPromoteAllSurvival ? 0 : tenure_; }
   // The survival rate of new objects above which every survivor is
@@ -106,6 +119,7 @@ class YoungSizing {
   std::array<std::array<double, kTerms>, kTerms> cov_;
   double survival_ = 0, survival_deviation_ = 0, dirty_cards_ = 0;
   uint64_t kept_bytes_ = 0;  // survivors the last collection left young
+  double overhead_ = 0;
 };
 
 }  // namespace gc
