@@ -449,6 +449,28 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("young sizing: where the pause grows with the survivors, the goal comes before throughput") {
+  // Grown to 8 MiB on short pauses, then half of what is allocated
+  // survives at 3 ms per MiB, with 2 ms of program between collections:
+  // young collections take a large share of the time, and the young
+  // generation still shrinks to meet the goal.
+  YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+  for (int i = 0; i < 12; ++i) {
+    YoungSizing::Sample s = sample(0.1, p.young_bytes(), 0.01);
+    s.interval_ms = 20.0;
+    p.after_young(s);
+  }
+  REQUIRE(p.young_bytes() == 8 * kMiB);
+  for (int i = 0; i < 20; ++i) {
+    uint64_t young = p.young_bytes();
+    YoungSizing::Sample s = sample(0.05 + 3.0 * 0.5 * static_cast<double>(young) / kMiB, young, 0.5);
+    s.interval_ms = 2.0;
+    p.after_young(s);
+  }
+  CHECK(p.overhead() > YoungSizing::kMaxOverhead);
+  CHECK(0.05 + 3.0 * 0.5 * static_cast<double>(p.young_bytes()) / kMiB <= 1.0);
+}
+
 TEST_CASE("young sizing: the room the heap allows bounds the decision") {
   YoungSizing p(50.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
   YoungSizing::Sample s = sample(0.1, 1 * kMiB, 0.01);

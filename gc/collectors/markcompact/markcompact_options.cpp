@@ -57,7 +57,8 @@ constexpr OptionSpec kOptions[] = {
                 check_dense_prefix),
     text_option("pause-goal", "MS", "none: the young generation stays at --young",
                 "size the young generation after each young collection so that young pauses take at most "
-                "MS milliseconds, within --young (as HotSpot's MaxGCPauseMillis)",
+                "MS milliseconds, within --young (as HotSpot's MaxGCPauseMillis); it does not shrink "
+                "while young collections take over a tenth of the time",
                 check_pause_goal),
 };
 

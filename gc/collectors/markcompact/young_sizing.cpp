@@ -134,9 +134,9 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
     want = std::min(want, static_cast<double>(young_bytes_) * goal_ms_ / s.pause_ms);
     d.why = "pause over the goal";
   }
-  if (overhead_ > kMaxOverhead && want < static_cast<double>(young_bytes_)) {
+  if (room_ms <= 0 && overhead_ > kMaxOverhead && want < static_cast<double>(young_bytes_)) {
     want = static_cast<double>(young_bytes_);
-    d.why = "young collections take over a tenth of the time: not shrunk";
+    d.why = "no size meets the goal and young collections take over a tenth of the time: not shrunk";
   }
   want = std::min(want, 2.0 * static_cast<double>(young_bytes_));
   uint64_t most = std::min(max_bytes_, s.limit_bytes);

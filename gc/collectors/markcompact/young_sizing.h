@@ -21,12 +21,14 @@
 // meets 90% of the goal, within [min, max], at most doubling per
 // collection, and shrinking at once after a pause over the goal.
 //
-// Throughput bounds it, as HotSpot's GCTimeRatio does: while young
-// collections take more than a tenth of the time (a decaying average of
-// pause / (pause + the program's time between them)), the young generation
-// does not shrink. A goal the machine cannot meet (pauses lengthened by
-// whatever else runs on it) would otherwise shrink it to the smallest and
-// collect many times as often, for pauses no shorter. The first
+// Throughput bounds it where the goal cannot be met: when the model says no
+// size meets the goal (its fixed part and the kept survivors alone miss
+// it) and young collections take more than a tenth of the time (a
+// decaying average of pause / (pause + the program's time between them)),
+// the young generation does not shrink. A machine busy enough to lengthen
+// every pause would otherwise shrink it to the smallest and collect many
+// times as often, for pauses no shorter. Where the pause grows with the
+// survivors the goal comes first, as in HotSpot's policy. The first
 // size is the one the prior model says meets the goal were every byte
 // promoted (a heap being built), within what --young allows.
 //
