@@ -250,6 +250,13 @@ struct TreeWork {
   std::vector<std::atomic<uint8_t>> seen;
   std::atomic<uint64_t> steals{0}, overflows{0}, offers{0};
 
+  // Every task processed, none twice.
+  bool each_seen_once() const {
+    for (const auto& s : seen)
+      if (s.load() != 1) return false;
+    return true;
+  }
+
   void run(unsigned id) {
     TaskDeque& d = *deques[id];
     auto push = [&](Task t) {
@@ -307,13 +314,7 @@ TEST_CASE("termination: every thread ends only when all work is done, with more 
     auto job = [&](unsigned id) { w.run(id); };
     pool.run(job);
     CHECK(w.term.done());
-    uint64_t missing = 0, twice = 0;
-    for (auto& s : w.seen) {
-      missing += s.load() == 0;
-      twice += s.load() > 1;
-    }
-    CHECK(missing == 0);
-    CHECK(twice == 0);
+    CHECK(w.each_seen_once());
     CHECK(w.overflow.looks_empty());
     if (threads > 1) steals_with_company += w.steals.load();
     MESSAGE(threads << " threads: " << w.steals.load() << " steals, " << w.overflows.load() << " overflows, "
@@ -369,13 +370,7 @@ TEST_CASE("termination: in an open phase the work is done by whoever joins, late
       CHECK(w.term.done());
       CHECK(joined.load() <= took_part);
       CHECK(w.term.joined() == joined.load());
-      uint64_t missing = 0, twice = 0;
-      for (auto& s : w.seen) {
-        missing += s.load() == 0;
-        twice += s.load() > 1;
-      }
-      REQUIRE(missing == 0);
-      REQUIRE(twice == 0);
+      REQUIRE(w.each_seen_once());
     }
   }
 }
