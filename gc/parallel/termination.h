@@ -39,10 +39,7 @@ class Termination {
   void reset(unsigned threads);
   // Before an open phase (WorkerPool::run_open): the caller starts active
   // alone, and the others join().
-  void reset_open() {
-    reset(1);
-    joined_.store(1, std::memory_order_relaxed);
-  }
+  void reset_open() { reset(1); }
   // A worker arriving in an open phase becomes active, unless the phase is
   // already over (false: it must not take part). Active before it takes any
   // work, as a thief is (L127), so no thread sees zero while it works.

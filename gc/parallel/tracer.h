@@ -48,6 +48,7 @@
 #include "gc/parallel/task.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
+#include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
 
 namespace gc::parallel {
@@ -97,7 +98,11 @@ struct RootClaim {
 template <class Policy>
 class Tracer {
  public:
-  Tracer(const TraceShared& shared, unsigned id) : work_(shared), id_(id), deque_(*shared.deques[id]) {}
+  Tracer(const TraceShared& shared, unsigned id)
+      : work_(shared),
+        id_(id),
+        threads_(static_cast<unsigned>(shared.deques.size())),
+        deque_(*shared.deques[id]) {}
 
   unsigned id() const { return id_; }
   const WorkerStats& stats() const { return stats_; }
@@ -165,10 +170,11 @@ class Tracer {
   // The policy's default for a whole object.
   [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) { scan_slots(h, 0, n); }
 
-  // Some thread has offered termination: it can only find work that sits
-  // in a deque. One relaxed load of a line written only when a thread goes
-  // idle or comes back.
-  bool others_idle() const { return work_.termination.active() < work_.termination.joined(); }
+  // Some thread that takes part has offered termination: it can only find
+  // work that sits in a deque. Alone, nothing to load; else two relaxed
+  // loads of a line written only when a thread joins, goes idle or comes
+  // back.
+  bool others_idle() const { return threads_ > 1 && work_.termination.active() < work_.termination.joined(); }
 
   // The work-sharing counters every parallel phase reports, once per phase
   // on this thread (the Recorder's rule).
@@ -248,6 +254,7 @@ class Tracer {
 
   TraceShared work_;
   unsigned id_;
+  unsigned threads_;  // in the pool, whether or not they take part
   TaskDeque& deque_;
   PrivateTasks private_;
   uint64_t steal_seed_ = 0;
@@ -283,6 +290,20 @@ void Tracer<Policy>::trace() {
     }
     if (work_.termination.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
   }
+}
+
+// A traversal as an open phase (WorkerPool::run_open): worker 0 starts it
+// alone, and a pool thread that arrives takes part (part(worker)) only if
+// it joins the termination count before the traversal is over. Roots and
+// work must be claimed, never assigned by worker id. Returns the workers
+// that took part.
+template <class Part>
+unsigned trace_open(WorkerPool& pool, Termination& termination, Part&& part) {
+  termination.reset_open();
+  auto job = [&](unsigned worker) {
+    if (worker == 0 || termination.join()) part(worker);
+  };
+  return pool.run_open(job);
 }
 
 }  // namespace gc::parallel

@@ -45,14 +45,8 @@ void CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const> gre
   std::vector<Marker<true>> markers;
   markers.reserve(threads);
   for (unsigned w = 0; w < threads; ++w) markers.emplace_back(*this, w);
-  // An open phase (worker_pool.h): a short mark does not wait for a GC
-  // thread to wake; roots and grey objects are claimed, so whoever takes
-  // part does all of it.
-  termination_.reset_open();
-  auto job = [&](unsigned worker) {
-    if (worker == 0 || termination_.join()) markers[worker].run(work);
-  };
-  pool_.run_open(job);
+  // An open phase: a short mark does not wait for a GC thread to wake.
+  parallel::trace_open(pool_, termination_, [&](unsigned worker) { markers[worker].run(work); });
   for (unsigned w = 0; w < threads; ++w) totals_[w].add(markers[w].stats());
 }
 

@@ -353,11 +353,7 @@ struct ScavengeThreads {
   // and the others become filler.
   void run(const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
     for (auto& s : scavengers) s->prepare(spaces, lab_words);
-    termination.reset_open();
-    auto job = [&](unsigned worker) {
-      if (worker == 0 || termination.join()) scavengers[worker]->run(phase);
-    };
-    pool->run_open(job);
+    parallel::trace_open(*pool, termination, [&](unsigned worker) { scavengers[worker]->run(phase); });
     std::vector<Scavenger*> order;
     order.reserve(scavengers.size());
     for (auto& s : scavengers) order.push_back(s.get());
