@@ -607,3 +607,90 @@ TEST_CASE(
     building.after_young({.pause_ms = 0.8, .young_bytes = 512 * kKiB, .survived_bytes = 500 * kKiB});
   CHECK(building.tenure_age() == 0);
 }
+
+// Without a goal (goal_ms 0): grown from the first collections' survival.
+namespace {
+
+// A collection at the policy's size in which `survival` of the new objects
+// survived, all promoted when the policy says so, none kept young.
+YoungSizing::Sample no_goal_sample(const YoungSizing& p, double survival) {
+  uint64_t young = p.young_bytes();
+  uint64_t survived = static_cast<uint64_t>(static_cast<double>(young) * survival);
+  return {.pause_ms = 1.0,
+          .young_bytes = young,
+          .survived_bytes = survived,
+          .promoted_bytes = p.tenure_age() == 0 ? survived : 0};
+}
+
+}  // namespace
+
+TEST_CASE("young sizing without a goal: low survival doubles the young generation up to its size, and it stays") {
+  YoungSizing p(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+  CHECK(p.young_bytes() == 1 * kMiB);
+  uint64_t sizes[] = {2 * kMiB, 4 * kMiB, 8 * kMiB};
+  for (uint64_t want : sizes) {
+    YoungSizing::Decision d = p.after_young(no_goal_sample(p, 0.05));
+    CHECK(d.young_bytes == want);
+    CHECK(std::string(d.why) == "most new objects die: doubled");
+  }
+  CHECK(p.grown());
+  // Grown, it stays, whatever survives later, and survivors age as
+  // --tenure says.
+  for (int i = 0; i < 10; ++i) CHECK(p.after_young(no_goal_sample(p, 0.9)).young_bytes == 8 * kMiB);
+  CHECK(p.tenure_age() == 2);
+}
+
+TEST_CASE("young sizing without a goal: a heap being built is held small and promoted, for a bounded volume") {
+  YoungSizing p(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+  uint64_t promoted = 0;
+  int held = 0;
+  while (!p.grown() && held < 100) {
+    YoungSizing::Sample s = no_goal_sample(p, 0.95);
+    promoted += s.promoted_bytes;
+    YoungSizing::Decision d = p.after_young(s);
+    if (p.grown()) break;
+    ++held;
+    CHECK(d.young_bytes == 1 * kMiB);
+    CHECK(p.tenure_age() == 0);  // every survivor promoted: copied once
+  }
+  // Held until kHoldVolume full sizes were promoted (the first collection
+  // promoted nothing: survival was not yet known), then grown.
+  CHECK(p.grown());
+  CHECK(promoted >= YoungSizing::kHoldVolume * 8 * kMiB);
+  CHECK(promoted < YoungSizing::kHoldVolume * 8 * kMiB + 1 * kMiB);
+  CHECK(p.young_bytes() == 8 * kMiB);
+  CHECK(p.tenure_age() == 2);
+  // Once the heap stops growing the held young generation doubles.
+  YoungSizing q(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+  for (int i = 0; i < 5; ++i) q.after_young(no_goal_sample(q, 0.95));
+  REQUIRE(q.young_bytes() == 1 * kMiB);
+  for (int i = 0; i < 3; ++i) q.after_young(no_goal_sample(q, 0.01));  // the average falls below half
+  CHECK(q.young_bytes() > 1 * kMiB);
+}
+
+TEST_CASE("young sizing without a goal: a full collection that finds most of the old generation dead ends holding") {
+  for (uint64_t live : {8 * kMiB, 3 * kMiB}) {
+    CAPTURE(live);
+    YoungSizing p(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+    for (int i = 0; i < 4; ++i) p.after_young(no_goal_sample(p, 0.95));
+    REQUIRE(p.young_bytes() == 1 * kMiB);
+    p.after_full(0, 10 * kMiB, live);
+    p.after_young(no_goal_sample(p, 0.95));
+    if (live == 8 * kMiB) {
+      CHECK(!p.grown());  // what was promoted lives: a heap being built
+      CHECK(p.young_bytes() == 1 * kMiB);
+    } else {
+      CHECK(p.grown());  // 70% dead: promoted before it could die young
+      CHECK(p.young_bytes() == 8 * kMiB);
+    }
+  }
+}
+
+TEST_CASE("young sizing without a goal: the room the heap allows bounds the decision") {
+  YoungSizing p(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
+  YoungSizing::Sample s = no_goal_sample(p, 0.01);
+  s.limit_bytes = 1536 * kKiB;
+  CHECK(p.after_young(s).young_bytes == 1536 * kKiB);
+  s.limit_bytes = 0;
+  CHECK(p.after_young(s).young_bytes == 0);
+}

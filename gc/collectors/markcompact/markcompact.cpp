@@ -42,9 +42,9 @@ uint64_t young_semispace_for(const HeapOptions& o) {
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
 }
 
-// Under --pause-goal the young generation (young_sizing.h) starts at most
-// here and stays above there, in semispace bytes (within what --young or
-// the default reserve).
+// The young generation sized by young_sizing.h (under --pause-goal, and
+// without --young) starts at most here and stays above there, in
+// semispace bytes (within what --young or the default reserve).
 constexpr uint64_t kInitialAdaptiveYoungBytes = 1ull << 20;
 constexpr uint64_t kMinAdaptiveYoungBytes = 64ull << 10;
 
@@ -52,8 +52,11 @@ uint32_t tenure_age_of(const MarkCompactCollectorOptions& knobs) {
   return knobs.tenure_age >= 0 ? static_cast<uint32_t>(knobs.tenure_age) : kDefaultTenureAge;
 }
 
+// A goal sizes the young generation throughout; without one it is grown
+// from the first collections' survival to its size, unless --young fixes
+// it (as HotSpot's -Xmn does).
 std::unique_ptr<YoungSizing> young_sizing_for(const MarkCompactCollectorOptions& knobs, uint64_t max_bytes) {
-  if (knobs.pause_goal_ms == 0) return nullptr;
+  if (knobs.pause_goal_ms == 0 && knobs.young_bytes != 0) return nullptr;
   uint64_t min = std::min(kMinAdaptiveYoungBytes, max_bytes);
   return std::make_unique<YoungSizing>(knobs.pause_goal_ms, min, max_bytes,
                                        std::min(kInitialAdaptiveYoungBytes, max_bytes), tenure_age_of(knobs));
@@ -122,7 +125,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   // a huge page's first touch inside a pause (promotion into fresh old
   // space, a to-space past its last size) may compact memory first and
   // take milliseconds (docs/collectors/markcompact.md, --pause-goal).
-  if (sizing_) Reservation::use_small_pages(young_a_.begin(), old_.region_end());
+  if (knobs_.pause_goal_ms > 0) Reservation::use_small_pages(young_a_.begin(), old_.region_end());
   cards_.clean(old_.begin(), old_.end());
   threads_.make_scavengers(events, reservation_);
   if (options_.gc_threads > 0)
@@ -153,7 +156,9 @@ void MarkCompactCollector::describe_events() {
                     "ms",
                     "Each young collection's pause, what the sizing policy predicted for the next one, and "
                     "--pause-goal (absent without one): pauses over the goal make the young generation "
-                    "shrink at once, short ones with little survival let it grow.",
+                    "shrink at once, short ones with little survival let it grow. Without a goal (and "
+                    "without --young) the young generation starts small and grows to its size as the "
+                    "first collections' survival falls.",
                     {{"pause", "young pause us", "", 1e-3},
                      {"predicted next", "predicted pause us", "", 1e-3},
                      {"goal", "pause goal us", "", 1e-3}}});
@@ -347,7 +352,7 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   events.count(0, "young pause us", static_cast<uint64_t>(sample.pause_ms * 1000));
   events.count(0, "predicted pause us", static_cast<uint64_t>(d.predicted_pause_ms * 1000));
   events.count(0, "young semispace bytes", young_bytes_);
-  events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
+  if (sizing_->goal_ms() > 0) events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
   if (events.enabled()) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
@@ -382,10 +387,12 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
     // young, compact, and promote them once compaction has made the room.
     bool promote_all = promotion_guaranteed(old_bound_bytes(pending_large_bytes));
     scavenge_young(promote_all ? 0 : Header::kMaxAge + 1);
+    uint64_t old_used = old_.used_bytes();
     compact_old_generation(pending_large_bytes);
+    uint64_t old_live = old_.used_bytes();
     if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
       scavenge_young(0);
-    if (sizing_) sizing_->after_full(young_->used_bytes());
+    if (sizing_) sizing_->after_full(young_->used_bytes(), old_used, old_live);
     full_collections_++;
     stats_.last_live_bytes = heap_used();
     los_.set_growth_budget(stats_.last_live_bytes);

@@ -131,7 +131,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   MarkCompactCollectorOptions knobs_;    // this collector's command-line options
   uint64_t young_bytes_;                 // Y: each young semispace's capacity
   uint64_t young_max_bytes_;             // what the reservation holds of Y
-  std::unique_ptr<YoungSizing> sizing_;  // --pause-goal; nullptr: Y fixed
+  std::unique_ptr<YoungSizing> sizing_;  // nullptr: Y fixed by --young
   int64_t last_young_end_ns_ = 0;        // for the policy's interval between young collections
   uint64_t old_target_bytes_;            // the old generation's capacity before a full collection is due
   uint32_t tenure_age_;                  // --tenure

@@ -39,7 +39,9 @@ std::string check_pause_goal(const std::string& value) {
 
 constexpr OptionSpec kOptions[] = {
     kGcLabOption,
-    size_option("young", "16M, at most 1/8 of the heap", "the young generation, both semispaces",
+    size_option("young", "16M, at most 1/8 of the heap",
+                "the young generation, both semispaces; given, its size is fixed, else it starts at 2M "
+                "and grows to it from the first collections' survival",
                 "young generation size", "at least 64K", 64u << 10, UINT64_MAX),
     count_option("tenure", "2", "young collections an object survives before it is promoted (0 to 15)",
                  "tenuring threshold", "0 to 15", 0, 15),
@@ -55,7 +57,7 @@ constexpr OptionSpec kOptions[] = {
                 "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
                 "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
                 check_dense_prefix),
-    text_option("pause-goal", "MS", "none: the young generation stays at --young",
+    text_option("pause-goal", "MS", "none: the young generation grown to --young's size, see --young",
                 "size the young generation after each young collection so that young pauses take at most "
                 "MS milliseconds, within --young (as HotSpot's MaxGCPauseMillis); it does not shrink "
                 "while young collections take over a tenth of the time",

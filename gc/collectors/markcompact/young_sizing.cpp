@@ -49,6 +49,10 @@ YoungSizing::YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes,
       theta_(kPriorTheta),
       cov_{} {
   for (int i = 0; i < kTerms; ++i) cov_[i][i] = kPriorVariance[i];
+  if (goal_ms_ == 0) {
+    young_bytes_ = std::clamp(round_down_pages(initial_bytes), min_bytes_, max_bytes_);
+    return;
+  }
   double room_ms = kGoalMargin * goal_ms_ - fixed_part_ms();
   double fits = room_ms > 0 ? room_ms / cost_per_kept_mib_ms() * kMiB : 0;
   young_bytes_ =
@@ -124,6 +128,8 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
     dirty_cards_ = (1 - kWeight) * dirty_cards_ + kWeight * static_cast<double>(s.dirty_cards);
   }
 
+  if (goal_ms_ == 0) return grow_from_survival(s);
+
   Decision d;
   double survival = std::max(padded_survival(), 1e-3);
   double room_ms = kGoalMargin * goal_ms_ - fixed_part_ms() - cost_per_kept_mib_ms() * mib(kept_bytes_);
@@ -145,6 +151,38 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   d.young_bytes = young_bytes_;
   d.predicted_pause_ms = predict_ms(young_bytes_);
   return d;
+}
+
+YoungSizing::Decision YoungSizing::grow_from_survival(const Sample& s) {
+  Decision d;
+  uint64_t size = young_bytes_;
+  if (survival_ > kPromoteAllSurvival && !grown_) {
+    held_promoted_ += s.promoted_bytes;
+    grown_ = held_promoted_ >= kHoldVolume * max_bytes_;
+  }
+  if (grown_) {
+    size = max_bytes_;
+    d.why = "grown";
+  } else if (survival_ > kPromoteAllSurvival) {
+    d.why = "most new objects survive (a heap being built): held, survivors promoted";
+  } else {
+    size = std::min(2 * young_bytes_, max_bytes_);
+    grown_ = size == max_bytes_;
+    d.why = "most new objects die: doubled";
+  }
+  uint64_t most = std::min(max_bytes_, s.limit_bytes);
+  young_bytes_ = std::clamp(size, std::min(min_bytes_, most), most);
+  d.young_bytes = young_bytes_;
+  d.predicted_pause_ms = predict_ms(young_bytes_);
+  return d;
+}
+
+void YoungSizing::after_full(uint64_t kept_bytes, uint64_t old_used_bytes, uint64_t old_live_bytes) {
+  kept_bytes_ = kept_bytes;
+  if (goal_ms_ == 0 && old_used_bytes &&
+      static_cast<double>(old_used_bytes - std::min(old_used_bytes, old_live_bytes)) >
+          kPrematurePromotion * static_cast<double>(old_used_bytes))
+    grown_ = true;
 }
 
 std::string YoungSizing::describe() const {

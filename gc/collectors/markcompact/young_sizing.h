@@ -37,6 +37,22 @@
 // them twice, so the next collection promotes every survivor; otherwise
 // the threshold is --tenure's.
 //
+// Without a goal (goal_ms 0) the first collections size it from survival
+// instead of a fixed start: it starts small and doubles after each young
+// collection whose new objects mostly died, up to --young's size, where
+// it stays. While most new objects survive (the program building its
+// heap) it holds, and every survivor is promoted, so that the heap being
+// built is copied once, a small young generation at a time, rather than
+// in a few long pauses. Holding is wrong when what it promotes would have
+// died in a young generation of full size (structures larger than the
+// small one but short-lived), and survival at the small size cannot tell
+// the two apart (nor can it at full size: GCOld's new objects mostly
+// survive one collection there too, and die before the next). So holding
+// belongs to the program's start and is bounded: it ends once
+// kHoldVolume times --young's size has been promoted while holding, or
+// when a full collection finds most of the old generation dead (objects
+// promoted before they could die young).
+//
 // A pure function of the samples it is fed: tests give it pauses and
 // survival directly (tests/unit/test_markcompact.cpp).
 #pragma once
@@ -70,16 +86,20 @@ class YoungSizing {
     const char* why = "";  // one of the reasons below, for --gc-log=debug
   };
 
-  // goal_ms > 0. Bytes are a semispace's, page multiples; the first size
-  // is at most initial_bytes, within [min, max]. tenure: --tenure's.
+  // goal_ms > 0: a pause goal; 0: none (grown from survival). Bytes are a
+  // semispace's, page multiples; the first size is at most initial_bytes,
+  // within [min, max]. tenure: --tenure's.
   YoungSizing(double goal_ms, uint64_t min_bytes, uint64_t max_bytes, uint64_t initial_bytes,
               uint32_t tenure);
 
   Decision after_young(const Sample& s);
-  // A full collection left kept_bytes of survivors young.
-  void after_full(uint64_t kept_bytes) { kept_bytes_ = kept_bytes; }
+  // A full collection left kept_bytes of survivors young, and found
+  // old_live_bytes of the old_used_bytes the old generation held.
+  void after_full(uint64_t kept_bytes, uint64_t old_used_bytes, uint64_t old_live_bytes);
 
   double goal_ms() const { return goal_ms_; }
+  // Without a goal: whether the young generation has reached its size.
+  bool grown() const { return grown_; }
   uint64_t young_bytes() const { return young_bytes_; }
   // The model as it stands (for the log and the tests).
   double fixed_ms() const { return theta_[0]; }
@@ -91,10 +111,16 @@ class YoungSizing {
   double overhead() const { return overhead_; }
   static constexpr double kMaxOverhead = 0.1;
   // The next young collection's tenuring threshold, at most --tenure's.
-  uint32_t tenure_age() const { return survival_ > kPromoteAllSurvival ? 0 : tenure_; }
+  uint32_t tenure_age() const { return survival_ > kPromoteAllSurvival && !grown_ ? 0 : tenure_; }
   // The survival rate of new objects above which every survivor is
-  // promoted.
+  // promoted (and, without a goal, the young generation does not grow).
   static constexpr double kPromoteAllSurvival = 0.5;
+  // Without a goal: the share of the old generation a full collection
+  // finds dead above which holding the young generation small stops.
+  static constexpr double kPrematurePromotion = 0.5;
+  // Without a goal: the most bytes promoted while holding, in units of
+  // the full size.
+  static constexpr uint64_t kHoldVolume = 4;
   double padded_survival() const;
   // The pause the model predicts after young_bytes more are allocated.
   double predict_ms(uint64_t young_bytes) const;
@@ -104,6 +130,7 @@ class YoungSizing {
  private:
   static constexpr int kTerms = 4;
   void fit(const Sample& s);
+  Decision grow_from_survival(const Sample& s);
   // The model's costs as predictions use them: a pause's part that does
   // not grow with survivors (fixed and dirty cards), and the costs per MiB
   // of new survivors and of those kept young by the last collection.
@@ -122,6 +149,10 @@ class YoungSizing {
   double survival_ = 0, survival_deviation_ = 0, dirty_cards_ = 0;
   uint64_t kept_bytes_ = 0;  // survivors the last collection left young
   double overhead_ = 0;
+  // Without a goal, set once the young generation reaches its size (or
+  // holding it small promoted what died soon); always false with one.
+  bool grown_ = false;
+  uint64_t held_promoted_ = 0;  // promoted while holding
 };
 
 }  // namespace gc
