@@ -24,9 +24,11 @@ struct GenHeap {
   std::unique_ptr<Collector> owner;
   MarkCompactCollector* c;
 
-  explicit GenHeap(HeapOptions o = {}) {
+  // A fixed young generation of 1M unless the options size it, or
+  // sized_by_policy leaves it to the default policy.
+  explicit GenHeap(HeapOptions o = {}, bool sized_by_policy = false) {
     if (o.max_heap_bytes == 0) o.max_heap_bytes = 64ull << 20;
-    if (!o.collector_options.count("young")) o.collector_options["young"] = "1M";
+    if (!o.collector_options.count("young") && !sized_by_policy) o.collector_options["young"] = "1M";
     roots.roots.assign(16, Value::nil());
     owner = find_collector("markcompact")->create(roots, o);
     c = static_cast<MarkCompactCollector*>(owner.get());
@@ -624,7 +626,8 @@ YoungSizing::Sample no_goal_sample(const YoungSizing& p, double survival) {
 
 }  // namespace
 
-TEST_CASE("young sizing without a goal: low survival doubles the young generation up to its size, and it stays") {
+TEST_CASE(
+    "young sizing without a goal: low survival doubles the young generation up to its size, and it stays") {
   YoungSizing p(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
   CHECK(p.young_bytes() == 1 * kMiB);
   uint64_t sizes[] = {2 * kMiB, 4 * kMiB, 8 * kMiB};
@@ -640,7 +643,8 @@ TEST_CASE("young sizing without a goal: low survival doubles the young generatio
   CHECK(p.tenure_age() == 2);
 }
 
-TEST_CASE("young sizing without a goal: a heap being built is held small and promoted, for a bounded volume") {
+TEST_CASE(
+    "young sizing without a goal: a heap being built is held small and promoted, for a bounded volume") {
   YoungSizing p(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
   uint64_t promoted = 0;
   int held = 0;
@@ -668,7 +672,9 @@ TEST_CASE("young sizing without a goal: a heap being built is held small and pro
   CHECK(q.young_bytes() > 1 * kMiB);
 }
 
-TEST_CASE("young sizing without a goal: a full collection that finds most of the old generation dead ends holding") {
+TEST_CASE(
+    "young sizing without a goal: a full collection that finds most of the old generation dead ends "
+    "holding") {
   for (uint64_t live : {8 * kMiB, 3 * kMiB}) {
     CAPTURE(live);
     YoungSizing p(0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
@@ -693,4 +699,33 @@ TEST_CASE("young sizing without a goal: the room the heap allows bounds the deci
   CHECK(p.after_young(s).young_bytes == 1536 * kKiB);
   s.limit_bytes = 0;
   CHECK(p.after_young(s).young_bytes == 0);
+}
+
+TEST_CASE(
+    "markcompact: without --young or --pause-goal the young generation holds while a heap is built, then "
+    "grows to its size") {
+  HeapOptions o;
+  o.max_heap_bytes = 256ull << 20;  // the default young generation: 16M, a semispace of 8M
+  GenHeap h(o, true);
+  auto young_capacity = [&] {
+    std::vector<observe::SpaceUsage> spaces;
+    h.c->describe_spaces(spaces);
+    return spaces[0].capacity_bytes;
+  };
+  CHECK(young_capacity() == 1 * kMiB);
+  // A heap being built: everything allocated stays reachable.
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 20000; ++i) REQUIRE(h.cons(1));
+    h.c->collect_young(GcCause::kExplicit);
+    if (round > 0) CHECK(young_capacity() == 1 * kMiB);  // every survivor promoted, nothing kept
+  }
+  uint64_t before = h.c->stats().collections;
+  // Then garbage: it doubles to its size.
+  for (int round = 0; round < 8; ++round) {
+    for (int i = 0; i < 20000; ++i) REQUIRE(h.alloc(2, 1));
+    h.c->collect_young(GcCause::kExplicit);
+  }
+  CHECK(young_capacity() == 8 * kMiB);
+  CHECK(h.c->stats().collections - before == 8);
+  CHECK(!h.check());
 }

@@ -352,7 +352,8 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   events.count(0, "young pause us", static_cast<uint64_t>(sample.pause_ms * 1000));
   events.count(0, "predicted pause us", static_cast<uint64_t>(d.predicted_pause_ms * 1000));
   events.count(0, "young semispace bytes", young_bytes_);
-  if (sizing_->goal_ms() > 0) events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
+  if (sizing_->goal_ms() > 0)
+    events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
   if (events.enabled()) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
