@@ -52,6 +52,17 @@ void Reservation::use_small_pages(Word* begin, Word* end) {
   if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_NOHUGEPAGE);
 }
 
+void Reservation::populate(Word* begin, Word* end) {
+#ifdef MADV_POPULATE_WRITE
+  uintptr_t first = round_down_pages(reinterpret_cast<uintptr_t>(begin));
+  uintptr_t last = round_up_pages(reinterpret_cast<uintptr_t>(end));
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+#else
+  (void)begin;
+  (void)end;
+#endif
+}
+
 CardTable::CardTable(const Reservation& heap) {
   uintptr_t first = reinterpret_cast<uintptr_t>(heap.base()) >> kCardShift;
   uintptr_t last = (reinterpret_cast<uintptr_t>(heap.end()) + (1u << kCardShift) - 1) >> kCardShift;

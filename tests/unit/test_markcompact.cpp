@@ -3,6 +3,7 @@
 // blocks finding the same cards, promotion after the tenuring threshold,
 // the offset table, full collections compacting the old generation.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 
 #include <vector>
 
@@ -728,4 +729,30 @@ TEST_CASE(
   CHECK(young_capacity() == 8 * kMiB);
   CHECK(h.c->stats().collections - before == 8);
   CHECK(!h.check());
+}
+
+TEST_CASE("markcompact: under --pause-goal the old generation's pages are faulted in outside the pauses") {
+  HeapOptions o;
+  o.collector_options["pause-goal"] = "1";
+  o.collector_options["tenure"] = "0";
+  GenHeap h(o);
+  for (int i = 0; i < 1000; ++i) REQUIRE(h.cons(1));
+  h.c->collect_young(GcCause::kExplicit);
+  verify::HeapShape shape;
+  h.c->describe_heap(shape);
+  const Word* old_begin = nullptr;
+  for (const auto& space : shape.linear_spaces)
+    if (std::string_view(space.name) == "old") old_begin = space.begin;
+  REQUIRE(old_begin != nullptr);
+  std::vector<observe::SpaceUsage> spaces;
+  h.c->describe_spaces(spaces);
+  REQUIRE(spaces[2].name == "old");
+  uint64_t capacity = spaces[2].capacity_bytes;
+  REQUIRE(capacity > 1 * kMiB);  // far more than the 24 KB promoted
+  auto first = reinterpret_cast<uintptr_t>(old_begin) / kPageBytes * kPageBytes;
+  std::vector<unsigned char> resident(capacity / kPageBytes);
+  REQUIRE(mincore(reinterpret_cast<void*>(first), capacity, resident.data()) == 0);
+  size_t missing = 0;
+  for (unsigned char r : resident) missing += (r & 1) ? 0 : 1;
+  CHECK(missing == 0);
 }

@@ -106,6 +106,8 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   void compact_old_generation(uint64_t pending_large_bytes);  // pMarkcompact, then the old generation's size
   ParallelMarkCompact::Result mark_compact_old(Word* old_top);
   void resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes);
+  uint64_t promotion_room_bytes() const;  // for promoting a whole young semispace
+  void populate_old_pages();
   bool full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes);
 
   // --- slow paths (BumpAllocator::Plan: the allocator asks for these)
@@ -133,6 +135,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   uint64_t young_max_bytes_;             // what the reservation holds of Y
   std::unique_ptr<YoungSizing> sizing_;  // nullptr: Y fixed by --young
   int64_t last_young_end_ns_ = 0;        // for the policy's interval between young collections
+  Word* old_populated_end_ = nullptr;    // under a pause goal: old pages below are faulted in
   uint64_t old_target_bytes_;            // the old generation's capacity before a full collection is due
   uint32_t tenure_age_;                  // --tenure
   uint64_t lab_words_;                   // --gc-lab
