@@ -1,30 +1,13 @@
 #include "gc/parallel/termination.h"
 
-#include <linux/futex.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <climits>
-#include <ctime>
 
 #include "gc/parallel/cpu_relax.h"
+#include "gc/parallel/futex.h"
 
 namespace gc::parallel {
-
-namespace {
-
-void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, unsigned timeout_us) {
-  timespec ts{static_cast<time_t>(timeout_us / 1000000), static_cast<long>(timeout_us % 1000000) * 1000};
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &ts, nullptr, 0);
-}
-
-void futex_wake_all(std::atomic<uint32_t>* word) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-}  // namespace
 
 void Termination::reset(unsigned threads) {
   joined_.store(threads, std::memory_order_relaxed);

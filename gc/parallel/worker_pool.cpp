@@ -1,6 +1,7 @@
 #include "gc/parallel/worker_pool.h"
 
 #include "gc/parallel/cpu_relax.h"
+#include "gc/parallel/futex.h"
 
 namespace gc::parallel {
 
@@ -10,7 +11,7 @@ WorkerPool::~WorkerPool() {
   if (threads_.empty()) return;
   stopping_.store(true, std::memory_order_release);
   epoch_.fetch_add(1, std::memory_order_acq_rel);
-  epoch_.notify_all();
+  futex_wake_all(&epoch_);
   for (std::thread& t : threads_) t.join();
 }
 
@@ -33,8 +34,8 @@ unsigned WorkerPool::run_erased(void* job, Fn fn, bool open) {
   finished_.store(0, std::memory_order_relaxed);
   uint32_t epoch = epoch_.load(std::memory_order_relaxed) + 1;
   admission_.store(uint64_t{epoch} << 32, std::memory_order_relaxed);
-  epoch_.store(epoch, std::memory_order_release);
-  epoch_.notify_all();
+  epoch_.store(epoch, std::memory_order_seq_cst);
+  futex_wake_all(&epoch_);
   fn(job, 0);
   uint32_t expected = open ? close_admission() : workers_ - 1;
   // Wait for them: spin first (they usually finish together, since the
@@ -44,7 +45,7 @@ unsigned WorkerPool::run_erased(void* job, Fn fn, bool open) {
     cpu_relax();
   }
   for (uint32_t f; (f = finished_.load(std::memory_order_acquire)) != expected;)
-    finished_.wait(f, std::memory_order_acquire);
+    futex_wait(&finished_, f, kPoolSleepUs);
   return expected + 1;
 }
 
@@ -71,15 +72,15 @@ void WorkerPool::thread_main(unsigned worker) {
       e = epoch_.load(std::memory_order_acquire);
     }
     while (e == seen) {
-      epoch_.wait(seen, std::memory_order_acquire);
+      futex_wait(&epoch_, seen, kPoolSleepUs);
       e = epoch_.load(std::memory_order_acquire);
     }
     seen = e;
     if (stopping_.load(std::memory_order_acquire)) return;
     if (!admit(e)) continue;
     fn_(job_, worker);
-    finished_.fetch_add(1, std::memory_order_acq_rel);
-    finished_.notify_one();
+    finished_.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake_all(&finished_);
   }
 }
 
