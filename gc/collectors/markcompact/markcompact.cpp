@@ -121,16 +121,10 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   young_other_->reset(young_bytes_);
   old_.grow_to(std::min(kInitialOldBytes, old_bound_bytes(0)));
   los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
-  // Under a pause goal, ordinary pages for the young and old generations:
-  // a huge page's first touch inside a pause (promotion into fresh old
-  // space, a to-space past its last size) may compact memory first and
-  // take milliseconds (docs/collectors/markcompact.md, --pause-goal).
-  if (knobs_.pause_goal_ms > 0) {
-    Reservation::use_small_pages(young_a_.begin(), old_.region_end());
-    // The first young collection's to-space, and the old generation's
-    // first pages (populate_old_pages).
-    Reservation::populate(young_other_->begin(), young_other_->end());
-  }
+  // Under a pause goal the first young collection's to-space is faulted in
+  // now, as the old generation's pages are after each collection
+  // (populate_old_pages), so that no first touch of a page falls in a pause.
+  if (knobs_.pause_goal_ms > 0) Reservation::populate(young_other_->begin(), young_other_->end());
   cards_.clean(old_.begin(), old_.end());
   threads_.make_scavengers(events, reservation_);
   if (options_.gc_threads > 0)
@@ -240,10 +234,11 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
 // generation's pages that the next young collection may promote into (its
 // capacity and room to promote a whole young semispace beyond it) are
 // faulted in now, on the program's time. A page's first touch inside a
-// young pause cost about 5-10 us on the machine the docs were measured on,
-// and a young collection promoting into 300 new pages took 3 ms against a
-// 1 ms goal. Pages faulted in stay so until a compaction shrinks the
-// space.
+// young pause cost about 5-10 us on the machine the docs were measured on
+// (ordinary pages: a young collection promoting into 300 new ones took 3
+// ms against a 1 ms goal), and a huge page's, which may compact memory
+// first, milliseconds. Pages faulted in stay so until a compaction
+// shrinks the space.
 void MarkCompactCollector::populate_old_pages() {
   if (knobs_.pause_goal_ms == 0) return;
   Word* want =
