@@ -653,7 +653,10 @@ TEST_CASE(
     YoungSizing::Sample s = no_goal_sample(p, 0.95);
     promoted += s.promoted_bytes;
     YoungSizing::Decision d = p.after_young(s);
-    if (p.grown()) break;
+    if (p.grown()) {
+      CHECK(std::string(d.why) == "promoted the most holding may: grown");
+      break;
+    }
     ++held;
     CHECK(d.young_bytes == 1 * kMiB);
     CHECK(p.tenure_age() == 0);  // every survivor promoted: copied once

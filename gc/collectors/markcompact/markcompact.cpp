@@ -190,14 +190,20 @@ void MarkCompactCollector::collect_young(GcCause cause) {
   }
 }
 
-// Everything the young generation holds, were it all promoted: its objects,
-// the hash words they owe, retired promotion-LAB tails (each under 1/8 of
-// its LAB, so under 1/7 of what is promoted) and each thread's last LAB.
+// What promoting young_words of objects may take of the old generation:
+// the objects, the hash words they owe, retired promotion-LAB tails (each
+// under 1/8 of its LAB, so under 1/7 of what is promoted) and each
+// thread's last LABs of lab_words.
+uint64_t MarkCompactCollector::promotion_words(uint64_t young_words, uint64_t lab_words) const {
+  return young_words + young_words / 7 + mutator_.hash_reserve_words() +
+         2 * lab_words * threads_.pool->size();
+}
+
+// Everything the young generation holds, were it all promoted.
 uint64_t MarkCompactCollector::young_worst_case_words() const {
   uint64_t used = words_between(young_->begin(), top);
-  uint64_t lab =
-      lab_words_for(young_->region_bytes() / kWordSize - std::min(used, young_->region_bytes() / kWordSize));
-  return used + used / 7 + mutator_.hash_reserve_words() + 2 * lab * threads_.pool->size();
+  uint64_t region = young_->region_bytes() / kWordSize;
+  return promotion_words(used, lab_words_for(region - std::min(used, region)));
 }
 
 // The promotion guarantee: before a young collection, the old generation
@@ -241,8 +247,8 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
 // shrinks the space.
 void MarkCompactCollector::populate_old_pages() {
   if (knobs_.pause_goal_ms == 0) return;
-  Word* want =
-      old_.end() + std::min(promotion_room_bytes() / kWordSize, words_between(old_.end(), old_.region_end()));
+  Word* want = old_.end() + std::min(promotion_words(young_bytes_ / kWordSize, lab_words_),
+                                     words_between(old_.end(), old_.region_end()));
   Word* from = std::max(old_populated_end_, old_.begin());
   if (want <= from) return;
   Reservation::populate(from, want);
@@ -465,17 +471,11 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
 // guarantee falls short by them), and at least room to promote a whole
 // young semispace, within the heap bound.
 void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
-  uint64_t target = std::max({kInitialOldBytes, 2 * occupied_bytes, occupied_bytes + promotion_room_bytes()});
+  uint64_t target =
+      std::max({kInitialOldBytes, 2 * occupied_bytes,
+                occupied_bytes + promotion_words(young_bytes_ / kWordSize, lab_words_) * kWordSize});
   old_target_bytes_ =
       round_up_pages(std::min(target, std::max(old_bound_bytes(pending_large_bytes), occupied_bytes)));
-}
-
-// young_worst_case_words for a full young semispace.
-uint64_t MarkCompactCollector::promotion_room_bytes() const {
-  uint64_t young_full = young_bytes_ / kWordSize;
-  return (young_full + young_full / 7 + mutator_.hash_reserve_words() +
-          2 * lab_words_ * threads_.pool->size()) *
-         kWordSize;
 }
 
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls

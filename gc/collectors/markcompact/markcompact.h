@@ -106,7 +106,6 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   void compact_old_generation(uint64_t pending_large_bytes);  // pMarkcompact, then the old generation's size
   ParallelMarkCompact::Result mark_compact_old(Word* old_top);
   void resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes);
-  uint64_t promotion_room_bytes() const;  // for promoting a whole young semispace
   void populate_old_pages();
   bool full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes);
 
@@ -116,6 +115,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) override;
   void collect_for_large(uint64_t pending_large_bytes) override;
   bool collect_leaving_no_gaps(uint64_t pending_large_bytes) override;
+  uint64_t promotion_words(uint64_t young_words, uint64_t lab_words) const;
   uint64_t young_worst_case_words() const;
   uint64_t old_bound_bytes(uint64_t pending_large_bytes) const;
   uint64_t lab_words_for(uint64_t headroom_words) const;

@@ -155,21 +155,19 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
 
 YoungSizing::Decision YoungSizing::grow_from_survival(const Sample& s) {
   Decision d;
+  d.why = "grown";
   uint64_t size = young_bytes_;
-  if (survival_ > kPromoteAllSurvival && !grown_) {
+  if (!grown_ && survival_ > kPromoteAllSurvival) {
     held_promoted_ += s.promoted_bytes;
     grown_ = held_promoted_ >= kHoldVolume * max_bytes_;
-  }
-  if (grown_) {
-    size = max_bytes_;
-    d.why = "grown";
-  } else if (survival_ > kPromoteAllSurvival) {
-    d.why = "most new objects survive (a heap being built): held, survivors promoted";
-  } else {
+    d.why = grown_ ? "promoted the most holding may: grown"
+                   : "most new objects survive (a heap being built): held, survivors promoted";
+  } else if (!grown_) {
     size = std::min(2 * young_bytes_, max_bytes_);
     grown_ = size == max_bytes_;
     d.why = "most new objects die: doubled";
   }
+  if (grown_) size = max_bytes_;
   uint64_t most = std::min(max_bytes_, s.limit_bytes);
   young_bytes_ = std::clamp(size, std::min(min_bytes_, most), most);
   d.young_bytes = young_bytes_;
