@@ -28,6 +28,22 @@ namespace gc {
   return false;
 }
 
+// Survivor overflow, as in HotSpot's Parallel collector, whose survivor
+// space holds what its adaptive size policy allows and promotes what does
+// not fit: a young collection keeps at most keep_limit bytes of survivors
+// young, so that the next one does not start with more to copy again than
+// its pause allows. A thread whose survivors kept young (kept_bytes, as
+// far as it can see) reach the limit promotes every survivor it copies
+// from then on (tenure_age 0), and counts it once. Checked when a thread's
+// to-space LAB runs out, not per object.
+[[gnu::noinline]] inline bool survivors_overflow(uint64_t kept_bytes, uint64_t keep_limit,
+                                                 uint32_t& tenure_age, parallel::WorkerStats& stats) {
+  if (kept_bytes < keep_limit) return false;
+  tenure_age = 0;
+  stats.survivor_overflows++;
+  return true;
+}
+
 // A GC thread dirties the card of a promoted slot that keeps a young
 // target. Relaxed, since several threads may dirty one card, and read
 // first, so that a card already dirty is not written again.

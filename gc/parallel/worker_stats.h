@@ -23,6 +23,7 @@ struct WorkerStats {
   uint64_t cas_failures = 0;        // lost a forwarding race (another thread copied first)
   uint64_t undone_allocations = 0;  // speculative copies retracted from the LAB
   uint64_t labs_taken = 0;
+  uint64_t survivor_overflows = 0;  // survivors kept young reached the limit: the rest promoted
   uint64_t direct_allocations = 0;  // objects too big for a LAB's tail, bumped in to-space directly
   uint64_t lab_waste_bytes = 0;     // LAB tails left as filler, and undos that could not retract
   uint64_t large_objects_marked = 0;
@@ -43,6 +44,7 @@ struct WorkerStats {
     cas_failures += o.cas_failures;
     undone_allocations += o.undone_allocations;
     labs_taken += o.labs_taken;
+    survivor_overflows += o.survivor_overflows;
     direct_allocations += o.direct_allocations;
     lab_waste_bytes += o.lab_waste_bytes;
     large_objects_marked += o.large_objects_marked;

@@ -96,6 +96,19 @@ bool OldSpace::unclaim_shared(Word* p, uint64_t words) {
   return false;
 }
 
+void OldSpace::touch_next_claims(uint64_t bytes) const {
+  constexpr uint64_t kLineWords = 64 / kWordSize;
+  uint64_t left = bytes / kWordSize;
+  for (size_t i = current_.load(std::memory_order_relaxed); i < areas_.size() && left; ++i) {
+    const Area& a = areas_[i];
+    if (!a.top) continue;
+    volatile Word* p = a.top;
+    uint64_t words = std::min(left, static_cast<uint64_t>(a.end - a.top));
+    for (uint64_t w = 0; w < words; w += kLineWords) p[w] = p[w];
+    left -= words;
+  }
+}
+
 Word* OldSpace::fill_free_areas() {
   Word* walkable_end = end_;
   for (size_t i = current_.load(std::memory_order_relaxed); i < areas_.size(); ++i) {

@@ -60,6 +60,11 @@ class OldSpace {
   // filler, except one that ends the capacity, so that [begin, returned
   // end) is one walkable run holding every object.
   Word* fill_free_areas();
+  // Touches the next `bytes` of free space in the order promotion claims
+  // it (each cache line's first word read and written back unchanged), so
+  // that those lines wait in this thread's caches, owned, for the copies
+  // that will be written there. Not while a collection claims.
+  void touch_next_claims(uint64_t bytes) const;
 
  private:
   Word* begin_;

@@ -78,3 +78,27 @@ TEST_CASE(
     for (const OldSpace::Run& r : occupied) REQUIRE(walkable(r.begin, r.end));
   }
 }
+
+TEST_CASE("old space: touching the next claims' cache lines leaves the space as it was") {
+  constexpr uint64_t kSpaceWords = 1 << 14;
+  Reservation reservation(kSpaceWords * kWordSize);
+  Word* base = reservation.base();
+  OffsetTable offsets(base, base + kSpaceWords);
+  OldSpace old(base, base + kSpaceWords, offsets);
+  // Two occupied runs (filler) and the free words between and after them
+  // holding a pattern that must survive the touch.
+  for (uint64_t i = 0; i < kSpaceWords; ++i) base[i] = Header::kPoison ^ i;
+  fill_dead_space(base, base + 100);
+  fill_dead_space(base + 1000, base + 1200);
+  old.reset_after_compaction({{base, base + 100}, {base + 1000, base + 1200}}, kSpaceWords * kWordSize);
+  std::vector<Word> before(base, base + kSpaceWords);
+  std::vector<OldSpace::Area> areas_before = old.areas();
+  old.touch_next_claims(4000 * kWordSize);  // beyond the first free area
+  CHECK(std::equal(before.begin(), before.end(), base));
+  REQUIRE(old.areas().size() == areas_before.size());
+  for (size_t i = 0; i < areas_before.size(); ++i) {
+    CHECK(old.areas()[i].top == areas_before[i].top);
+    CHECK(old.areas()[i].end == areas_before[i].end);
+  }
+  CHECK(old.free_bytes() == (kSpaceWords - 300) * kWordSize);
+}

@@ -96,7 +96,9 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
     uint64_t promoted_bytes = 0;
     uint64_t dirty_cards = 0;
   };
-  Scavenged scavenge_young(uint32_t tenure_age);        // flip, roots + cards + trace, weak
+  // Flip, roots + cards + trace, weak; survivors kept young beyond
+  // keep_limit_bytes are promoted (survivor overflow).
+  Scavenged scavenge_young(uint32_t tenure_age, uint64_t keep_limit_bytes = UINT64_MAX);
   void scavenge_serially(SerialPromotingScavenger& s);  // --gc-threads=0
   void resize_young(const Scavenged& s);
   void release_from_space();
@@ -106,7 +108,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   void compact_old_generation(uint64_t pending_large_bytes);  // pMarkcompact, then the old generation's size
   ParallelMarkCompact::Result mark_compact_old(Word* old_top);
   void resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes);
-  void populate_old_pages();
+  void ready_promotion_area();
   bool full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes);
 
   // --- slow paths (BumpAllocator::Plan: the allocator asks for these)

@@ -30,6 +30,7 @@ class SerialPromotingScavenger final : public CheneyScavenger<SerialPromotingSca
         old_bytes_(static_cast<uint64_t>(spaces.old->region_end() - spaces.old->begin()) * kWordSize),
         card_base_(spaces.card_base),
         tenure_age_(spaces.tenure_age),
+        keep_limit_(spaces.keep_limit_bytes),
         grey_promoted_(grey_promoted) {
     plab_.begin(*spaces.old, *spaces.offsets, lab_words, stats_);
     grey_promoted_.clear();
@@ -55,7 +56,13 @@ class SerialPromotingScavenger final : public CheneyScavenger<SerialPromotingSca
   friend class CheneyScavenger<SerialPromotingScavenger>;
 
   [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
-    return promotes(h, tenure_age_, new_header) ? plab_.allocate(words) : to_allocate(words);
+    if (promotes(h, tenure_age_, new_header)) return plab_.allocate(words);
+    if (!to_lab_fits(words) && survivors_overflow(kept_young_bytes(), keep_limit_, tenure_age_, stats_))
+        [[unlikely]] {
+      new_header = h;
+      return plab_.allocate(words);
+    }
+    return to_allocate(words);
   }
 
   void copied(Word* start, Word* moved, uint64_t words) {
@@ -80,6 +87,7 @@ class SerialPromotingScavenger final : public CheneyScavenger<SerialPromotingSca
   uint64_t old_bytes_;
   uint8_t* card_base_;
   uint32_t tenure_age_;
+  uint64_t keep_limit_;
   PromotionLab plab_;
   std::vector<Word*>& grey_promoted_;
 };

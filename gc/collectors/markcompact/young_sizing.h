@@ -8,18 +8,22 @@
 //
 // fitted by recursive least squares with forgetting, so that it follows a
 // program whose costs change. A promoted byte costs more than one copied
-// young (an old-space LAB, the card invariant's checks, old pages touched
-// for the first time), and a small young generation promotes most of what
-// it copies, so one cost per surviving byte would be the average of two
-// and wrong for both. The next collection's survivors are those kept
+// young (an old-space LAB, the card invariant's checks), and a small young
+// generation promotes most of what it copies, so one cost per surviving
+// byte would be the average of two and wrong for both; predictions take a
+// copy to cost at most a promotion, which the fit cannot tell while few
+// objects are copied. The next collection's survivors are those kept
 // young by this one (below --tenure: promoted or copied again, costed as
 // promoted) and the young bytes allocated meanwhile times the survival
 // rate of new objects (a decaying average, padded by its decaying
 // deviation as HotSpot pads its estimates): promoted if the next
 // collection promotes every survivor, else copied. Dirty cards: their
 // decaying average. The next size is the largest whose predicted pause
-// meets 90% of the goal, within [min, max], at most doubling per
-// collection, and shrinking at once after a pause over the goal.
+// meets the goal less the model's misses (target_ms: the goal divided by
+// one plus twice the decaying relative deviation of pauses from their
+// predictions, as HotSpot pads its pause average), within [min, max], at
+// most doubling per collection, and shrinking at once after a pause over
+// the goal.
 //
 // Throughput bounds it where the goal cannot be met: when the model says no
 // size meets the goal (its fixed part and the kept survivors alone miss
@@ -36,6 +40,10 @@
 // objects survive (a heap being built), keeping them young only copies
 // them twice, so the next collection promotes every survivor; otherwise
 // the threshold is --tenure's.
+// And as HotSpot's survivor spaces overflow into the old generation, a
+// collection keeps at most keep_limit_bytes young (what the next one can
+// copy again in half the pause it aims at) and promotes the rest: a jump
+// in survival costs one pause over the goal, not a run of them.
 //
 // Without a goal (goal_ms 0) the first collections size it from survival
 // instead of a fixed start: it starts small and doubles after each young
@@ -122,6 +130,18 @@ class YoungSizing {
   // the full size.
   static constexpr uint64_t kHoldVolume = 4;
   double padded_survival() const;
+  // The pause the sizes aim at: the goal less the model's misses.
+  double target_ms() const;
+  // The survivors a young collection may keep young (survivor overflow,
+  // promotion_lab.h): under a goal, as many as the next collection can
+  // copy again in half the pause it aims at; without one, no limit.
+  uint64_t keep_limit_bytes() const;
+  // The decaying relative deviation of pauses from the model's predictions.
+  double pause_deviation() const { return pause_deviation_; }
+  // The survivors the next young collection is expected to find: those the
+  // last one kept young and the new objects at the padded survival rate
+  // (every byte, before the first collection).
+  uint64_t expected_survivor_bytes() const;
   // The pause the model predicts after young_bytes more are allocated.
   double predict_ms(uint64_t young_bytes) const;
   // "model: 0.08 ms + 1.1 ms/MiB copied + ..." for --gc-log=debug.
@@ -129,6 +149,8 @@ class YoungSizing {
 
  private:
   static constexpr int kTerms = 4;
+  static std::array<double, kTerms> inputs(const Sample& s);
+  void note_miss(const Sample& s);
   void fit(const Sample& s);
   Decision grow_from_survival(const Sample& s);
   // The model's costs as predictions use them: a pause's part that does
@@ -146,6 +168,7 @@ class YoungSizing {
   // kcards].
   std::array<double, kTerms> theta_;
   std::array<std::array<double, kTerms>, kTerms> cov_;
+  double pause_deviation_;
   double survival_ = 0, survival_deviation_ = 0, dirty_cards_ = 0;
   uint64_t kept_bytes_ = 0;  // survivors the last collection left young
   double overhead_ = 0;

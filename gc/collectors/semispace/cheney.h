@@ -90,6 +90,12 @@ class CheneyScavenger {
     for (uint64_t i = 0; i < n; ++i) scavenge_slot(slots + i);
   }
 
+  bool to_lab_fits(uint64_t words) const { return lab_.fits(words); }
+  // Survivors kept young so far: to-space up to the copy pointer.
+  uint64_t kept_young_bytes() const {
+    return lab_.top ? static_cast<uint64_t>(reinterpret_cast<uintptr_t>(lab_.top) - to_begin_) : 0;
+  }
+
   Word* to_allocate(uint64_t words) {
     if (!lab_.fits(words)) [[unlikely]]
       refill_lab(words);

@@ -173,6 +173,7 @@ void PromotingScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_word
   CopyScavenger::prepare(spaces, lab_words);
   card_base_ = spaces.card_base;
   tenure_age_ = spaces.tenure_age;
+  keep_limit_ = spaces.keep_limit_bytes;
   old_begin_ = reinterpret_cast<uintptr_t>(spaces.old->begin());
   old_bytes_ = static_cast<uint64_t>(spaces.old->region_end() - spaces.old->begin()) * kWordSize;
   plab_.begin(*spaces.old, *spaces.offsets, lab_words, stats_);
@@ -180,6 +181,7 @@ void PromotingScavenger::prepare(const ScavengeSpaces& spaces, uint64_t lab_word
 
 void PromotingScavenger::report_extra(observe::Recorder& events) const {
   events.count(id(), "bytes promoted", plab_.bytes_promoted());
+  events.count(id(), "survivor overflows", stats_.survivor_overflows);
 }
 
 void PromotingScavenger::retire_promotion_lab_at_end() {

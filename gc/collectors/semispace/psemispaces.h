@@ -72,6 +72,9 @@ struct ScavengeSpaces {
   OffsetTable* offsets = nullptr;
   uint8_t* card_base = nullptr;
   uint32_t tenure_age = Header::kMaxAge + 1;
+  // Survivor overflow: once this many bytes of survivors are kept young,
+  // the rest are promoted whatever their age (promotion_lab.h).
+  uint64_t keep_limit_bytes = UINT64_MAX;
 };
 
 class PromotingScavenger;
@@ -143,6 +146,12 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     return allocate_slow(words);
   }
   [[gnu::noinline]] void undo_allocation(Word* p, uint64_t words);
+
+  // Survivors kept young so far, as far as this thread's last LAB reaches
+  // into to-space (other threads' LABs may reach further).
+  uint64_t kept_young_bytes() const {
+    return lab_.end ? static_cast<uint64_t>(reinterpret_cast<uintptr_t>(lab_.end) - to_begin_) : 0;
+  }
 
   const ScavengeShared& shared_;
   uint64_t lab_words_ = 0;
@@ -289,9 +298,16 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   friend class parallel::Tracer<PromotingScavenger>;
 
   // Tenuring: an object old enough is promoted; every other copy is one
-  // collection older.
+  // collection older, unless the survivors kept young overflow (checked
+  // when the LAB runs out).
   [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
-    return promotes(h, tenure_age_, new_header) ? plab_.allocate(words) : allocate(words);
+    if (promotes(h, tenure_age_, new_header)) return plab_.allocate(words);
+    if (!lab().fits(words) && survivors_overflow(kept_young_bytes(), keep_limit_, tenure_age_, stats_))
+        [[unlikely]] {
+      new_header = h;
+      return plab_.allocate(words);
+    }
+    return allocate(words);
   }
   void undo_copy(Word* p, uint64_t words) {
     if (in_old(p)) {
@@ -325,6 +341,7 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   uint64_t old_bytes_ = 0;
   uint8_t* card_base_ = nullptr;
   uint32_t tenure_age_ = Header::kMaxAge + 1;
+  uint64_t keep_limit_ = UINT64_MAX;
   PromotionLab plab_;
 };
 
