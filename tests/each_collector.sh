@@ -25,6 +25,9 @@
 # collections are slow lets the default stress collect every N allocations
 # instead of every one, N from gc/collectors/NAME/test_stress_interval, so
 # each collector costs about the same there.
+#
+# It runs for every language test in three builds, so the loop over
+# collectors starts no process but the runs (tests/lang/run.sh says why).
 set -u
 vm=$1
 test_src=$2
@@ -44,13 +47,22 @@ fi
 all_variants=${GCLAB_ALL_VARIANTS:-0}
 root=$(cd "$here/.." && pwd)
 
-# The configurations the stressed run uses for collector $1: one line each,
-# the default (empty) first.
+# The configurations the stressed run uses for collector $1, into the
+# array `variants`: the default (empty) first.
 variants_of() {
-  echo ""
-  local file="$root/gc/collectors/$1/test_variants"
-  [ -f "$file" ] && sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$file"
+  variants=("")
+  local file="$root/gc/collectors/$1/test_variants" line
+  [ -f "$file" ] || return 0
+  while IFS= read -r line || [ -n "$line" ]; do
+    line=${line%%#*}
+    [[ $line =~ ^[[:space:]]*$ ]] || variants+=("$line")
+  done <"$file"
 }
+
+# The shard of this test among a collector's configurations: a hash of its
+# path within the tree, the same for every collector.
+shard=$(printf '%s' "${test_src#"$root"/}" | cksum)
+shard=${shard%% *}
 
 fail=0
 for gc in $collectors; do
@@ -62,13 +74,13 @@ for gc in $collectors; do
   gc_stress=$stress
   interval_file="$root/gc/collectors/$gc/test_stress_interval"
   if [ "${GCLAB_SCALED_STRESS:-0}" = 1 ] && [ "$stress" = "--gc-stress=1 --gc-verify" ] && [ -f "$interval_file" ]; then
-    gc_stress="--gc-stress=$(tr -dc 0-9 <"$interval_file") --gc-verify"
+    read -r interval <"$interval_file"
+    gc_stress="--gc-stress=${interval//[^0-9]/} --gc-verify"
   fi
-  mapfile -t variants < <(variants_of "$gc")
+  variants_of "$gc"
   if [ "$all_variants" = 1 ]; then
     chosen=("${variants[@]}")
   else
-    shard=$(printf '%s' "${test_src#"$root"/}" | cksum | awk '{print $1}')
     chosen=("${variants[$((shard % ${#variants[@]}))]}")
   fi
   for variant in "${chosen[@]}"; do
