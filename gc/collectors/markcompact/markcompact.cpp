@@ -254,9 +254,10 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
 // - The free space it is expected to promote into first (the sizing
 //   policy's expected survivors) is touched, so that its cache lines wait
 //   in the caches instead of each copy's stores waiting on memory: free
-//   space reused after a compaction is long out of the caches, and
-//   promoting into it cost about 3x as much a byte (60-90 ns an object
-//   against 20) on binary_trees (docs/collectors/markcompact.md).
+//   space reused after a compaction is long out of the caches, and on
+//   binary_trees the collections that promoted into it were among those
+//   over the goal (docs/collectors/markcompact.md, "The promotion area
+//   touched").
 void MarkCompactCollector::ready_promotion_area() {
   if (knobs_.pause_goal_ms == 0) return;
   uint64_t room_words = promotion_words(young_bytes_ / kWordSize, lab_words_);
