@@ -399,7 +399,7 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   if (sizing_->goal_ms() > 0)
     events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
   if (events.enabled()) {
-    char buf[160];
+    char buf[256];
     std::snprintf(buf, sizeof buf,
                   "young semispace %.2fM -> %.2fM (%s), tenure %u: pause %.3f ms, next predicted %.3f ms; ",
                   static_cast<double>(before) / (1 << 20), static_cast<double>(young_bytes_) / (1 << 20),
