@@ -33,15 +33,15 @@ namespace gc {
 // not fit: a young collection keeps at most keep_limit bytes of survivors
 // young, so that the next one does not start with more to copy again than
 // its pause allows. A thread whose survivors kept young (kept_bytes, as
-// far as it can see) reach the limit promotes every survivor it copies
-// from then on (tenure_age 0), and counts it once. Checked when a thread's
-// to-space LAB runs out, not per object.
-[[gnu::noinline]] inline bool survivors_overflow(uint64_t kept_bytes, uint64_t keep_limit,
+// far as it can see) reach the limit lowers its tenuring threshold to 0,
+// so that the tenuring rule above promotes every survivor it copies from
+// then on, and counts it once. Called when a thread's to-space LAB cannot
+// hold the next copy, not per object.
+[[gnu::noinline]] inline void overflow_survivors(uint64_t kept_bytes, uint64_t keep_limit,
                                                  uint32_t& tenure_age, parallel::WorkerStats& stats) {
-  if (kept_bytes < keep_limit) return false;
+  if (tenure_age == 0 || kept_bytes < keep_limit) return;
   tenure_age = 0;
   stats.survivor_overflows++;
-  return true;
 }
 
 // A GC thread dirties the card of a promoted slot that keeps a young

@@ -56,13 +56,9 @@ class SerialPromotingScavenger final : public CheneyScavenger<SerialPromotingSca
   friend class CheneyScavenger<SerialPromotingScavenger>;
 
   [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
-    if (promotes(h, tenure_age_, new_header)) return plab_.allocate(words);
-    if (!to_lab_fits(words) && survivors_overflow(kept_young_bytes(), keep_limit_, tenure_age_, stats_))
-        [[unlikely]] {
-      new_header = h;
-      return plab_.allocate(words);
-    }
-    return to_allocate(words);
+    if (!to_lab_fits(words)) [[unlikely]]
+      overflow_survivors(kept_young_bytes(), keep_limit_, tenure_age_, stats_);
+    return promotes(h, tenure_age_, new_header) ? plab_.allocate(words) : to_allocate(words);
   }
 
   void copied(Word* start, Word* moved, uint64_t words) {

@@ -117,28 +117,23 @@ double YoungSizing::predict_ms(uint64_t young_bytes) const {
          cost_per_kept_mib_ms() * mib(kept_bytes_);
 }
 
-std::array<double, YoungSizing::kTerms> YoungSizing::inputs(const Sample& s) {
-  uint64_t promoted = std::min(s.promoted_bytes, s.survived_bytes);
-  return {1.0, mib(s.survived_bytes - promoted), mib(promoted), static_cast<double>(s.dirty_cards) / 1000};
-}
-
-void YoungSizing::note_miss(const Sample& s) {
-  std::array<double, kTerms> x = inputs(s);
-  double predicted = 0;
-  for (int i = 0; i < kTerms; ++i) predicted += theta_[i] * x[i];
-  double miss = std::fabs(s.pause_ms - predicted) / std::max(predicted, kSmallPauseShare * goal_ms_);
+void YoungSizing::note_miss(double pause_ms, double predicted_ms) {
+  double miss = std::fabs(pause_ms - predicted_ms) / std::max(predicted_ms, kSmallPauseShare * goal_ms_);
   pause_deviation_ = (1 - kWeight) * pause_deviation_ + kWeight * std::min(1.0, miss);
 }
 
-void YoungSizing::fit(const Sample& s) {
-  const std::array<double, kTerms> x = inputs(s);
+double YoungSizing::fit(const Sample& s) {
+  uint64_t promoted = std::min(s.promoted_bytes, s.survived_bytes);
+  const std::array<double, kTerms> x = {1.0, mib(s.survived_bytes - promoted), mib(promoted),
+                                        static_cast<double>(s.dirty_cards) / 1000};
   std::array<double, kTerms> px{};
   for (int i = 0; i < kTerms; ++i)
     for (int j = 0; j < kTerms; ++j) px[i] += cov_[i][j] * x[j];
   double denominator = kForget;
   for (int i = 0; i < kTerms; ++i) denominator += x[i] * px[i];
-  double error = s.pause_ms;
-  for (int i = 0; i < kTerms; ++i) error -= theta_[i] * x[i];
+  double predicted = 0;
+  for (int i = 0; i < kTerms; ++i) predicted += theta_[i] * x[i];
+  double error = s.pause_ms - predicted;
   double trace = 0;
   for (int i = 0; i < kTerms; ++i) {
     theta_[i] += px[i] / denominator * error;
@@ -149,12 +144,13 @@ void YoungSizing::fit(const Sample& s) {
     cov_ = {};
     for (int i = 0; i < kTerms; ++i) cov_[i][i] = kPriorVariance[i];
   }
+  return predicted;
 }
 
 YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
-  // The first pause is measured against the prior, not the fit.
-  if (goal_ms_ > 0 && samples_ > 0) note_miss(s);
-  fit(s);
+  double predicted = fit(s);
+  // The first pause is measured against the prior, not a fit.
+  if (goal_ms_ > 0 && samples_ > 0) note_miss(s.pause_ms, predicted);
   // Of the new objects: what survived beyond the last collection's kept
   // ones.
   uint64_t new_survivors = s.survived_bytes - std::min(s.survived_bytes, kept_bytes_);

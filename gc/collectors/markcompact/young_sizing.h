@@ -149,9 +149,9 @@ class YoungSizing {
 
  private:
   static constexpr int kTerms = 4;
-  static std::array<double, kTerms> inputs(const Sample& s);
-  void note_miss(const Sample& s);
-  void fit(const Sample& s);
+  void note_miss(double pause_ms, double predicted_ms);
+  // Fits the sample; returns what the model predicted for it before.
+  double fit(const Sample& s);
   Decision grow_from_survival(const Sample& s);
   // The model's costs as predictions use them: a pause's part that does
   // not grow with survivors (fixed and dirty cards), and the costs per MiB

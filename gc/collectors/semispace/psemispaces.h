@@ -298,16 +298,11 @@ class PromotingScavenger final : public CopyScavenger<PromotingScavenger> {
   friend class parallel::Tracer<PromotingScavenger>;
 
   // Tenuring: an object old enough is promoted; every other copy is one
-  // collection older, unless the survivors kept young overflow (checked
-  // when the LAB runs out).
+  // collection older. Survivor overflow may lower the threshold first.
   [[gnu::always_inline]] Word* allocate_copy(Word h, uint64_t words, Word& new_header) {
-    if (promotes(h, tenure_age_, new_header)) return plab_.allocate(words);
-    if (!lab().fits(words) && survivors_overflow(kept_young_bytes(), keep_limit_, tenure_age_, stats_))
-        [[unlikely]] {
-      new_header = h;
-      return plab_.allocate(words);
-    }
-    return allocate(words);
+    if (!lab().fits(words)) [[unlikely]]
+      overflow_survivors(kept_young_bytes(), keep_limit_, tenure_age_, stats_);
+    return promotes(h, tenure_age_, new_header) ? plab_.allocate(words) : allocate(words);
   }
   void undo_copy(Word* p, uint64_t words) {
     if (in_old(p)) {
