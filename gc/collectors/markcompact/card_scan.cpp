@@ -62,19 +62,21 @@ void CardScan::scan_task(unsigned task, Scavenger& s) {
     if (seg_end <= lo || seg.first >= hi) continue;
     if (blocks_) {
       for (uint64_t v = std::max(lo, seg.first); v < std::min(hi, seg_end); ++v)
-        scan_card(seg, seg.first_card + (v - seg.first), s, st);
+        if (dirty(seg.first_card + (v - seg.first)))
+          scan_dirty_card(seg, seg.first_card + (v - seg.first), s, st);
     } else {
       // The first v >= seg.first with v % n == task.
       uint64_t v = seg.first + (task + n - seg.first % n) % n;
-      for (; v < seg_end; v += n) scan_card(seg, seg.first_card + (v - seg.first), s, st);
+      for (; v < seg_end; v += n)
+        if (dirty(seg.first_card + (v - seg.first)))
+          scan_dirty_card(seg, seg.first_card + (v - seg.first), s, st);
     }
   }
 }
 
 template <class Scavenger>
-void CardScan::scan_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st) {
+void CardScan::scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st) {
   std::atomic_ref<uint8_t> entry(card_base_[card]);
-  if (entry.load(std::memory_order_relaxed) != kCardDirty) return;
   st.dirty++;
   Word* cs = card_start(card);
   Word* ce = cs + kCardWords;

@@ -82,8 +82,13 @@ class CardScan {
 
   template <class Scavenger>
   void scan_task(unsigned task, Scavenger& s);
+  // Most cards are clean: the check is inline in the task's loop, and only
+  // a dirty card costs a call.
+  bool dirty(uintptr_t card) const {
+    return std::atomic_ref<uint8_t>(card_base_[card]).load(std::memory_order_relaxed) == kCardDirty;
+  }
   template <class Scavenger>
-  void scan_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st);
+  void scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st);
 
   unsigned tasks_;
   bool blocks_;

@@ -24,8 +24,12 @@
 // or under --pause-goal decided after every young collection
 // (young_sizing.h) within that. A young collection
 // runs only under the promotion guarantee (promotion_guaranteed); else O
-// grows within the bound, or a full collection runs. After a full
-// collection O is twice the old live data (at least kInitialOldBytes).
+// grows within the bound (old_limit_bytes), or a full collection runs.
+// After a full collection O's target is twice the old live data, and at
+// least room to promote a young semispace of --young's full size (at least
+// kInitialOldBytes). Under a goal, the young generation smaller than its
+// full size leaves O what it gives up: the goal moves bytes from young to
+// old, and the heap stays the size it would be without one.
 #pragma once
 
 #include <cstdint>
@@ -138,9 +142,12 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   std::unique_ptr<YoungSizing> sizing_;  // nullptr: Y fixed by --young
   int64_t last_young_end_ns_ = 0;        // for the policy's interval between young collections
   Word* old_populated_end_ = nullptr;    // under a pause goal: old pages below are faulted in
-  uint64_t old_target_bytes_;            // the old generation's capacity before a full collection is due
-  uint32_t tenure_age_;                  // --tenure
-  uint64_t lab_words_;                   // --gc-lab
+  // The old generation's largest capacity before a full collection is
+  // due: its target, and under a goal what the young generation gives up.
+  uint64_t old_limit_bytes() const;
+  uint64_t old_target_bytes_;  // the old generation's capacity after a full collection
+  uint32_t tenure_age_;        // --tenure
+  uint64_t lab_words_;         // --gc-lab
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;

@@ -14,27 +14,40 @@
 // copy to cost at most a promotion, which the fit cannot tell while few
 // objects are copied. The next collection's survivors are those kept
 // young by this one (below --tenure: promoted or copied again, costed as
-// promoted) and the young bytes allocated meanwhile times the survival
-// rate of new objects (a decaying average, padded by its decaying
-// deviation as HotSpot pads its estimates): promoted if the next
-// collection promotes every survivor, else copied. Dirty cards: their
-// decaying average. The next size is the largest whose predicted pause
-// meets the goal less the model's misses (target_ms: the goal divided by
-// one plus twice the decaying relative deviation of pauses from their
-// predictions, as HotSpot pads its pause average), within [min, max], at
-// most doubling per collection, and shrinking at once after a pause over
-// the goal.
+// promoted) and, in the worst case, every young byte allocated meanwhile:
+// promoted if the next collection promotes every survivor, else copied.
+// Dirty cards: their decaying average. The next size is the largest whose
+// worst-case pause meets the goal less the model's misses (target_ms: the
+// goal divided by one plus three times the decaying relative deviation of
+// pauses from their predictions, as HotSpot pads its pause average),
+// within [min, max], at most doubling per collection, and shrinking at
+// once after a pause over the goal.
 //
-// Throughput bounds it where the goal cannot be met: when the model says no
-// size meets the goal (its fixed part and the kept survivors alone miss
-// it) and young collections take more than a tenth of the time (a
-// decaying average of pause / (pause + the program's time between them)),
-// the young generation does not shrink. A machine busy enough to lengthen
-// every pause would otherwise shrink it to the smallest and collect many
-// times as often, for pauses no shorter. Where the pause grows with the
-// survivors the goal comes first, as in HotSpot's policy. The first
-// size is the one the prior model says meets the goal were every byte
-// promoted (a heap being built), within what --young allows.
+// Why the worst case and not the survival rate of new objects (a decaying
+// average padded by its deviation, as HotSpot's policy sizes): survival
+// jumps. A program that builds a structure larger than the young
+// generation finds all of it alive at once after collections that found
+// almost nothing (binary_trees: from 5% to 90% between two collections,
+// when its trees grow from 1 to 4 MB), and a size fitted to the average
+// then costs one pause of several times the goal. Sized for the worst
+// case, the young generation is smaller and collected more often; each
+// collection's fixed cost is small (about 0.1 ms) and a small young
+// generation stays in the caches, so on the programs the docs measure the
+// run takes at most a few percent longer (docs/collectors/markcompact.md).
+// The survival rate (decaying, padded) still decides the tenuring
+// threshold, which sets whether new survivors are costed as copied or
+// promoted, and the survivors expected by the promotion area's touch.
+//
+// Throughput bounds it where shrinking cannot help the goal: the young
+// generation does not shrink below the size at which its collections'
+// fixed part alone (the model's fixed cost and dirty cards) would take a
+// tenth of the program's time, at the allocation rate of the last interval
+// between collections. A machine busy enough to lengthen every pause would
+// otherwise shrink it to the smallest and collect many times as often, for
+// pauses no shorter. Where the pause grows with the survivors the goal
+// comes first, as in HotSpot's policy. The first size is the one the prior
+// model says meets the goal were every byte promoted (a heap being built),
+// within what --young allows.
 //
 // The tenuring threshold adapts too, as HotSpot's does: while most new
 // objects survive (a heap being built), keeping them young only copies
@@ -115,8 +128,11 @@ class YoungSizing {
   double per_promoted_mib_ms() const { return theta_[2]; }
   double per_kcard_ms() const { return theta_[3]; }
   double survival() const { return survival_; }
-  // The share of time young collections take (decaying average).
+  // The share of time young collections take (decaying average, for the
+  // log).
   double overhead() const { return overhead_; }
+  // The most of the program's time the collections' fixed part may take
+  // before the young generation stops shrinking.
   static constexpr double kMaxOverhead = 0.1;
   // The next young collection's tenuring threshold, at most --tenure's.
   uint32_t tenure_age() const { return survival_ > kPromoteAllSurvival && !grown_ ? 0 : tenure_; }
