@@ -44,6 +44,14 @@ constexpr double kSmallPauseShare = 0.25;
 // this (a fit from survivors that barely vary can say anything).
 constexpr double kMinPerMibMs = 0.05;
 
+// Under a goal, the most a size may grow from one collection to the next
+// (HotSpot's YoungGenerationSizeIncrement is 20%): a size the model has
+// not seen is approached in steps, so that a fit that momentarily
+// underprices a MiB (its costs per MiB copied and promoted trade places
+// when survival crosses the tenuring rule's threshold) cannot lead to a
+// young generation twice what the program's pauses allow.
+constexpr double kMaxGrowth = 1.2;
+
 // Under a goal, the share of the pause aimed at that survivors kept young
 // may take in the next collection (keep_limit_bytes).
 constexpr double kKeptShare = 0.5;
@@ -201,7 +209,7 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
     want = std::min(busiest, static_cast<double>(young_bytes_));
     d.why = "collections' fixed cost would take over a tenth of the time: not shrunk further";
   }
-  want = std::min(want, 2.0 * static_cast<double>(young_bytes_));
+  want = std::min(want, kMaxGrowth * static_cast<double>(young_bytes_));
   uint64_t most = std::min(max_bytes_, s.limit_bytes);
   young_bytes_ = std::clamp(round_down_pages(static_cast<uint64_t>(std::max(0.0, want))),
                             std::min(min_bytes_, most), most);

@@ -20,7 +20,7 @@
 // worst-case pause meets the goal less the model's misses (target_ms: the
 // goal divided by one plus three times the decaying relative deviation of
 // pauses from their predictions, as HotSpot pads its pause average),
-// within [min, max], at most doubling per collection, and shrinking at
+// within [min, max], growing at most 20% per collection, and shrinking at
 // once after a pause over the goal.
 //
 // Why the worst case and not the survival rate of new objects (a decaying
