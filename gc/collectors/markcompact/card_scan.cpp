@@ -1,6 +1,7 @@
 #include "gc/collectors/markcompact/card_scan.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "gc/collectors/markcompact/serial_scavenger.h"
 
@@ -36,6 +37,61 @@ void CardScan::prepare(const std::vector<OldSpace::Run>& old_runs, const LargeOb
   card_base_ = card_base;
   next_task_.store(0, std::memory_order_relaxed);
   stats_.assign(tasks_, TaskStats{});
+  index_dirty_cards();
+}
+
+namespace {
+
+// Eight cards at a time: the card table is mostly clean, and a young
+// collection reads all of it.
+constexpr uint64_t kEightClean = 0x0101'0101'0101'0101ull * kCardClean;
+
+template <class F>
+void for_each_dirty(const uint8_t* cards, uint64_t count, F&& found) {
+  uint64_t k = 0;
+  for (; k < count && reinterpret_cast<uintptr_t>(cards + k) % 8 != 0; ++k)
+    if (cards[k] == kCardDirty) found(k);
+  for (; k + 8 <= count; k += 8) {
+    uint64_t eight;
+    std::memcpy(&eight, cards + k, 8);
+    if (eight == kEightClean) continue;
+    for (uint64_t j = k; j < k + 8; ++j)
+      if (cards[j] == kCardDirty) found(j);
+  }
+  for (; k < count; ++k)
+    if (cards[k] == kCardDirty) found(k);
+}
+
+}  // namespace
+
+// The partition is the paper's, by each card's position v in the
+// concatenation of the segments: task v mod N (strides) or the t with
+// t*T/N <= v < (t+1)*T/N (blocks). Only the cards dirty before the phase
+// are listed: during it, cards are dirtied only by promotion, for slots of
+// promoted objects that the trace scans anyway.
+void CardScan::index_dirty_cards() {
+  uint64_t n = tasks_;
+  auto task_of = [&](uint64_t v) {
+    if (!blocks_) return v % n;
+    uint64_t t = v * n / total_cards_;
+    while (total_cards_ * (t + 1) / n <= v) ++t;
+    while (total_cards_ * t / n > v) --t;
+    return t;
+  };
+  found_.clear();
+  for (uint32_t i = 0; i < segments_.size(); ++i) {
+    const Segment& seg = segments_[i];
+    for_each_dirty(card_base_ + seg.first_card, seg.cards, [&](uint64_t k) {
+      found_.push_back({static_cast<uint32_t>(task_of(seg.first + k)), i, seg.first_card + k});
+    });
+  }
+  // A counting sort by task, stable: each task's cards in address order.
+  task_begin_.assign(n + 1, 0);
+  for (const DirtyCard& d : found_) task_begin_[d.task + 1]++;
+  for (uint64_t t = 0; t < n; ++t) task_begin_[t + 1] += task_begin_[t];
+  dirty_.resize(found_.size());
+  std::vector<uint64_t> next(task_begin_.begin(), task_begin_.end() - 1);
+  for (const DirtyCard& d : found_) dirty_[next[d.task]++] = d;
 }
 
 template <class Scavenger>
@@ -48,30 +104,12 @@ void CardScan::run(void* self, Scavenger& s) {
   }
 }
 
-// Task t's cards, by their position v in the concatenation of the
-// segments: v = t, t + N, t + 2N, ... (strides) or t*T/N <= v < (t+1)*T/N
-// (blocks).
+// Task t's dirty cards (index_dirty_cards).
 template <class Scavenger>
 void CardScan::scan_task(unsigned task, Scavenger& s) {
   TaskStats& st = stats_[task];
-  uint64_t n = tasks_;
-  uint64_t lo = blocks_ ? total_cards_ * task / n : 0;
-  uint64_t hi = blocks_ ? total_cards_ * (task + 1) / n : total_cards_;
-  for (const Segment& seg : segments_) {
-    uint64_t seg_end = seg.first + seg.cards;
-    if (seg_end <= lo || seg.first >= hi) continue;
-    if (blocks_) {
-      for (uint64_t v = std::max(lo, seg.first); v < std::min(hi, seg_end); ++v)
-        if (dirty(seg.first_card + (v - seg.first)))
-          scan_dirty_card(seg, seg.first_card + (v - seg.first), s, st);
-    } else {
-      // The first v >= seg.first with v % n == task.
-      uint64_t v = seg.first + (task + n - seg.first % n) % n;
-      for (; v < seg_end; v += n)
-        if (dirty(seg.first_card + (v - seg.first)))
-          scan_dirty_card(seg, seg.first_card + (v - seg.first), s, st);
-    }
-  }
+  for (uint64_t i = task_begin_[task]; i < task_begin_[task + 1]; ++i)
+    scan_dirty_card(segments_[dirty_[i].segment], dirty_[i].card, s, st);
 }
 
 template <class Scavenger>

@@ -82,11 +82,10 @@ class CardScan {
 
   template <class Scavenger>
   void scan_task(unsigned task, Scavenger& s);
-  // Most cards are clean: the check is inline in the task's loop, and only
-  // a dirty card costs a call.
-  bool dirty(uintptr_t card) const {
-    return std::atomic_ref<uint8_t>(card_base_[card]).load(std::memory_order_relaxed) == kCardDirty;
-  }
+  // Before the phase: the dirty cards, found eight at a time, listed by
+  // task. Most cards are clean and every young collection reads them all;
+  // tasks that each visited every Nth card paid for every clean one.
+  void index_dirty_cards();
   template <class Scavenger>
   void scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st);
 
@@ -94,6 +93,14 @@ class CardScan {
   bool blocks_;
   std::vector<Segment> segments_;
   uint64_t total_cards_ = 0;
+  struct DirtyCard {
+    uint32_t task;
+    uint32_t segment;
+    uintptr_t card;  // absolute card index
+  };
+  std::vector<DirtyCard> found_;      // in address order
+  std::vector<DirtyCard> dirty_;      // by task
+  std::vector<uint64_t> task_begin_;  // task t's are dirty_[task_begin_[t], task_begin_[t + 1])
   const OffsetTable* offsets_ = nullptr;
   uint8_t* card_base_ = nullptr;
   std::atomic<unsigned> next_task_{0};

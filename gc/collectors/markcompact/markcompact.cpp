@@ -497,11 +497,10 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
 // After a full collection the old generation's capacity is twice what
 // occupies it (the dense parts' dead words included, or the promotion
 // guarantee falls short by them), and at least room to promote a whole
-// young semispace, within the heap bound.
-// Room to promote a young semispace of full size, not of its size now:
-// while the default policy grows it, or a goal keeps it small, a target
-// sized for the small one ran out as soon as it grew (binary_trees' early
-// full collections without a goal: 4 against 2).
+// young semispace of --young's full size, within the heap bound. Of its
+// full size, not its size now: while the default policy grows it, or a
+// goal keeps it small, a target sized for the small one ran out as soon
+// as it grew (binary_trees' full collections without a goal: 4, now 2).
 void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
   uint64_t target =
       std::max({kInitialOldBytes, 2 * occupied_bytes,
