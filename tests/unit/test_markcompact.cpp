@@ -147,6 +147,29 @@ TEST_CASE("markcompact: the offset table finds objects that start before a dirty
   CHECK(!h.check());
 }
 
+namespace {
+
+// --card-partition=strides (blocks 0) or blocks, seven tasks.
+HeapOptions card_partition(int blocks, unsigned gc_threads) {
+  HeapOptions o;
+  o.collector_options["card-partition"] = blocks == 1 ? "blocks" : "strides";
+  o.collector_options["card-strides"] = "7";
+  o.gc_threads = gc_threads;
+  return o;
+}
+
+constexpr uint64_t kDenseSlots = 20000;
+
+// A dense array of references in the large-object space (old from the
+// start) at root 0, its cards cleaned by a young collection.
+void old_dense_array(GenHeap& h) {
+  h.root(0) = Value::ref(h.alloc(kDenseSlots, 0));
+  REQUIRE(h.c->in_large(h.obj(0)));
+  h.c->collect_young(GcCause::kExplicit);
+}
+
+}  // namespace
+
 TEST_CASE("markcompact: strides spread a dense run of dirty cards over every task, blocks over one or two") {
   // The paper's two partitions (L166-171), tasks given the dirty cards
   // found before the phase: a run of about 40 dirty cards (young objects
@@ -154,14 +177,8 @@ TEST_CASE("markcompact: strides spread a dense run of dirty cards over every tas
   // seven stride tasks, and lies in one block or across two.
   for (int blocks = 0; blocks < 2; ++blocks) {
     CAPTURE(blocks);
-    HeapOptions o;
-    o.collector_options["card-partition"] = blocks == 1 ? "blocks" : "strides";
-    o.collector_options["card-strides"] = "7";
-    o.gc_threads = 2;
-    GenHeap h(o);
-    constexpr uint64_t n = 20000;
-    h.root(0) = Value::ref(h.alloc(n, 0));
-    h.c->collect_young(GcCause::kExplicit);
+    GenHeap h(card_partition(blocks, 2));
+    old_dense_array(h);
     for (uint64_t i = 0; i < 2500; ++i) write_ref(*h.c, &slot(h.obj(0), i), Value::ref(h.tagged(0, i)));
     h.c->collect_young(GcCause::kExplicit);
     unsigned with_cards = 0;
@@ -187,17 +204,10 @@ TEST_CASE("markcompact: strides and blocks find the same dirty cards and keep th
   uint64_t found[2] = {0, 0}, kept[2] = {0, 0};
   uint64_t sums[2] = {0, 0};
   for (int blocks = 0; blocks < 2; ++blocks) {
-    HeapOptions o;
-    o.collector_options["card-partition"] = blocks == 1 ? "blocks" : "strides";
-    o.collector_options["card-strides"] = "7";
-    o.gc_threads = 3;
-    GenHeap h(o);
-    // A dense array of references in the large-object space (old from the
-    // start), then young objects stored into every third slot.
-    constexpr uint64_t n = 20000;
-    h.root(0) = Value::ref(h.alloc(n, 0));
-    REQUIRE(h.c->in_large(h.obj(0)));
-    h.c->collect_young(GcCause::kExplicit);  // cleans the array's cards
+    GenHeap h(card_partition(blocks, 3));
+    // Young objects stored into every third slot of the dense array.
+    old_dense_array(h);
+    constexpr uint64_t n = kDenseSlots;
     for (uint64_t i = 0; i < n; i += 3) write_ref(*h.c, &slot(h.obj(0), i), Value::ref(h.tagged(0, i)));
     h.c->collect_young(GcCause::kExplicit);
     for (const CardScan::TaskStats& t : h.c->card_scan().last_tasks()) {
