@@ -515,17 +515,17 @@ TEST_CASE(
     CAPTURE(interval);
     YoungSizing p(1.0, 64 * kKiB, 8 * kMiB, 1 * kMiB, 2);
     uint64_t first = p.young_bytes();
+    std::string why;
     for (int i = 0; i < 20; ++i) {
       YoungSizing::Sample s = sample(1.5, p.young_bytes(), 0.05);
       s.interval_ms = interval;
-      p.after_young(s);
+      why = p.after_young(s).why;
     }
     if (interval == 50.0) {
-      CHECK(p.overhead() < YoungSizing::kMaxOverhead);
       CHECK(p.young_bytes() == 64 * kKiB);
     } else {
-      CHECK(p.overhead() > YoungSizing::kMaxOverhead);
       CHECK(p.young_bytes() >= first);
+      CHECK(why == "collections' fixed cost would take over a tenth of the time: not shrunk further");
     }
   }
 }
@@ -548,7 +548,7 @@ TEST_CASE("young sizing: where the pause grows with the survivors, the goal come
     s.interval_ms = 2.0;
     p.after_young(s);
   }
-  CHECK(p.overhead() > YoungSizing::kMaxOverhead);
+  CHECK(p.overhead() > 0.1);  // a tenth of the time, and more, in young collections
   CHECK(0.05 + 3.0 * 0.5 * static_cast<double>(p.young_bytes()) / kMiB <= 1.0);
 }
 

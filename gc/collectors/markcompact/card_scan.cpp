@@ -71,13 +71,9 @@ void for_each_dirty(const uint8_t* cards, uint64_t count, F&& found) {
 // promoted objects that the trace scans anyway.
 void CardScan::index_dirty_cards() {
   uint64_t n = tasks_;
-  auto task_of = [&](uint64_t v) {
-    if (!blocks_) return v % n;
-    uint64_t t = v * n / total_cards_;
-    while (total_cards_ * (t + 1) / n <= v) ++t;
-    while (total_cards_ * t / n > v) --t;
-    return t;
-  };
+  // Block t holds t*T/N <= v < (t+1)*T/N (rounded down), so its index is
+  // the largest t with t*T < (v+1)*N.
+  auto task_of = [&](uint64_t v) { return blocks_ ? ((v + 1) * n - 1) / total_cards_ : v % n; };
   found_.clear();
   for (uint32_t i = 0; i < segments_.size(); ++i) {
     const Segment& seg = segments_[i];
@@ -90,8 +86,8 @@ void CardScan::index_dirty_cards() {
   for (const DirtyCard& d : found_) task_begin_[d.task + 1]++;
   for (uint64_t t = 0; t < n; ++t) task_begin_[t + 1] += task_begin_[t];
   dirty_.resize(found_.size());
-  std::vector<uint64_t> next(task_begin_.begin(), task_begin_.end() - 1);
-  for (const DirtyCard& d : found_) dirty_[next[d.task]++] = d;
+  cursor_.assign(task_begin_.begin(), task_begin_.end() - 1);
+  for (const DirtyCard& d : found_) dirty_[cursor_[d.task]++] = d;
 }
 
 template <class Scavenger>

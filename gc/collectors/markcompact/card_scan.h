@@ -101,6 +101,7 @@ class CardScan {
   std::vector<DirtyCard> found_;      // in address order
   std::vector<DirtyCard> dirty_;      // by task
   std::vector<uint64_t> task_begin_;  // task t's are dirty_[task_begin_[t], task_begin_[t + 1])
+  std::vector<uint64_t> cursor_;      // the sort's next place for each task
   const OffsetTable* offsets_ = nullptr;
   uint8_t* card_base_ = nullptr;
   std::atomic<unsigned> next_task_{0};

@@ -124,6 +124,9 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   uint64_t promotion_words(uint64_t young_words, uint64_t lab_words) const;
   uint64_t young_worst_case_words() const;
   uint64_t old_bound_bytes(uint64_t pending_large_bytes) const;
+  // The old generation's largest capacity before a full collection is
+  // due: its target, and under a goal what the young generation gives up.
+  uint64_t old_limit_bytes() const;
   uint64_t lab_words_for(uint64_t headroom_words) const;
   void describe_events();
 
@@ -142,12 +145,9 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   std::unique_ptr<YoungSizing> sizing_;  // nullptr: Y fixed by --young
   int64_t last_young_end_ns_ = 0;        // for the policy's interval between young collections
   Word* old_populated_end_ = nullptr;    // under a pause goal: old pages below are faulted in
-  // The old generation's largest capacity before a full collection is
-  // due: its target, and under a goal what the young generation gives up.
-  uint64_t old_limit_bytes() const;
-  uint64_t old_target_bytes_;  // the old generation's capacity after a full collection
-  uint32_t tenure_age_;        // --tenure
-  uint64_t lab_words_;         // --gc-lab
+  uint64_t old_target_bytes_;            // the old generation's capacity after a full collection
+  uint32_t tenure_age_;                  // --tenure
+  uint64_t lab_words_;                   // --gc-lab
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;

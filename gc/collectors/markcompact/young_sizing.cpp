@@ -202,11 +202,11 @@ YoungSizing::Decision YoungSizing::after_young(const Sample& s) {
   // alone would take a tenth of the program's time at its allocation rate
   // (shrinking further cannot shorten that part of the pause, only repeat
   // it more often).
-  double busiest = s.interval_ms > 0 ? static_cast<double>(allocated) / s.interval_ms * fixed_part_ms() *
-                                           (1 / kMaxOverhead - 1)
-                                     : 0;
-  if (want < std::min(busiest, static_cast<double>(young_bytes_))) {
-    want = std::min(busiest, static_cast<double>(young_bytes_));
+  double throughput_floor = s.interval_ms > 0 ? static_cast<double>(allocated) / s.interval_ms *
+                                                    fixed_part_ms() * (1 / kMaxFixedCostShare - 1)
+                                              : 0;
+  if (want < std::min(throughput_floor, static_cast<double>(young_bytes_))) {
+    want = std::min(throughput_floor, static_cast<double>(young_bytes_));
     d.why = "collections' fixed cost would take over a tenth of the time: not shrunk further";
   }
   want = std::min(want, kMaxGrowth * static_cast<double>(young_bytes_));

@@ -135,7 +135,7 @@ class YoungSizing {
   double overhead() const { return overhead_; }
   // The most of the program's time the collections' fixed part may take
   // before the young generation stops shrinking.
-  static constexpr double kMaxOverhead = 0.1;
+  static constexpr double kMaxFixedCostShare = 0.1;
   // The next young collection's tenuring threshold, at most --tenure's.
   uint32_t tenure_age() const { return survival_ > kPromoteAllSurvival && !grown_ ? 0 : tenure_; }
   // The survival rate of new objects above which every survivor is
