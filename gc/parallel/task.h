@@ -21,6 +21,10 @@ struct Task {
   // nrefs fits: Header::nrefs is at most 0xFFFF << 15 (layout.h).
   static Task whole(Word* object, uint64_t nrefs) { return Task{object, 0, static_cast<uint32_t>(nrefs)}; }
   static Task slots(Word* object, uint32_t begin, uint32_t end) { return Task{object, begin, end}; }
+  // One slot anywhere (a root, or a slot of an object another thread
+  // scans): the whole of a pretend object of one slot whose header would
+  // be the next word. Only its slot is read.
+  static Task slot(Value* slot) { return Task{reinterpret_cast<Word*>(slot + 1), 0, 1}; }
   bool empty() const { return object == nullptr; }
 };
 

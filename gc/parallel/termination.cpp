@@ -11,6 +11,7 @@ namespace gc::parallel {
 
 void Termination::reset(unsigned threads) {
   joined_.store(threads, std::memory_order_relaxed);
+  in_flight_.store(0, std::memory_order_relaxed);
   active_.store(threads, std::memory_order_release);
 }
 

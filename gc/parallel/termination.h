@@ -60,8 +60,25 @@ class Termination {
   template <class HasWork>
   bool offer(HasWork&& has_work, uint64_t& idle_ns);
 
+  // A batch of tasks sent to another thread's inbox (ownership.h) counts as
+  // an active thread from before it is delivered until its receiver, active
+  // itself, takes it: no thread sees zero while a batch is in flight.
+  void hold() {
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    active_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  void release(uint32_t batches) {
+    if (batches == 0) return;
+    active_.fetch_sub(batches, std::memory_order_acq_rel);
+    in_flight_.fetch_sub(batches, std::memory_order_relaxed);
+  }
+
   bool done() const { return active_.load(std::memory_order_acquire) == 0; }
-  unsigned active() const { return static_cast<unsigned>(active_.load(std::memory_order_relaxed)); }
+  // Threads active (racy: for heuristics), batches in flight not counted.
+  unsigned active() const {
+    int64_t a = active_.load(std::memory_order_relaxed) - in_flight_.load(std::memory_order_relaxed);
+    return a > 0 ? static_cast<unsigned>(a) : 0;
+  }
   // The threads taking part so far (racy: for heuristics).
   unsigned joined() const { return joined_.load(std::memory_order_relaxed); }
 
@@ -73,6 +90,7 @@ class Termination {
 
   std::atomic<int64_t> active_{0};
   std::atomic<uint32_t> joined_{0};
+  std::atomic<int64_t> in_flight_{0};
   // Futex word for sleepers: changes when the phase ends.
   std::atomic<uint32_t> generation_{0};
 };

@@ -20,6 +20,11 @@
 //                                          slots (the default scans them all
 //                                          with scan_slots)
 //
+// A policy whose objects belong to chunk owners (ownership.h) sends the work
+// on another thread's chunk there with send(owner, task); the loop takes
+// its own inbox before it looks for work elsewhere and delivers what it
+// has not sent yet before it steals or offers termination.
+//
 // The tri-colour invariant. White objects are unreached (not marked, not
 // forwarded); grey ones are reached and their slots not yet all scanned;
 // black ones are reached and scanned. A policy greys an object before it
@@ -43,6 +48,7 @@
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/overflow_set.h"
+#include "gc/parallel/ownership.h"
 #include "gc/parallel/private_tasks.h"
 #include "gc/parallel/steal.h"
 #include "gc/parallel/task.h"
@@ -72,6 +78,11 @@ constexpr uint64_t kPrefetchSlots = 8;
 // (docs/collectors/semispace.md).
 constexpr uint64_t kDefaultDequeTasks = uint64_t{1} << 15;
 
+// Tasks sent to another thread's inbox go in batches of this many (one lock
+// and two atomic adds a batch), or fewer when the sender runs out of work
+// or sees a thread idle.
+constexpr size_t kBatchTasks = 64;
+
 // The deque capacity for a requested number of tasks (0: the default): a
 // power of two, at least 4 so that half a deque is at least two tasks.
 inline uint64_t deque_capacity(uint64_t requested) {
@@ -84,6 +95,7 @@ struct TraceShared {
   const std::vector<std::unique_ptr<TaskDeque>>& deques;
   OverflowSet& overflow;
   Termination& termination;
+  Inbox* inboxes = nullptr;  // one per thread, for a policy that sends work
 };
 
 // One phase's root groups and their claim counter (section 3.1, L113: "We
@@ -102,7 +114,9 @@ class Tracer {
       : work_(shared),
         id_(id),
         threads_(static_cast<unsigned>(shared.deques.size())),
-        deque_(*shared.deques[id]) {}
+        deque_(*shared.deques[id]) {
+    if (work_.inboxes) outboxes_.resize(threads_);
+  }
 
   unsigned id() const { return id_; }
   const WorkerStats& stats() const { return stats_; }
@@ -121,12 +135,24 @@ class Tracer {
       overflow_and_push(t);
   }
 
+  // To the thread that owns what the task works on, in the next batch.
+  void send(unsigned owner, Task t) {
+    std::vector<Task>& out = outboxes_[owner];
+    out.push_back(t);
+    stats_.tasks_sent++;
+    unsent_++;
+    if (out.size() == kBatchTasks) [[unlikely]]
+      deliver(owner);
+  }
+
  protected:
   // Before each phase on this thread: no work, fresh counters, and a steal
   // seed (nonzero) that differs from the other threads'.
   void begin_trace() {
     stats_ = WorkerStats{};
     private_.clear();
+    for (auto& out : outboxes_) out.clear();
+    unsent_ = 0;
     steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
   }
 
@@ -167,6 +193,10 @@ class Tracer {
     for (Value* slot = lo; slot < hi; ++slot) policy().trace_slot(slot);
   }
 
+  // The policy's hooks for ownership (ownership.h), by default none.
+  void between_objects() {}
+  bool asked_to_share() const { return false; }
+
   // The policy's default for a whole object.
   [[gnu::always_inline]] void scan_object(Word* h, uint64_t n) { scan_slots(h, 0, n); }
 
@@ -186,6 +216,7 @@ class Tracer {
     events.count(id_, "overflow tasks", stats_.overflow_tasks);
     events.count(id_, "overflow refills", stats_.refills);
     events.count(id_, "chunk tasks", stats_.chunk_tasks);
+    if (work_.inboxes) events.count(id_, "tasks sent", stats_.tasks_sent);
     events.count(id_, "termination idle ns", stats_.idle_ns);
   }
 
@@ -193,8 +224,10 @@ class Tracer {
 
  private:
   Policy& policy() { return static_cast<Policy&>(*this); }
+  const Policy& policy() const { return static_cast<const Policy&>(*this); }
 
   [[gnu::always_inline]] void process(Task t) {
+    policy().between_objects();
     stats_.tasks_processed++;
     if (t.end - t.begin > kChunkSlots) [[unlikely]] {
       scan_large(t.object, t.begin, t.end);
@@ -244,8 +277,29 @@ class Tracer {
     private_.release_oldest(n, [this](Task t) { push(t); });
   }
 
+  // Tasks sent here, taken by this thread, which is active.
+  bool take_inbox() {
+    if (!work_.inboxes || work_.inboxes[id_].looks_empty()) return false;
+    work_.inboxes[id_].take(received_, work_.termination);
+    for (Task t : received_) process(t);
+    return true;
+  }
+
+  void deliver(unsigned owner) {
+    unsent_ -= static_cast<uint32_t>(outboxes_[owner].size());
+    work_.inboxes[owner].deliver(outboxes_[owner], work_.termination);
+  }
+
+  // Every batch not yet sent, before this thread looks for work elsewhere:
+  // a thread that goes idle holds no work.
+  void deliver_all() {
+    for (unsigned owner = 0; unsent_ != 0; ++owner)
+      if (!outboxes_[owner].empty()) deliver(owner);
+  }
+
   // What an idle thread peeks at before it marks itself active (L127).
   bool work_visible() const {
+    if (work_.inboxes && (!work_.inboxes[id_].looks_empty() || policy().asked_to_share())) return true;
     if (!work_.overflow.looks_empty()) return true;
     for (const auto& d : work_.deques)
       if (!d->looks_empty()) return true;
@@ -258,6 +312,11 @@ class Tracer {
   TaskDeque& deque_;
   PrivateTasks private_;
   uint64_t steal_seed_ = 0;
+  // Tasks for other threads' chunks (send), by owner, and how many in all;
+  // the tasks taken from this thread's inbox.
+  std::vector<std::vector<Task>> outboxes_;
+  uint32_t unsent_ = 0;
+  std::vector<Task> received_;
 };
 
 // Sections 3.2-3.4: local work first (the private stack, then PopBottom),
@@ -274,8 +333,10 @@ void Tracer<Policy>::trace() {
       // The private stack's task goes straight to process(); only the
       // deque's and the thieves' pass through memory.
       if (!private_.empty()) {
-        if (others_idle() && private_.size() > 1) [[unlikely]]
-          publish(private_.size() / 2);
+        if (others_idle()) [[unlikely]] {
+          if (private_.size() > 1) publish(private_.size() / 2);
+          deliver_all();
+        }
         process(private_.pop());
       } else if (deque_.pop(t)) {
         process(t);
@@ -283,11 +344,14 @@ void Tracer<Policy>::trace() {
         break;
       }
     }
+    if (take_inbox()) continue;
     if (refill_from_overflow()) continue;
+    deliver_all();
     if (steal_from_others(work_.deques, id_, steal_seed_, stats_, t)) {
       process(t);
       continue;
     }
+    policy().between_objects();
     if (work_.termination.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
   }
 }

@@ -20,6 +20,7 @@ struct WorkerStats {
   uint64_t overflow_events = 0;     // full deque: bottom half to the overflow set
   uint64_t overflow_tasks = 0;      // tasks moved there
   uint64_t refills = 0;             // empty deque refilled from the overflow set
+  uint64_t cas_forwardings = 0;     // forwarding pointers installed by a CAS (not by an owner's store)
   uint64_t cas_failures = 0;        // lost a forwarding race (another thread copied first)
   uint64_t undone_allocations = 0;  // speculative copies retracted from the LAB
   uint64_t labs_taken = 0;
@@ -29,8 +30,9 @@ struct WorkerStats {
   uint64_t large_objects_marked = 0;
   uint64_t chunk_tasks = 0;  // large-array slot ranges pushed
   uint64_t tasks_processed = 0;
-  uint64_t idle_ns = 0;  // in the termination protocol
-  uint64_t busy_ns = 0;  // in the phase, idle included
+  uint64_t tasks_sent = 0;  // to the owner of the chunk they work on (ownership.h)
+  uint64_t idle_ns = 0;     // in the termination protocol
+  uint64_t busy_ns = 0;     // in the phase, idle included
 
   void add(const WorkerStats& o) {
     objects_copied += o.objects_copied;
@@ -41,6 +43,7 @@ struct WorkerStats {
     overflow_events += o.overflow_events;
     overflow_tasks += o.overflow_tasks;
     refills += o.refills;
+    cas_forwardings += o.cas_forwardings;
     cas_failures += o.cas_failures;
     undone_allocations += o.undone_allocations;
     labs_taken += o.labs_taken;
@@ -50,6 +53,7 @@ struct WorkerStats {
     large_objects_marked += o.large_objects_marked;
     chunk_tasks += o.chunk_tasks;
     tasks_processed += o.tasks_processed;
+    tasks_sent += o.tasks_sent;
     idle_ns += o.idle_ns;
     busy_ns += o.busy_ns;
   }

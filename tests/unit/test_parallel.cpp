@@ -1,20 +1,23 @@
 // Unit tests for the shared parallel machinery (gc/parallel/: deque,
-// overflow set, termination, worker pool), driven directly with many
+// overflow set, termination, worker pool, chunk owners and inboxes), driven
+// directly with many
 // threads, including the races Flood et al. 2001 name (stealing the last
 // element, overflow and refill, a thief that finds nothing), and for the
 // pSemispaces collector at 1, 2 and 8 GC threads (8 on a 2-core machine is
 // oversubscribed on purpose), including two threads forwarding the same
-// object.
+// object, under both forwarding protocols (--forwarding=owner and cas).
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "gc/collector.h"
 #include "gc/collectors/semispace/semispace.h"
 #include "gc/parallel/overflow_set.h"
+#include "gc/parallel/ownership.h"
 #include "gc/parallel/private_tasks.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
@@ -413,68 +416,211 @@ class CountingMarker : public Tracer<CountingMarker> {
 
 }  // namespace
 
-TEST_CASE("tracer: every reachable object once, at 1, 2 and 4 threads, with large arrays in chunks") {
-  // A complete binary tree of depth 12 and an array of 10000 slots each
-  // referring to one leaf object; the array and the tree's root are roots.
-  std::vector<Word> heap(1u << 20);
+namespace {
+
+// The tracer tests' heap: a complete binary tree of depth 12 and an array
+// of 10000 slots each referring to one leaf object; the array and the
+// tree's root (twice) are roots.
+struct TraceHeap {
+  std::vector<Word> heap = std::vector<Word>(1u << 20);
   Word* top = heap.data();
-  auto alloc = [&](uint64_t nrefs) {
+  uint64_t objects = 0;
+  uint64_t array_slots = rounded_refs(10000);
+  std::vector<Value> root_slots;
+  std::vector<RootGroup> groups;
+
+  TraceHeap() {
+    Word* root = tree(12);
+    Word* array = alloc(array_slots);
+    for (uint64_t i = 0; i < array_slots; ++i) ref_slots_begin(array, array_slots)[i] = Value::ref(alloc(0));
+    root_slots = {Value::ref(root), Value::ref(array), Value::ref(root)};
+    for (Value& v : root_slots) groups.push_back(RootGroup{&v, 1});
+  }
+
+  Word* alloc(uint64_t nrefs) {
     Word* h = format_object(top, kFirstUserClass, nrefs, 0);
     top += object_words(nrefs, 0);
     REQUIRE(top <= heap.data() + heap.size());
-    return h;
-  };
-  uint64_t objects = 0;
-  auto tree = [&](auto& self, int depth) -> Word* {
-    Word* h = alloc(depth ? 2 : 0);
     objects++;
+    return h;
+  }
+
+  Word* tree(int depth) {
+    Word* h = alloc(depth ? 2 : 0);
     if (depth) {
-      ref_slots_begin(h, 2)[0] = Value::ref(self(self, depth - 1));
-      ref_slots_begin(h, 2)[1] = Value::ref(self(self, depth - 1));
+      ref_slots_begin(h, 2)[0] = Value::ref(tree(depth - 1));
+      ref_slots_begin(h, 2)[1] = Value::ref(tree(depth - 1));
     }
     return h;
-  };
-  Word* root = tree(tree, 12);
-  uint64_t n = rounded_refs(10000);
-  Word* array = alloc(n);
-  objects++;
-  for (uint64_t i = 0; i < n; ++i) {
-    ref_slots_begin(array, n)[i] = Value::ref(alloc(0));
-    objects++;
   }
-  std::vector<Value> root_slots = {Value::ref(root), Value::ref(array), Value::ref(root)};
-  std::vector<RootGroup> groups;
-  for (Value& v : root_slots) groups.push_back(RootGroup{&v, 1});
 
-  for (unsigned threads : {1u, 2u, 4u}) {
-    CAPTURE(threads);
+  void unmark() {
     for (Word* p = heap.data(); p < top;) {
       Word* h = header_from_start(p);
       *h &= ~Header::kMarkBit;
       p = h + 1 + Header::raw_words(*h);
     }
-    std::vector<std::unique_ptr<TaskDeque>> deques;
+  }
+};
+
+// The tracer's machinery for one phase at `threads` threads.
+struct TraceMachinery {
+  explicit TraceMachinery(unsigned threads) : inboxes(std::make_unique<Inbox[]>(threads)) {
     for (unsigned w = 0; w < threads; ++w) deques.push_back(std::make_unique<TaskDeque>(deque_capacity(0)));
-    OverflowSet overflow;
-    Termination termination;
-    TraceShared shared{deques, overflow, termination};
+    termination.reset(threads);
+  }
+  std::vector<std::unique_ptr<TaskDeque>> deques;
+  OverflowSet overflow;
+  Termination termination;
+  std::unique_ptr<Inbox[]> inboxes;
+};
+
+// A policy whose objects each belong to one thread, by address (4 KB pages
+// dealt round the threads): a slot whose target is another thread's goes
+// to that thread. The owner marks with a plain load and store, so that an
+// object marked by two threads would be counted twice.
+class OwnedMarker : public Tracer<OwnedMarker> {
+ public:
+  OwnedMarker(const TraceShared& shared, unsigned id, const Word* base, unsigned threads)
+      : Tracer(shared, id), base_(base), threads_(threads) {}
+  void run(RootClaim& roots) {
+    begin_trace();
+    claim_roots(roots);
+    trace();
+  }
+  void trace_slot(Value* slot) {
+    if (!slot->is_ref()) return;
+    Word* h = slot->as_ref();
+    unsigned owner = static_cast<unsigned>(((h - base_) * kWordSize / 4096) % threads_);
+    if (owner != id()) {
+      send(owner, Task::slot(slot));
+      return;
+    }
+    std::atomic_ref<Word> header(*h);
+    Word before = header.load(std::memory_order_relaxed);
+    if (Header::is_marked(before)) return;
+    header.store(before | Header::kMarkBit, std::memory_order_relaxed);
+    marked++;
+    if (uint64_t n = Header::nrefs(before)) defer(Task::whole(h, n));
+  }
+  uint64_t marked = 0;
+
+ private:
+  const Word* base_;
+  unsigned threads_;
+};
+
+}  // namespace
+
+TEST_CASE("tracer: every reachable object once, at 1, 2 and 4 threads, with large arrays in chunks") {
+  TraceHeap heap;
+  for (unsigned threads : {1u, 2u, 4u}) {
+    CAPTURE(threads);
+    heap.unmark();
+    TraceMachinery m(threads);
+    TraceShared shared{m.deques, m.overflow, m.termination};
     std::vector<std::unique_ptr<CountingMarker>> markers;
     for (unsigned w = 0; w < threads; ++w) markers.push_back(std::make_unique<CountingMarker>(shared, w));
-    RootClaim roots{groups};
-    termination.reset(threads);
+    RootClaim roots{heap.groups};
     WorkerPool pool(threads);
     auto job = [&](unsigned w) { markers[w]->run(roots); };
     pool.run(job);
     uint64_t marked = 0, chunks = 0, claimed = 0;
-    for (auto& m : markers) {
-      marked += m->marked;
-      chunks += m->stats().chunk_tasks;
-      claimed += m->stats().root_groups_claimed;
+    for (auto& marker : markers) {
+      marked += marker->marked;
+      chunks += marker->stats().chunk_tasks;
+      claimed += marker->stats().root_groups_claimed;
     }
-    CHECK(marked == objects);
-    CHECK(claimed == groups.size());
-    CHECK(chunks == (n - 1) / kChunkSlots);
+    CHECK(marked == heap.objects);
+    CHECK(claimed == heap.groups.size());
+    CHECK(chunks == (heap.array_slots - 1) / kChunkSlots);
   }
+}
+
+TEST_CASE("tracer: work sent to its owner is done by the owner, once, before the phase ends") {
+  // Every thread owns some of the objects and only it may mark them, so
+  // each must have marked some; sends cross in both directions, tasks go
+  // in batches and the last ones when a thread runs out of work, and
+  // termination waits for batches still in an inbox.
+  TraceHeap heap;
+  for (unsigned threads : {2u, 4u, 8u}) {
+    CAPTURE(threads);
+    for (int round = 0; round < 20; ++round) {
+      heap.unmark();
+      TraceMachinery m(threads);
+      TraceShared shared{m.deques, m.overflow, m.termination, m.inboxes.get()};
+      std::vector<std::unique_ptr<OwnedMarker>> markers;
+      for (unsigned w = 0; w < threads; ++w)
+        markers.push_back(std::make_unique<OwnedMarker>(shared, w, heap.heap.data(), threads));
+      RootClaim roots{heap.groups};
+      WorkerPool pool(threads);
+      auto job = [&](unsigned w) { markers[w]->run(roots); };
+      pool.run(job);
+      uint64_t marked = 0, sent = 0;
+      for (auto& marker : markers) {
+        CHECK(marker->marked > 0);
+        marked += marker->marked;
+        sent += marker->stats().tasks_sent;
+      }
+      REQUIRE(marked == heap.objects);
+      CHECK(sent > 0);
+      CHECK(m.termination.done());
+      for (unsigned w = 0; w < threads; ++w) CHECK(m.inboxes[w].looks_empty());
+    }
+  }
+}
+
+TEST_CASE("termination: a batch in flight keeps the phase open until its owner takes it") {
+  Termination t;
+  t.reset(1);
+  uint64_t idle = 0;
+  t.hold();
+  CHECK(t.active() == 1);  // batches are not threads
+  CHECK_FALSE(t.done());
+  // The only thread offers while the batch is held: not over, and it goes
+  // back to work when it sees the batch.
+  CHECK_FALSE(t.offer([] { return true; }, idle));
+  t.release(1);
+  CHECK_FALSE(t.done());
+  CHECK(t.offer([] { return false; }, idle));
+  CHECK(t.done());
+}
+
+TEST_CASE("chunk owners: a free chunk is claimed, another's is asked for and shared between objects") {
+  std::vector<Word> space(4 * (size_t{1} << ChunkOwners::kChunkShift) / kWordSize);
+  const Word* chunk0 = space.data();
+  const Word* chunk1 = chunk0 + (size_t{1} << ChunkOwners::kChunkShift) / kWordSize;
+  ChunkOwners owners;
+  owners.reset(space.data(), space.data() + space.size(), 2);
+  ChunkOwners::View first = owners.view(0), second = owners.view(1);
+  unsigned owner = 99;
+  using Access = ChunkOwners::Access;
+  CHECK(first.access(chunk0, owner) == Access::kOwn);
+  CHECK(first.access(chunk0 + 100, owner) == Access::kOwn);
+  CHECK(second.access(chunk0 + 7, owner) == Access::kSend);
+  CHECK(owner == 0);
+  CHECK(first.asked());
+  CHECK_FALSE(second.asked());
+  // Asked once; until the owner is between objects it still owns the chunk
+  // and the others keep sending.
+  CHECK(second.access(chunk0, owner) == Access::kSend);
+  CHECK(first.access(chunk0, owner) == Access::kOwn);
+  second.share_asked();
+  CHECK(first.asked());
+  first.share_asked();
+  CHECK_FALSE(first.asked());
+  CHECK(first.access(chunk0, owner) == Access::kShare);
+  CHECK(second.access(chunk0, owner) == Access::kShare);
+  // Chunk 1 is the second thread's once it touches it first.
+  CHECK(second.access(chunk1, owner) == Access::kOwn);
+  CHECK(first.access(chunk1 + 1, owner) == Access::kSend);
+  CHECK(owner == 1);
+  // A new phase starts with every chunk free.
+  owners.reset(space.data(), space.data() + space.size(), 2);
+  first = owners.view(0);
+  second = owners.view(1);
+  CHECK(second.access(chunk0, owner) == Access::kOwn);
+  CHECK(first.access(chunk1, owner) == Access::kOwn);
 }
 
 TEST_CASE("worker pool: every worker runs each phase once; threads sleep between phases") {
@@ -503,8 +649,10 @@ struct PHeap {
   PRoots roots;
   std::unique_ptr<Collector> owner;
   SemispaceCollector* c;
-  PHeap(unsigned threads, size_t nroots, uint64_t heap = 256ull << 20, uint64_t lab = 0, uint64_t deque = 0) {
+  PHeap(unsigned threads, size_t nroots, uint64_t heap = 256ull << 20, uint64_t lab = 0, uint64_t deque = 0,
+        const char* forwarding = "owner") {
     HeapOptions o;
+    o.collector_options["forwarding"] = forwarding;
     o.gc_deque_tasks = deque;
     o.max_heap_bytes = heap;
     o.gc_threads = threads;
@@ -563,108 +711,118 @@ uint64_t check_tree(Word* n, int depth) {
 }  // namespace
 
 TEST_CASE("pSemispaces at 1, 2 and 8 threads: trees, sharing, large arrays, hashes and weak refs") {
-  for (unsigned threads : {1u, 2u, 8u}) {
-    CAPTURE(threads);
-    PHeap h(threads, 64);
-    CHECK(h.c->gc_threads() == threads);
-    uint64_t counter = 0;
-    // Eight trees of 2^12 nodes under separate roots: work for every
-    // thread (small enough that building them does not collect).
-    for (int t = 0; t < 8; ++t) h.roots.roots[t] = Value::ref(build_tree(h, 11, counter));
-    // One shared object referenced from 40 roots in 10 root groups and
-    // from every slot of a large array: threads race to forward it.
-    Word* shared = h.alloc(0, 1);
-    shared[1] = 4242;
-    for (int i = 8; i < 48; ++i) h.roots.roots[i] = Value::ref(shared);
-    // A large array (in the large-object space) of 100000 slots, each a
-    // small object; it is scanned as chunk tasks.
-    Word* big = gc::allocate(*h.c, kArrayStorageClass, 100000, 0);
-    REQUIRE(big != nullptr);
-    CHECK(h.c->in_large_space(big));
-    h.roots.roots[48] = Value::ref(big);
-    for (uint64_t i = 0; i < 100000; ++i) {
-      Word* o = i % 2 ? shared : h.alloc(0, 1);
-      if (!(i % 2)) o[1] = i;
-      pslot(big, i) = Value::ref(o);
-    }
-    // A hashed object grows a hash word when copied.
-    Word* hashed = h.alloc(1, 1);
-    uint64_t hash = h.c->identity_hash(hashed);
-    h.roots.roots[49] = Value::ref(hashed);
-    // Weak: one kept, one dead.
-    Word* dead = h.alloc(0, 1);
-    h.roots.weak = {shared, dead};
-
-    for (int round = 0; round < 3; ++round) {
-      h.collect();
-      REQUIRE_FALSE(h.check().has_value());
-      for (int t = 0; t < 8; ++t) CHECK(check_tree(h.roots.roots[t].as_ref(), 11) == (1u << 12) - 1);
-      Word* s = h.roots.roots[8].as_ref();
-      CHECK(s[1] == 4242);
-      for (int i = 8; i < 48; ++i) REQUIRE(h.roots.roots[i].as_ref() == s);  // copied once: still one object
-      Word* b = h.roots.roots[48].as_ref();
-      CHECK(b == big);  // large objects do not move
-      for (uint64_t i = 0; i < 100000; i += 1) {
-        Word* o = pslot(b, i).as_ref();
-        if (i % 2) {
-          REQUIRE(o == s);
-        } else {
-          REQUIRE(o[1] == i);
-        }
+  for (std::string forwarding : {"owner", "cas"})
+    for (unsigned threads : {1u, 2u, 8u}) {
+      CAPTURE(forwarding);
+      CAPTURE(threads);
+      PHeap h(threads, 64, 256ull << 20, 0, 0, forwarding.c_str());
+      CHECK(h.c->gc_threads() == threads);
+      uint64_t counter = 0;
+      // Eight trees of 2^12 nodes under separate roots: work for every
+      // thread (small enough that building them does not collect).
+      for (int t = 0; t < 8; ++t) h.roots.roots[t] = Value::ref(build_tree(h, 11, counter));
+      // One shared object referenced from 40 roots in 10 root groups and
+      // from every slot of a large array: threads race to forward it.
+      Word* shared = h.alloc(0, 1);
+      shared[1] = 4242;
+      for (int i = 8; i < 48; ++i) h.roots.roots[i] = Value::ref(shared);
+      // A large array (in the large-object space) of 100000 slots, each a
+      // small object; it is scanned as chunk tasks.
+      Word* big = gc::allocate(*h.c, kArrayStorageClass, 100000, 0);
+      REQUIRE(big != nullptr);
+      CHECK(h.c->in_large_space(big));
+      h.roots.roots[48] = Value::ref(big);
+      for (uint64_t i = 0; i < 100000; ++i) {
+        Word* o = i % 2 ? shared : h.alloc(0, 1);
+        if (!(i % 2)) o[1] = i;
+        pslot(big, i) = Value::ref(o);
       }
-      CHECK(h.c->identity_hash(h.roots.roots[49].as_ref()) == hash);
-      CHECK(h.roots.weak[0] == s);
-      CHECK(h.roots.weak[1] == nullptr);
+      // A hashed object grows a hash word when copied.
+      Word* hashed = h.alloc(1, 1);
+      uint64_t hash = h.c->identity_hash(hashed);
+      h.roots.roots[49] = Value::ref(hashed);
+      // Weak: one kept, one dead.
+      Word* dead = h.alloc(0, 1);
+      h.roots.weak = {shared, dead};
+
+      for (int round = 0; round < 3; ++round) {
+        h.collect();
+        REQUIRE_FALSE(h.check().has_value());
+        for (int t = 0; t < 8; ++t) CHECK(check_tree(h.roots.roots[t].as_ref(), 11) == (1u << 12) - 1);
+        Word* s = h.roots.roots[8].as_ref();
+        CHECK(s[1] == 4242);
+        for (int i = 8; i < 48; ++i)
+          REQUIRE(h.roots.roots[i].as_ref() == s);  // copied once: still one object
+        Word* b = h.roots.roots[48].as_ref();
+        CHECK(b == big);  // large objects do not move
+        for (uint64_t i = 0; i < 100000; i += 1) {
+          Word* o = pslot(b, i).as_ref();
+          if (i % 2) {
+            REQUIRE(o == s);
+          } else {
+            REQUIRE(o[1] == i);
+          }
+        }
+        CHECK(h.c->identity_hash(h.roots.roots[49].as_ref()) == hash);
+        CHECK(h.roots.weak[0] == s);
+        CHECK(h.roots.weak[1] == nullptr);
+      }
+      parallel::WorkerStats t = h.totals();
+      CHECK(t.chunk_tasks > 0);
+      CHECK(t.large_objects_marked == 3);
+      CHECK(t.root_groups_claimed == 3 * 16);  // 64 roots in groups of 4, three collections
+      CHECK(t.cas_failures == t.undone_allocations);
+      CHECK(h.c->stats().bytes_copied == t.bytes_copied);
+      if (threads > 1) {
+        unsigned busy = 0;
+        for (const auto& s : h.c->worker_stats()) busy += s.objects_copied > 0;
+        MESSAGE(forwarding << ", " << threads << " threads: " << busy << " copied, " << t.steals
+                           << " steals of " << t.steal_attempts << " attempts, " << t.tasks_sent
+                           << " tasks sent, " << t.cas_forwardings << " CAS forwardings, " << t.cas_failures
+                           << " CAS failures, " << t.labs_taken << " LABs, " << t.lab_waste_bytes
+                           << " bytes wasted");
+      }
     }
-    parallel::WorkerStats t = h.totals();
-    CHECK(t.chunk_tasks > 0);
-    CHECK(t.large_objects_marked == 3);
-    CHECK(t.root_groups_claimed == 3 * 16);  // 64 roots in groups of 4, three collections
-    CHECK(t.cas_failures == t.undone_allocations);
-    CHECK(h.c->stats().bytes_copied == t.bytes_copied);
-    if (threads > 1) {
-      unsigned busy = 0;
-      for (const auto& s : h.c->worker_stats()) busy += s.objects_copied > 0;
-      MESSAGE(threads << " threads: " << busy << " copied, " << t.steals << " steals of " << t.steal_attempts
-                      << " attempts, " << t.cas_failures << " CAS failures, " << t.labs_taken << " LABs, "
-                      << t.lab_waste_bytes << " bytes wasted");
-    }
-  }
 }
 
 TEST_CASE("two threads forwarding the same object: one copy, the loser undoes its allocation") {
   // Root groups hold 4 slots; 8 consecutive groups (32 slots) all point at
   // the same object, so threads claiming neighbouring groups at the same
-  // moment race to forward the same object. Whatever the interleaving, each
-  // object is copied exactly once: bytes copied equals the live bytes,
+  // moment race to forward the same object: by CAS, or (forwarding by
+  // owner) to claim, ask for or share its chunk. Whatever the interleaving,
+  // each object is copied exactly once: bytes copied equals the live bytes,
   // every root agrees on the new address, and every lost CAS is matched by
   // an undone allocation.
   constexpr size_t kRoots = 32000;
   constexpr size_t kPerObject = 32;
-  for (unsigned threads : {2u, 8u}) {
-    CAPTURE(threads);
-    PHeap h(threads, kRoots);
-    for (int round = 0; round < 40; ++round) {
-      for (size_t k = 0; k < kRoots / kPerObject; ++k) {
-        Word* o = h.alloc(1, 2);
-        o[1] = k;
-        for (size_t i = 0; i < kPerObject; ++i) h.roots.roots[k * kPerObject + i] = Value::ref(o);
+  for (std::string forwarding : {"owner", "cas"})
+    for (unsigned threads : {2u, 8u}) {
+      CAPTURE(forwarding);
+      CAPTURE(threads);
+      PHeap h(threads, kRoots, 256ull << 20, 0, 0, forwarding.c_str());
+      for (int round = 0; round < 40; ++round) {
+        for (size_t k = 0; k < kRoots / kPerObject; ++k) {
+          Word* o = h.alloc(1, 2);
+          o[1] = k;
+          for (size_t i = 0; i < kPerObject; ++i) h.roots.roots[k * kPerObject + i] = Value::ref(o);
+        }
+        uint64_t before = h.c->stats().bytes_copied;
+        h.collect();
+        REQUIRE_FALSE(h.check().has_value());
+        CHECK(h.c->stats().bytes_copied - before == kRoots / kPerObject * object_words(1, 2) * kWordSize);
+        for (size_t i = 0; i < kRoots; ++i) {
+          Word* o = h.roots.roots[i].as_ref();
+          REQUIRE(o == h.roots.roots[i / kPerObject * kPerObject].as_ref());
+          REQUIRE(o[1] == i / kPerObject);
+        }
       }
-      uint64_t before = h.c->stats().bytes_copied;
-      h.collect();
-      REQUIRE_FALSE(h.check().has_value());
-      CHECK(h.c->stats().bytes_copied - before == kRoots / kPerObject * object_words(1, 2) * kWordSize);
-      for (size_t i = 0; i < kRoots; ++i) {
-        Word* o = h.roots.roots[i].as_ref();
-        REQUIRE(o == h.roots.roots[i / kPerObject * kPerObject].as_ref());
-        REQUIRE(o[1] == i / kPerObject);
-      }
+      parallel::WorkerStats t = h.totals();
+      CHECK(t.cas_failures == t.undone_allocations);
+      if (forwarding == "cas") CHECK(t.tasks_sent == 0);
+      MESSAGE(forwarding << ", " << threads << " threads: " << t.cas_failures
+                         << " forwarding races lost and undone in 40 collections, " << t.tasks_sent
+                         << " slots sent to their target's owner");
     }
-    parallel::WorkerStats t = h.totals();
-    CHECK(t.cas_failures == t.undone_allocations);
-    MESSAGE(threads << " threads: " << t.cas_failures
-                    << " forwarding races lost and undone in 40 collections");
-  }
 }
 
 TEST_CASE("pSemispaces: wide graphs overflow the deques and still copy everything") {

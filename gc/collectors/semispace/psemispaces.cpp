@@ -33,8 +33,9 @@ uint64_t SemispaceCollector::lab_words_for_collection() const {
 void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
   if (threads_.scavengers.empty()) {
-    threads_.make_scavengers(events, reservation_);
-    for (const char* c : {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks"})
+    threads_.make_scavengers(events, reservation_, semispace_options(options_).forwarding_by_owner);
+    for (const char* c :
+         {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks", "tasks sent"})
       events.describe_counter(c, "objects");
     for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
     events.describe_counter("termination idle ns", "ns");
@@ -72,6 +73,8 @@ void CopyScavenger<Derived>::prepare(const ScavengeSpaces& spaces, uint64_t lab_
   lab_words_ = lab_words;
   lab_.top = lab_.end = nullptr;
   alone_ = shared_.deques.size() == 1;
+  by_owner_ = shared_.owners != nullptr;
+  if (by_owner_) chunks_ = shared_.owners->view(this->id());
   this->begin_trace();
 }
 
@@ -97,6 +100,7 @@ void CopyScavenger<Derived>::report(observe::Recorder& events) const {
   events.count(w, "bytes copied", s.bytes_copied);
   events.count(w, "root groups", s.root_groups_claimed);
   this->report_work_sharing(events);
+  events.count(w, "CAS forwardings", s.cas_forwardings);
   events.count(w, "CAS failures", s.cas_failures);
   events.count(w, "undone allocations", s.undone_allocations);
   events.count(w, "LABs taken", s.labs_taken);

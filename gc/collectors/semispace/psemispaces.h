@@ -55,6 +55,10 @@ struct ScavengeShared {
   parallel::Termination& termination;
   observe::Recorder& events;
   const Reservation& reservation;  // identity hashes of moved objects
+  // From-space's chunk owners and the threads' inboxes, for a scavenger
+  // that forwards by ownership (kOwnedForwarding); else nullptr.
+  parallel::ChunkOwners* owners = nullptr;
+  parallel::Inbox* inboxes = nullptr;
 };
 
 // One collection's spaces.
@@ -99,10 +103,14 @@ class CopyScavenger : public parallel::Tracer<Derived> {
  public:
   // The next object scanned is the one just copied (tracer.h).
   static constexpr bool kPrefetchTargets = false;
+  // Whether the scavenger can forward by ownership of from-space chunks
+  // (forward_owned) where the collector asks for it; else every race is
+  // decided by the CAS of section 4.
+  static constexpr bool kOwnedForwarding = false;
 
   CopyScavenger(const ScavengeShared& shared, unsigned id)
-      : parallel::Tracer<Derived>(parallel::TraceShared{shared.deques, shared.overflow, shared.termination},
-                                  id),
+      : parallel::Tracer<Derived>(
+            parallel::TraceShared{shared.deques, shared.overflow, shared.termination, shared.inboxes}, id),
         shared_(shared) {}
 
   // Before each collection, on the mutator thread.
@@ -120,14 +128,34 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     return v.is_ref() && reinterpret_cast<uintptr_t>(v.as_ref()) - to_begin_ < to_bytes_;
   }
 
+  // The tracer's hooks for ownership: chunks another thread asked for are
+  // shared between objects, and the asking is work for an idle thread.
+  [[gnu::always_inline]] void between_objects() {
+    if constexpr (Derived::kOwnedForwarding) {
+      if (by_owner_) chunks_.share_asked();
+    }
+  }
+  bool asked_to_share() const {
+    if constexpr (Derived::kOwnedForwarding) return by_owner_ && chunks_.asked();
+    return false;
+  }
+
   // Roots and slots alike: copy (or find the copy of) a from-space target
-  // and redirect the slot; mark a large-object target in place.
+  // and redirect the slot, or send the slot to the owner of the target's
+  // chunk; mark a large-object target in place.
   [[gnu::always_inline]] void trace_slot(Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
     uintptr_t addr = static_cast<uintptr_t>(bits & ~Value::kTagMask);
     if (addr - from_begin_ < from_bytes_) {
-      slot->bits = Value::kRefTag | reinterpret_cast<uintptr_t>(forward(reinterpret_cast<Word*>(addr)));
+      Word* old = reinterpret_cast<Word*>(addr);
+      if constexpr (Derived::kOwnedForwarding) {
+        if (by_owner_) {
+          forward_owned(slot, old);
+          return;
+        }
+      }
+      slot->bits = Value::kRefTag | reinterpret_cast<uintptr_t>(forward(old));
     } else if (addr - los_begin_ < los_bytes_) {
       mark_large(reinterpret_cast<Word*>(addr));
     }
@@ -167,7 +195,32 @@ class CopyScavenger : public parallel::Tracer<Derived> {
   [[gnu::always_inline]] Word* forward(Word* old) {
     Word h = std::atomic_ref<Word>(*old).load(std::memory_order_relaxed);
     if (Header::is_forwarded(h)) return reinterpret_cast<Word*>(h);
-    return copy(old, h);
+    return copy(old, h, alone_);
+  }
+
+  // Forwarding by ownership: only the owner of an object's from-space chunk
+  // copies it, so its forwarding pointer is a plain store, and a slot whose
+  // target is another thread's and not yet forwarded goes to that thread as
+  // a one-slot task (docs/collectors/semispace.md, "Forwarding by
+  // ownership"). The header is read first: a target already forwarded needs
+  // no owner.
+  [[gnu::always_inline]] void forward_owned(Value* slot, Word* old) {
+    Word h = std::atomic_ref<Word>(*old).load(std::memory_order_relaxed);
+    if (!Header::is_forwarded(h)) [[likely]] {
+      unsigned owner = 0;
+      switch (chunks_.access(old, owner)) {
+        case parallel::ChunkOwners::Access::kOwn:
+          h = reinterpret_cast<Word>(copy(old, h, true));
+          break;
+        case parallel::ChunkOwners::Access::kShare:
+          h = reinterpret_cast<Word>(copy(old, h, false));
+          break;
+        case parallel::ChunkOwners::Access::kSend:
+          this->send(owner, parallel::Task::slot(slot));
+          return;
+      }
+    }
+    slot->bits = Value::kRefTag | h;
   }
 
   // Section 4, L158-160: "each thread speculatively allocate[s] space for
@@ -180,7 +233,7 @@ class CopyScavenger : public parallel::Tracer<Derived> {
   // grows a hash word when it moves, so the speculative allocation is the
   // grown size and the undo retracts that size. Where the copy goes is the
   // scavenger's hook (allocate_copy), and so is what a copy leaves behind.
-  [[gnu::always_inline]] Word* copy(Word* old, Word h) {
+  [[gnu::always_inline]] Word* copy(Word* old, Word h, bool exclusive) {
     uint64_t nrefs = Header::nrefs(h);
     uint64_t below = words_below(nrefs);
     uint64_t raw = Header::raw_words(h);
@@ -191,7 +244,7 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     Word* dst = derived().allocate_copy(h, words, new_header);
     Word* moved = dst + below;
     Word seen = h;
-    if (!install_forwarding(old, seen, moved)) [[unlikely]] {
+    if (!install_forwarding(old, seen, moved, exclusive)) [[unlikely]] {
       // Only forwarding changes a from-space header during a collection,
       // so the value that beat us is the winner's forwarding pointer.
       this->stats_.cas_failures++;
@@ -218,16 +271,17 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     return moved;
   }
 
-  // The CAS that decides a forwarding race. A thread alone has no race to
-  // decide: it stores the pointer, and saves the locked instruction, which
-  // would wait for every store of the copies before it to leave the store
-  // buffer.
-  [[gnu::always_inline]] bool install_forwarding(Word* old, Word& seen, Word* moved) {
+  // The CAS that decides a forwarding race. A thread alone, or the owner of
+  // the object's chunk, has no race to decide (`exclusive`): it stores the
+  // pointer, and saves the locked instruction, which would wait for every
+  // store of the copies before it to leave the store buffer.
+  [[gnu::always_inline]] bool install_forwarding(Word* old, Word& seen, Word* moved, bool exclusive) {
     std::atomic_ref<Word> header(*old);
-    if (alone_) {
+    if (exclusive) {
       header.store(reinterpret_cast<Word>(moved), std::memory_order_relaxed);
       return true;
     }
+    this->stats_.cas_forwardings++;
     return header.compare_exchange_strong(seen, reinterpret_cast<Word>(moved), std::memory_order_relaxed);
   }
 
@@ -255,13 +309,16 @@ class CopyScavenger : public parallel::Tracer<Derived> {
   uint64_t to_bytes_ = 0;
   CopySpace* to_ = nullptr;
   Lab lab_;
-  bool alone_ = false;  // one GC thread: no forwarding races
+  bool alone_ = false;                  // one GC thread: no forwarding races
+  bool by_owner_ = false;               // forwarding by ownership (forward_owned)
+  parallel::ChunkOwners::View chunks_;  // from-space's owners, when by_owner_
 };
 
 // pSemispaces for semispace: every survivor is copied into to-space.
 class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
  public:
   using CopyScavenger::CopyScavenger;
+  static constexpr bool kOwnedForwarding = true;
 
  private:
   friend class CopyScavenger<ParallelScavenger>;
@@ -352,9 +409,16 @@ struct ScavengeThreads {
       deques.push_back(std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(deque_tasks)));
   }
 
-  void make_scavengers(observe::Recorder& events, const Reservation& reservation) {
+  // by_owner: forwarding by ownership, for a scavenger that can.
+  void make_scavengers(observe::Recorder& events, const Reservation& reservation, bool by_owner = false) {
     shared =
         std::make_unique<ScavengeShared>(ScavengeShared{deques, overflow, termination, events, reservation});
+    if (Scavenger::kOwnedForwarding && by_owner && pool->size() > 1 &&
+        pool->size() <= parallel::ChunkOwners::kMaxThreads) {
+      inboxes = std::make_unique<parallel::Inbox[]>(pool->size());
+      shared->owners = &owners;
+      shared->inboxes = inboxes.get();
+    }
     for (unsigned w = 0; w < pool->size(); ++w) scavengers.push_back(std::make_unique<Scavenger>(*shared, w));
   }
 
@@ -364,6 +428,7 @@ struct ScavengeThreads {
   // highest first, so that tails adjacent at a space's top all return to it
   // and the others become filler.
   void run(const ScavengeSpaces& spaces, uint64_t lab_words, ParallelScavengePhase& phase) {
+    if (shared->owners) owners.reset(spaces.from_begin, spaces.from_end, pool->size());
     for (auto& s : scavengers) s->prepare(spaces, lab_words);
     parallel::trace_open(*pool, termination, [&](unsigned worker) { scavengers[worker]->run(phase); });
     std::vector<Scavenger*> order;
@@ -383,6 +448,8 @@ struct ScavengeThreads {
   std::vector<std::unique_ptr<parallel::TaskDeque>> deques;
   parallel::OverflowSet overflow;
   parallel::Termination termination;
+  parallel::ChunkOwners owners;
+  std::unique_ptr<parallel::Inbox[]> inboxes;
   std::unique_ptr<ScavengeShared> shared;
   std::vector<std::unique_ptr<Scavenger>> scavengers;
 };

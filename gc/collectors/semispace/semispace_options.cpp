@@ -3,12 +3,21 @@
 namespace gc {
 
 namespace {
-constexpr OptionSpec kOptions[] = {kGcLabOption};
+constexpr OptionSpec kOptions[] = {
+    kGcLabOption,
+    choice_option(
+        "forwarding", "owner|cas", "owner",
+        "which GC thread copies an object: the owner of its from-space chunk, with plain stores, or "
+        "whichever wins a CAS on its header (the paper's protocol)",
+        "forwarding protocol", "owner or cas"),
+};
 }  // namespace
 
 SemispaceOptions semispace_options(const HeapOptions& heap) {
   SemispaceOptions o;
   o.gc_lab_bytes = option_size(heap.collector_options, kGcLabOption.name).value_or(0);
+  const std::string* forwarding = option_text(heap.collector_options, "forwarding");
+  o.forwarding_by_owner = !forwarding || *forwarding == "owner";
   return o;
 }
 

@@ -43,6 +43,10 @@ constexpr uint64_t lab_words_within(uint64_t lab_words, uint64_t headroom_words,
 
 struct SemispaceOptions {
   uint64_t gc_lab_bytes = 0;  // 0: the collector's default
+  // --forwarding: which thread copies an object in a parallel collection,
+  // the owner of its from-space chunk (gc/parallel/ownership.h), or any,
+  // the race decided by a CAS (Flood et al. 2001, section 4).
+  bool forwarding_by_owner = true;
 };
 
 SemispaceOptions semispace_options(const HeapOptions& heap);
