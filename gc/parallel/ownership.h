@@ -57,8 +57,9 @@ class ChunkOwners {
       return owners_->contested(chunk, seen, mine_, owner);
     }
 
-    // At a point where this thread is between objects (no header read and
-    // not yet written): the chunks it was asked to share become shared.
+    // At a point where this thread has no object half forwarded (no header
+    // read and not yet written): the chunks it was asked to share become
+    // shared.
     [[gnu::always_inline]] void share_asked() const {
       if (asked()) [[unlikely]]
         owners_->share_asked(static_cast<unsigned>(mine_ - 1));
@@ -117,7 +118,8 @@ class ChunkOwners {
       if (seen == kShared) return Access::kShare;
     }
     if ((seen & kAsked) == 0) {
-      if (entry.compare_exchange_strong(seen, static_cast<uint16_t>(seen | kAsked), std::memory_order_acquire)) {
+      if (entry.compare_exchange_strong(seen, static_cast<uint16_t>(seen | kAsked),
+                                        std::memory_order_acquire)) {
         Requests& r = requests_[seen - 1u];
         std::lock_guard<std::mutex> hold(r.lock);
         r.chunks.push_back(chunk);

@@ -78,6 +78,10 @@ constexpr uint64_t kPrefetchSlots = 8;
 // (docs/collectors/semispace.md).
 constexpr uint64_t kDefaultDequeTasks = uint64_t{1} << 15;
 
+// A run of more slots than this is traced in blocks of this many, with a
+// safe point between blocks (scan_long_run).
+constexpr uint64_t kSafePointSlots = 64;
+
 // Tasks sent to another thread's inbox go in batches of this many (one lock
 // and two atomic adds a batch), or fewer when the sender runs out of work
 // or sees a thread idle.
@@ -193,8 +197,13 @@ class Tracer {
     for (Value* slot = lo; slot < hi; ++slot) policy().trace_slot(slot);
   }
 
-  // The policy's hooks for ownership (ownership.h), by default none.
-  void between_objects() {}
+  // The policy's hooks for ownership (ownership.h), by default none:
+  // safe_point() is called where this thread has no slot half traced
+  // (before each task, and, for a policy that sets kLongRunSafePoints,
+  // between blocks of a long run of slots; such a policy's whole objects
+  // are scanned with scan_slots).
+  void safe_point() {}
+  static constexpr bool kLongRunSafePoints = false;
   bool asked_to_share() const { return false; }
 
   // The policy's default for a whole object.
@@ -227,8 +236,14 @@ class Tracer {
   const Policy& policy() const { return static_cast<const Policy&>(*this); }
 
   [[gnu::always_inline]] void process(Task t) {
-    policy().between_objects();
+    policy().safe_point();
     stats_.tasks_processed++;
+    if constexpr (Policy::kLongRunSafePoints) {
+      if (t.end - t.begin > kSafePointSlots) [[unlikely]] {
+        scan_long_run(t.object, t.begin, t.end);
+        return;
+      }
+    }
     if (t.end - t.begin > kChunkSlots) [[unlikely]] {
       scan_large(t.object, t.begin, t.end);
     } else if (t.begin == 0) {
@@ -242,7 +257,11 @@ class Tracer {
   // a task (stealable, and split again by whoever takes it) until what is
   // left is one chunk, which this thread scans. The halves pushed first are
   // the biggest and sit nearest the top, where thieves take from.
-  void scan_large(Word* h, uint64_t begin, uint64_t end) {
+  void scan_large(Word* h, uint64_t begin, uint64_t end) { scan_slots(h, begin, split_large(h, begin, end)); }
+
+  // Pushes the upper halves of [begin, end) as tasks until one chunk is
+  // left; returns its end.
+  uint64_t split_large(Word* h, uint64_t begin, uint64_t end) {
     while (end - begin > kChunkSlots) {
       uint64_t half = ((end - begin) / 2 + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
       uint64_t mid = begin + half;
@@ -250,7 +269,22 @@ class Tracer {
       stats_.chunk_tasks++;
       end = mid;
     }
-    scan_slots(h, begin, end);
+    return end;
+  }
+
+  // A long run of slots (a large array's chunk, a big object) traced in
+  // blocks: between blocks the loop does what it does between tasks,
+  // answers requests to share and, when a thread is idle, delivers what it
+  // has for it, rather than after the whole run.
+  [[gnu::noinline]] void scan_long_run(Word* h, uint64_t begin, uint64_t end) {
+    end = split_large(h, begin, end);
+    while (begin < end) {
+      uint64_t block_end = std::min<uint64_t>(end, begin + kSafePointSlots);
+      scan_slots(h, begin, block_end);
+      begin = block_end;
+      policy().safe_point();
+      if (others_idle()) deliver_all();
+    }
   }
 
   // Section 3.4 (L144): "filling no more than the top half of the queue
@@ -351,7 +385,7 @@ void Tracer<Policy>::trace() {
       process(t);
       continue;
     }
-    policy().between_objects();
+    policy().safe_point();
     if (work_.termination.offer([this] { return work_visible(); }, stats_.idle_ns)) return;
   }
 }

@@ -129,8 +129,9 @@ class CopyScavenger : public parallel::Tracer<Derived> {
   }
 
   // The tracer's hooks for ownership: chunks another thread asked for are
-  // shared between objects, and the asking is work for an idle thread.
-  [[gnu::always_inline]] void between_objects() {
+  // shared at a safe point (no slot half traced), and the asking is work
+  // for an idle thread.
+  [[gnu::always_inline]] void safe_point() {
     if constexpr (Derived::kOwnedForwarding) {
       if (by_owner_) chunks_.share_asked();
     }
@@ -319,6 +320,7 @@ class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
  public:
   using CopyScavenger::CopyScavenger;
   static constexpr bool kOwnedForwarding = true;
+  static constexpr bool kLongRunSafePoints = true;
 
  private:
   friend class CopyScavenger<ParallelScavenger>;
