@@ -24,11 +24,11 @@ namespace gc::parallel {
 
 class ChunkOwners {
  public:
-  // 256 KiB, measured on the forest (docs/collectors/semispace.md,
+  // 128 KiB, measured on the forest (docs/collectors/semispace.md,
   // "Forwarding by ownership"): smaller chunks are shared more often at
   // the edges of stolen subtrees and make a larger table, larger ones leave
   // more objects to the compare-and-swap once a chunk is shared.
-  static constexpr unsigned kChunkShift = 18;
+  static constexpr unsigned kChunkShift = 17;
   // Entries hold a thread's id + 1 below kAsked, and kShared is all ones.
   static constexpr unsigned kMaxThreads = 0x7FFE;
 

@@ -15,9 +15,12 @@ usage_error "--young is an option of markcompact; add --gc=markcompact" --gc=mar
 usage_error "--gpu-split is an option of gpu; add --gc=gpu" --gc=markcompact --gpu-split=4
 usage_error "--gc-lab is an option of semispace and markcompact; add --gc=semispace or --gc=markcompact" \
   --gc=marksweep --gc-lab=32K
+usage_error "--forwarding is an option of semispace; add --gc=semispace" --gc=markcompact --forwarding=cas
+usage_error "bad forwarding protocol 'x' (owner or cas)" --forwarding=x
 
 # Options come before or after --gc=; the default collector owns --gc-lab.
-for args in "--young=1M --gc=markcompact" "--gc=markcompact --young=1M" "--gc-lab=64K"; do
+for args in "--young=1M --gc=markcompact" "--gc=markcompact --young=1M" "--gc-lab=64K" \
+  "--forwarding=cas --gc-threads=2" "--gc=semispace --forwarding=owner"; do
   # shellcheck disable=SC2086
   out=$("$vm" $args -e 'print("ran");' 2>&1)
   check "$args: runs" '[ "$out" = ran ]'

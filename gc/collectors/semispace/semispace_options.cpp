@@ -7,8 +7,8 @@ constexpr OptionSpec kOptions[] = {
     kGcLabOption,
     choice_option(
         "forwarding", "owner|cas", "owner",
-        "which GC thread copies an object: the owner of its from-space chunk, with plain stores, or "
-        "whichever wins a CAS on its header (the paper's protocol)",
+        "with 2 or more GC threads, which one copies an object: the owner of its from-space chunk, with "
+        "a plain store, or whichever wins a CAS on its header (the paper's protocol)",
         "forwarding protocol", "owner or cas"),
 };
 }  // namespace
