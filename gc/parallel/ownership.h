@@ -3,12 +3,14 @@
 // let one thread alone write the objects of a chunk, with plain stores,
 // instead of deciding every write with a locked instruction.
 //
-// The first thread to touch a chunk claims it with one compare-and-swap,
-// and owns it until the phase ends. Another thread that finds work on the
-// chunk sends it to the owner as a task; tasks travel in batches, one lock
-// a batch. A batch in flight holds the phase open as an active thread does
-// (Termination::hold), so that termination is never declared with work in
-// an inbox.
+// The first thread to touch a chunk claims it with one compare-and-swap.
+// Another thread that finds work on the chunk asks the owner, once, to
+// share it, and until then sends it the work as tasks; the owner shares
+// the chunk at its next safe point (no write half done), and from then on
+// every thread writes there with a compare-and-swap. Tasks travel in
+// batches, one lock a batch. A batch in flight holds the phase open as an
+// active thread does (Termination::hold), so that termination is never
+// declared with work in an inbox.
 #pragma once
 
 #include <atomic>
@@ -76,7 +78,8 @@ class ChunkOwners {
   };
 
   // Before a phase, on one thread: every chunk of [begin, end) unowned,
-  // and no requests.
+  // and no requests (a request made as the last phase ended may be
+  // unanswered). `threads` is the same at every phase.
   void reset(const void* begin, const void* end, unsigned threads) {
     begin_ = reinterpret_cast<uintptr_t>(begin);
     uint64_t bytes = reinterpret_cast<uintptr_t>(end) - begin_;
@@ -87,6 +90,10 @@ class ChunkOwners {
     }
     for (size_t i = 0; i < chunks; ++i) table_[i].store(kFree, std::memory_order_relaxed);
     if (!requests_) requests_ = std::make_unique<Requests[]>(threads);
+    for (unsigned t = 0; t < threads; ++t) {
+      requests_[t].chunks.clear();
+      requests_[t].pending.store(false, std::memory_order_relaxed);
+    }
   }
 
   // Thread `me`'s view for this phase (after reset).
