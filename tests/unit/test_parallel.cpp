@@ -615,12 +615,19 @@ TEST_CASE("chunk owners: a free chunk is claimed, another's is asked for and sha
   CHECK(second.access(chunk1, owner) == Access::kOwn);
   CHECK(first.access(chunk1 + 1, owner) == Access::kSend);
   CHECK(owner == 1);
-  // A new phase starts with every chunk free.
+  CHECK(second.asked());  // the phase ends before it is answered
+  // A new phase starts with every chunk free and no request.
   owners.reset(space.data(), space.data() + space.size(), 2);
   first = owners.view(0);
   second = owners.view(1);
+  CHECK_FALSE(second.asked());
   CHECK(second.access(chunk0, owner) == Access::kOwn);
   CHECK(first.access(chunk1, owner) == Access::kOwn);
+  CHECK(first.access(chunk0, owner) == Access::kSend);
+  second.share_asked();
+  CHECK(first.access(chunk0, owner) == Access::kShare);
+  CHECK(second.access(chunk1 + 2, owner) == Access::kSend);
+  CHECK(owner == 0);
 }
 
 TEST_CASE("worker pool: every worker runs each phase once; threads sleep between phases") {
