@@ -80,7 +80,7 @@ constexpr uint64_t kDefaultDequeTasks = uint64_t{1} << 15;
 
 // A run of more slots than this is traced in blocks of this many, with a
 // safe point between blocks (scan_long_run).
-constexpr uint64_t kSafePointSlots = 64;
+constexpr uint64_t kSafePointSlots = 256;
 
 // Tasks sent to another thread's inbox go in batches of this many (one lock
 // and two atomic adds a batch), or fewer when the sender runs out of work
@@ -200,10 +200,12 @@ class Tracer {
   // The policy's hooks for ownership (ownership.h), by default none:
   // safe_point() is called where this thread has no slot half traced
   // (before each task, and, for a policy that sets kLongRunSafePoints,
-  // between blocks of a long run of slots; such a policy's whole objects
-  // are scanned with scan_slots).
+  // between blocks of a long run of slots while its
+  // long_runs_need_safe_points(); such a policy's whole objects are then
+  // scanned with scan_slots).
   void safe_point() {}
   static constexpr bool kLongRunSafePoints = false;
+  bool long_runs_need_safe_points() const { return false; }
   bool asked_to_share() const { return false; }
 
   // The policy's default for a whole object.
@@ -239,7 +241,7 @@ class Tracer {
     policy().safe_point();
     stats_.tasks_processed++;
     if constexpr (Policy::kLongRunSafePoints) {
-      if (t.end - t.begin > kSafePointSlots) [[unlikely]] {
+      if (t.end - t.begin > kSafePointSlots && policy().long_runs_need_safe_points()) [[unlikely]] {
         scan_long_run(t.object, t.begin, t.end);
         return;
       }

@@ -136,6 +136,9 @@ class CopyScavenger : public parallel::Tracer<Derived> {
       if (by_owner_) chunks_.share_asked();
     }
   }
+  // The tracer's blocks in long runs cost time of their own
+  // (docs/collectors/semispace.md): only ownership needs their safe points.
+  bool long_runs_need_safe_points() const { return by_owner_; }
   bool asked_to_share() const {
     if constexpr (Derived::kOwnedForwarding) return by_owner_ && chunks_.asked();
     return false;
