@@ -199,12 +199,10 @@ class Tracer {
 
   // The policy's hooks for ownership (ownership.h), by default none:
   // safe_point() is called where this thread has no slot half traced
-  // (before each task, and, for a policy that sets kLongRunSafePoints,
-  // between blocks of a long run of slots while its
-  // long_runs_need_safe_points(); such a policy's whole objects are then
+  // (before each task, and between blocks of a long run of slots while
+  // long_runs_need_safe_points(); the whole objects of such a run are then
   // scanned with scan_slots).
   void safe_point() {}
-  static constexpr bool kLongRunSafePoints = false;
   bool long_runs_need_safe_points() const { return false; }
   bool asked_to_share() const { return false; }
 
@@ -240,11 +238,9 @@ class Tracer {
   [[gnu::always_inline]] void process(Task t) {
     policy().safe_point();
     stats_.tasks_processed++;
-    if constexpr (Policy::kLongRunSafePoints) {
-      if (t.end - t.begin > kSafePointSlots && policy().long_runs_need_safe_points()) [[unlikely]] {
-        scan_long_run(t.object, t.begin, t.end);
-        return;
-      }
+    if (t.end - t.begin > kSafePointSlots && policy().long_runs_need_safe_points()) [[unlikely]] {
+      scan_long_run(t.object, t.begin, t.end);
+      return;
     }
     if (t.end - t.begin > kChunkSlots) [[unlikely]] {
       scan_large(t.object, t.begin, t.end);

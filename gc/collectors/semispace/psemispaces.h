@@ -323,7 +323,6 @@ class ParallelScavenger final : public CopyScavenger<ParallelScavenger> {
  public:
   using CopyScavenger::CopyScavenger;
   static constexpr bool kOwnedForwarding = true;
-  static constexpr bool kLongRunSafePoints = true;
 
  private:
   friend class CopyScavenger<ParallelScavenger>;
