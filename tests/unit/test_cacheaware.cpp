@@ -461,6 +461,55 @@ TEST_CASE("cacheaware balancing: a core holding all the live data gives part of 
   }
 }
 
+// Two cores of one GC thread stop at their bound with objects left, and the
+// cores that finished below it cannot take all of them: the first core to
+// ask waits for every core's answer, which the second gives only if it
+// reported before the first began to wait.
+TEST_CASE("cacheaware balancing: several cores of one thread at their bound all answer before one waits") {
+  struct Shape {
+    unsigned threads;
+    const char* mesh;
+    unsigned heavy[2];  // the two cores at their bound, both on thread 0
+  };
+  for (const Shape& shape : {Shape{1, "2x2", {0, 1}}, Shape{2, "4x2", {0, 2}}}) {
+    CAPTURE(std::string(shape.mesh));
+    CaHeap h(ca_options(shape.threads, shape.mesh, "16K"), 128);
+    unsigned cores = h.c->mesh().cores();
+    // Objects of 1,500 slots (12 KB), one to a 16 KB partition: each
+    // core's bound (from the live words, 5% slack) holds fewer than the
+    // cores' average count of them.
+    constexpr uint64_t kSlots = 1500;
+    const unsigned counts[2] = {7 * cores, 3 * cores};
+    size_t r = 0;
+    for (unsigned k = 0; k < 2; ++k) {
+      h.c->mutator_switched(shape.heavy[k]);
+      for (unsigned i = 0; i < counts[k]; ++i, ++r) {
+        Word* a = h.alloc(kSlots, 0);
+        for (uint64_t j = 1; j < kSlots; ++j) slot(a, j) = Value::num(static_cast<double>(r * 10000 + j));
+        slot(a, 0) = r ? h.root(r - 1) : Value::nil();  // a chain across the cores
+        REQUIRE(r < 128);
+        h.root(r) = Value::ref(a);
+      }
+    }
+    h.c->mutator_switched(0);
+    for (size_t i = 0; i < r; ++i) REQUIRE(h.host_of(h.obj(i)) == shape.heavy[i < counts[0] ? 0 : 1]);
+    h.collect();
+    uint64_t last_resorts = 0;
+    for (unsigned k : shape.heavy) last_resorts += h.c->compact_phase().counters(k).last_resorts;
+    CHECK(last_resorts > 0);
+    CHECK(h.counter("last-resort destinations") > 0);
+    uint64_t wrong = 0;
+    for (size_t i = 0; i < r; ++i) {
+      Word* a = h.obj(i);
+      REQUIRE(Header::nrefs(*a) == kSlots);
+      for (uint64_t j = 1; j < kSlots; ++j) wrong += slot(a, j).as_num() != static_cast<double>(i * 10000 + j);
+      wrong += i && slot(a, 0).as_ref() != h.obj(i - 1);
+    }
+    CHECK(wrong == 0);
+    check_no_failure(h);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // 4. Huge objects (section 4, L214-244)
 

@@ -40,21 +40,21 @@ class CompactPhase::Balancer {
     responded_++;
   }
 
-  // `finishedLocal` from a core at its bound: the first time, it counts as
-  // that core's answer to the first subphase.
-  void out_of_room(unsigned core) {
+  // `finishedLocal` from a core at its bound, its answer to the first
+  // subphase; every such core reports before any core of its thread waits
+  // in request().
+  void out_of_room() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!offers_[core].asked) {
-      offers_[core].asked = true;
-      responded_++;
-    }
+    responded_++;
   }
 
   // One past the highest partition handed out.
   uint32_t frontier() const { return frontier_; }
 
   // Space for at least `words`; waits while none is free and some core has
-  // not answered (L195).
+  // not answered (L195). The wait ends: each thread answers for all of its
+  // cores (finished_local or out_of_room) in its first pass, which waits for
+  // nothing, before any of them requests.
   Destination request(unsigned core, uint64_t words, CompactCounters& counters) {
     bool waited = false;
     parallel::Backoff backoff;
@@ -77,7 +77,6 @@ class CompactPhase::Balancer {
  private:
   struct Offer {
     bool finished = false;
-    bool asked = false;
     uint32_t rank = 0;    // the next partition it offers, in its list
     Word* top = nullptr;  // where the free part of that partition starts
   };
@@ -177,9 +176,10 @@ class CompactPhase::Slider {
 
   // The balancing subphase: destinations from the master until every
   // object is placed.
+  // The core has already reported that it stopped at its bound
+  // (Balancer::out_of_room).
   void balance() {
     while (!slide()) {
-      balancer_.out_of_room(core_);
       Balancer::Destination d = balancer_.request(core_, pending_words_, counters_);
       if (d.local) {
         set_bound(UINT32_MAX);
@@ -405,6 +405,10 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
         sliders.back()->finish(rank, top);
         balancer.finished_local(c, rank, top);
       } else {
+        // Reported before any core of this thread waits in request(): the
+        // wait ends only when every core has answered, and this thread's
+        // other cores answer only through this loop.
+        balancer.out_of_room();
         waiting.push_back(static_cast<unsigned>(sliders.size() - 1));
       }
     }
