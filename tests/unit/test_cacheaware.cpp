@@ -502,7 +502,8 @@ TEST_CASE("cacheaware balancing: several cores of one thread at their bound all 
     for (size_t i = 0; i < r; ++i) {
       Word* a = h.obj(i);
       REQUIRE(Header::nrefs(*a) == kSlots);
-      for (uint64_t j = 1; j < kSlots; ++j) wrong += slot(a, j).as_num() != static_cast<double>(i * 10000 + j);
+      for (uint64_t j = 1; j < kSlots; ++j)
+        wrong += slot(a, j).as_num() != static_cast<double>(i * 10000 + j);
       wrong += i && slot(a, 0).as_ref() != h.obj(i - 1);
     }
     CHECK(wrong == 0);
