@@ -1,9 +1,10 @@
-// Old address to new address, for the objects compaction moved (Zhou and
-// Demsky, section 2.2, L126: "When it moves an object, it records the
-// object's new location in a table"). Open addressing with linear probing,
-// sized from the last collection's moves and doubled when half full, so
-// that a collection that moves little pays little; written by one core,
-// then read by any.
+// Old address to new address for the objects other cores asked a core to
+// mark: the shared table each core builds after compaction from its bounded
+// request list (Zhou and Demsky, section 2.2, L128: "it builds a hash table
+// from the old locations to the new locations for the objects for which it
+// received mark messages"), moved or not, so that a hit also says "did not
+// move". Open addressing with linear probing, sized from the request list
+// and doubled when half full; written by its core, then read by any.
 #pragma once
 
 #include <bit>
@@ -17,8 +18,6 @@ namespace gc::cacheaware {
 class AddressTable {
  public:
   // Empty, with room for about `expected` entries before it first grows.
-  // The memory of earlier collections is kept and filled again, not
-  // given back and faulted in anew.
   void clear(uint64_t expected) {
     uint64_t capacity = std::bit_ceil(std::max<uint64_t>(kInitialSlots, expected * 2));
     slots_.assign(capacity, Slot{});

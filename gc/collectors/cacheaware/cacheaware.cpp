@@ -39,19 +39,17 @@ class MarkedSurvives final : public WeakResolver {
   Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
 };
 
-// Where each surviving object is now, from its old host's table.
+// Where each surviving object is now, from the forwarding map.
 class MovedTo final : public WeakResolver {
  public:
-  MovedTo(const PartitionMap& map, const CompactPhase& compact) : map_(map), compact_(compact) {}
+  MovedTo(const PartitionMap& map, const ForwardingMap& forwarding) : map_(map), forwarding_(forwarding) {}
   Word* resolve(Word* header) override {
-    if (!map_.contains(header)) return header;
-    Word* moved = compact_.local_table(map_.host(map_.partition_of(header))).find(header);
-    return moved ? moved : header;
+    return map_.contains(header) ? forwarding_.forward(header) : header;
   }
 
  private:
   const PartitionMap& map_;
-  const CompactPhase& compact_;
+  const ForwardingMap& forwarding_;
 };
 
 }  // namespace
@@ -320,16 +318,14 @@ void CacheAwareCollector::update() {
   unpartitioned_.clear();
   for (const LargeObjectSpace::Object& o : los_.objects()) unpartitioned_.push_back(o.header);
   for (const HugeObject& o : huge_.objects()) unpartitioned_.push_back(o.header);
-  std::vector<const AddressTable*> local(mesh_.cores()), shared(mesh_.cores());
-  for (unsigned c = 0; c < mesh_.cores(); ++c) {
-    local[c] = &compact_.local_table(c);
-    shared[c] = &compact_.shared_table(c);
-  }
-  update_.run(*pool_, allocator_.frontier(), root_groups_, unpartitioned_, local, shared, events);
+  std::vector<const AddressTable*> shared(mesh_.cores());
+  for (unsigned c = 0; c < mesh_.cores(); ++c) shared[c] = &compact_.shared_table(c);
+  update_.run(*pool_, allocator_.frontier(), root_groups_, unpartitioned_, compact_.forwarding(), shared,
+              events);
 }
 
 void CacheAwareCollector::follow_weak() {
-  MovedTo resolver(map_, compact_);
+  MovedTo resolver(map_, compact_.forwarding());
   roots_.process_weak(resolver);
 }
 

@@ -156,7 +156,7 @@ class CompactPhase::Slider {
         balancer_(balancer),
         core_(core),
         counters_(phase.cores_[core]->counters),
-        table_(phase.cores_[core]->local),
+        forwarding_(phase.forwarding_.writer(core)),
         hosted_(phase.map_.hosted_by(core)),
         ranks_(static_cast<uint32_t>(std::lower_bound(hosted_.begin(), hosted_.end(), phase.frontier_) -
                                      hosted_.begin())) {
@@ -347,8 +347,8 @@ class CompactPhase::Slider {
       total += grown - raw;
     }
     *new_h = hw;
+    forwarding_.moved(start, words, new_start);
     dest_ += total;
-    table_.insert(h, new_h);
     counters_.objects_moved++;
     counters_.bytes_moved += total * kWordSize;
   }
@@ -357,7 +357,7 @@ class CompactPhase::Slider {
   Balancer& balancer_;
   unsigned core_;
   CompactCounters& counters_;
-  AddressTable& table_;
+  ForwardingMap::Writer& forwarding_;
   const std::vector<uint32_t>& hosted_;
   uint32_t ranks_;                    // hosted_[ranks_] and later lie at or above the frontier
   uint32_t rank_limit_ = UINT32_MAX;  // local destinations stay below it
@@ -375,8 +375,18 @@ class CompactPhase::Slider {
 
 CompactPhase::CompactPhase(const PartitionMap& map, const Mesh& mesh, std::vector<PartitionState>& partitions,
                            const Reservation& reservation)
-    : map_(map), mesh_(mesh), partitions_(partitions), reservation_(reservation) {
+    : map_(map),
+      mesh_(mesh),
+      partitions_(partitions),
+      reservation_(reservation),
+      forwarding_(map.base(), map.partition_words() * map.count(), mesh.cores()) {
   for (unsigned c = 0; c < mesh.cores(); ++c) cores_.push_back(std::make_unique<Core>());
+}
+
+uint64_t CompactPhase::table_bytes() const {
+  uint64_t bytes = forwarding_.bytes();
+  for (const auto& core : cores_) bytes += core->shared.bytes();
+  return bytes;
 }
 
 CompactPhase::~CompactPhase() = default;
@@ -387,16 +397,18 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
   frontier_ = frontier;
   unsigned cores = mesh_.cores();
   unsigned threads = pool.size();
-  for (unsigned c = 0; c < cores; ++c) {
-    // The last collection's moves are the best guess at this one's.
-    cores_[c]->local.clear(cores_[c]->counters.objects_moved + cores_[c]->counters.objects_moved / 4);
-    cores_[c]->counters = CompactCounters{};
-  }
+  for (unsigned c = 0; c < cores; ++c) cores_[c]->counters = CompactCounters{};
+  forwarding_.reset();
   Balancer balancer(*this, bound);
   auto work = [&](unsigned w) {
     uint64_t start = parallel::now_ns();
     std::vector<std::unique_ptr<Slider>> sliders;
     std::vector<unsigned> waiting;
+    for (unsigned c = w; c < cores; c += threads)
+      for (uint32_t p : map_.hosted_by(c)) {
+        if (p >= frontier) break;
+        forwarding_.writer(c).clear(map_.begin(p), map_.end(p));
+      }
     for (unsigned c = w; c < cores; c += threads) {
       sliders.push_back(std::make_unique<Slider>(*this, balancer, c, bound));
       if (sliders.back()->compact_locally()) {
@@ -422,11 +434,7 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
       Core& core = *cores_[c];
       const std::vector<Word*>& asked = *requests[c];
       core.shared.clear(asked.size());
-      for (Word* old : asked)
-        if (Word* moved = core.local.find(old))
-          core.shared.insert(old, moved);
-        else
-          core.shared.insert(old, old);
+      for (Word* old : asked) core.shared.insert(old, forwarding_.forward(old));
       core.counters.compact_ns = parallel::now_ns() - start;
     }
   };

@@ -19,8 +19,9 @@
 // consults where the paper's core sends a message; the decisions are the
 // paper's.
 //
-// Every object that moves is recorded in its old host's table (AddressTable),
-// and each core then builds its shared table from the mark requests it
+// Every object that moves is recorded in the forwarding map by its old
+// host (forwarding_map.h, the paper's local table), and each core then
+// builds its shared table, a hash table, from the mark requests it
 // received, moved or not (L128).
 #pragma once
 
@@ -31,6 +32,7 @@
 
 #include "gc/collectors/cacheaware/address_table.h"
 #include "gc/collectors/cacheaware/allocator.h"
+#include "gc/collectors/cacheaware/forwarding_map.h"
 #include "gc/collectors/cacheaware/mapping.h"
 #include "gc/heap/reservation.h"
 #include "gc/observe/recorder.h"
@@ -66,20 +68,21 @@ class CompactPhase {
   uint32_t run(parallel::WorkerPool& pool, uint32_t bound, uint32_t frontier,
                const std::vector<const std::vector<Word*>*>& requests, observe::Recorder& events);
 
-  const AddressTable& local_table(unsigned core) const { return cores_[core]->local; }
+  const ForwardingMap& forwarding() const { return forwarding_; }
   const AddressTable& shared_table(unsigned core) const { return cores_[core]->shared; }
   const CompactCounters& counters(unsigned core) const { return cores_[core]->counters; }
-  // A move made after the phase (a huge object): in its old host's table,
-  // and in its shared table if another core asked for it.
+  // A move made after the phase (a huge object): in the forwarding map,
+  // and in its old host's shared table if another core asked for it.
   void record_move(unsigned host, const Word* from, Word* to) {
-    cores_[host]->local.insert(from, to);
+    forwarding_.huge_moved(from, to);
     if (cores_[host]->shared.find(from)) cores_[host]->shared.insert(from, to);
   }
+  // The forwarding map's and the shared tables' memory.
+  uint64_t table_bytes() const;
 
  private:
   class Balancer;
   struct Core {
-    AddressTable local;
     AddressTable shared;
     CompactCounters counters;
   };
@@ -90,6 +93,7 @@ class CompactPhase {
   std::vector<PartitionState>& partitions_;
   const Reservation& reservation_;
   std::vector<std::unique_ptr<Core>> cores_;
+  ForwardingMap forwarding_;
   uint32_t frontier_ = 0;  // this collection's, before balancing
 };
 

@@ -76,7 +76,7 @@ class MarkPhase::Runner {
       if (!busy) flush();
       for (unsigned c : mine_) {
         Core& core = *m_.cores_[c];
-        bool idle = !busy && core.queue.empty() && core.inbox.looks_empty();
+        bool idle = !busy && !core.has_work() && core.inbox.looks_empty();
         parallel::FinishedVerify::Counts counts{core.counters.sent, core.counters.received};
         if (idle && c != 0 && (!core.has_reported || !(counts == core.reported))) {
           term.finished(c, counts);
@@ -87,7 +87,7 @@ class MarkPhase::Runner {
       }
       if (master) {
         Core& core = *m_.cores_[0];
-        bool idle = !busy && core.queue.empty() && core.inbox.looks_empty();
+        bool idle = !busy && !core.has_work() && core.inbox.looks_empty();
         if (term.master_poll(idle, {core.counters.sent, core.counters.received})) return;
       }
       if (term.terminated()) return;
@@ -109,6 +109,7 @@ class MarkPhase::Runner {
       for (uint32_t i = 0; i < b->count; ++i) {
         Word* h = b->refs[i];
         if (mark_local(core, h)) {
+          if (Header::nrefs(*h)) core.queue.push_back(reinterpret_cast<uintptr_t>(h) | kMarkedEntry);
           if (core.requests.size() < m_.request_list_) {
             core.requests.push_back(h);
             core.counters.requests_kept++;
@@ -123,19 +124,30 @@ class MarkPhase::Runner {
     }
   }
 
-  // Scans up to `budget` queued objects; true if the queue still has some.
+  // Scans up to `budget` queued objects; true if some are left.
   bool scan(unsigned c, unsigned budget) {
     Core& core = *m_.cores_[c];
-    while (!core.queue.empty() && budget-- > 0) {
-      Word* h = core.queue.back();
-      core.queue.pop_back();
+    for (;;) {
+      while (core.window_count < kWindow && !core.queue.empty()) {
+        uintptr_t e = core.queue.back();
+        core.queue.pop_back();
+        __builtin_prefetch(reinterpret_cast<const void*>(e & ~kMarkedEntry), 1);
+        core.window[(core.window_head + core.window_count++) % kWindow] = e;
+      }
+      if (!core.window_count) return false;
+      if (budget == 0) return true;
+      uintptr_t e = core.window[core.window_head];
+      core.window_head = (core.window_head + 1) % kWindow;
+      core.window_count--;
+      Word* h = reinterpret_cast<Word*>(e & ~kMarkedEntry);
+      if (!(e & kMarkedEntry) && !mark_local(core, h)) continue;
+      budget--;
       // Atomic: a pinned object's header may be getting another thread's
       // mark bit (mark_unhosted) while this one scans it.
       uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
       Value* slots = ref_slots_begin(h, n);
       for (uint64_t i = n; i-- > 0;) reach(c, slots[i]);
     }
-    return !core.queue.empty();
   }
 
   void reach(unsigned c, Value v) {
@@ -148,7 +160,7 @@ class MarkPhase::Runner {
     }
     unsigned host = map.host(map.partition_of(h));
     if (host == c) {
-      mark_local(*m_.cores_[c], h);
+      m_.cores_[c]->queue.push_back(reinterpret_cast<uintptr_t>(h));
       return;
     }
     if (m_.cache_hit_or_insert(c, h)) {
@@ -167,14 +179,13 @@ class MarkPhase::Runner {
     core.counters.objects++;
     core.counters.objects_at_home += (hw & kDisplacedBit) == 0;
     core.counters.words += compacted_words(hw);
-    if (Header::nrefs(hw)) core.queue.push_back(h);
     return true;
   }
 
   void mark_unhosted(Core& core, Word* h) {
     Word old = std::atomic_ref<Word>(*h).fetch_or(Header::kMarkBit, std::memory_order_relaxed);
     if (Header::is_marked(old)) return;
-    if (Header::nrefs(old)) core.queue.push_back(h);
+    if (Header::nrefs(old)) core.queue.push_back(reinterpret_cast<uintptr_t>(h) | kMarkedEntry);
   }
 
   void send(unsigned from, unsigned to, Word* h) {
@@ -230,6 +241,7 @@ bool MarkPhase::cache_hit_or_insert(unsigned core, const Word* ref) {
 void MarkPhase::run(parallel::WorkerPool& pool, std::span<const RootGroup> roots, observe::Recorder& events) {
   for (auto& core : cores_) {
     core->queue.clear();
+    core->window_head = core->window_count = 0;
     std::fill(core->cache.begin(), core->cache.end(), nullptr);
     core->requests.clear();
     core->counters = MarkCounters{};

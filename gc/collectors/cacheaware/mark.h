@@ -73,15 +73,26 @@ class MarkPhase {
     uint32_t count = 0;
     Word* refs[kBatchRefs];
   };
+  // Objects leave the queue through a short window, prefetched as they
+  // enter it, so that the header misses of the next few overlap.
+  static constexpr unsigned kWindow = 8;
   struct Core {
-    std::vector<Word*> queue;
+    // A local reference found by scanning, whose header is read (and
+    // marked) only as it leaves the window; or, tagged kMarkedEntry, an
+    // object already marked (on a message, or pinned) to scan.
+    std::vector<uintptr_t> queue;
+    uintptr_t window[kWindow];
+    unsigned window_head = 0;
+    unsigned window_count = 0;
     parallel::Mailbox<Batch> inbox;
     std::vector<const Word*> cache;  // direct mapped, ref_cache_entries
     std::vector<Word*> requests;
     MarkCounters counters;
     parallel::FinishedVerify::Counts reported;
     bool has_reported = false;
+    bool has_work() const { return !queue.empty() || window_count; }
   };
+  static constexpr uintptr_t kMarkedEntry = 1;
   class Runner;
 
   const PartitionMap& map_;

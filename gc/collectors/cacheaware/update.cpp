@@ -10,9 +10,13 @@ namespace gc::cacheaware {
 
 class UpdatePhase::Runner {
  public:
-  Runner(UpdatePhase& phase, unsigned index, unsigned threads, const std::vector<const AddressTable*>& local,
+  Runner(UpdatePhase& phase, unsigned index, unsigned threads, const ForwardingMap& forwarding,
          const std::vector<const AddressTable*>& shared, std::atomic<unsigned>& completed)
-      : u_(phase), local_(local), shared_(shared), completed_(completed), out_(phase.mesh_.cores(), nullptr) {
+      : u_(phase),
+        forwarding_(forwarding),
+        shared_(shared),
+        completed_(completed),
+        out_(phase.mesh_.cores(), nullptr) {
     for (unsigned c = index; c < phase.mesh_.cores(); c += threads) mine_.push_back(c);
   }
   ~Runner() {
@@ -81,7 +85,8 @@ class UpdatePhase::Runner {
     counters.slots++;
     unsigned host = map.host(map.partition_of(h));
     if (host == c) {
-      if (Word* moved = local_[c]->find(h)) {
+      Word* moved = forwarding_.forward(h);
+      if (moved != h) {
         *slot = Value::ref(moved);
         counters.local_hits++;
       }
@@ -123,10 +128,7 @@ class UpdatePhase::Runner {
     Core& core = *u_.cores_[c];
     for (Batch* b = core.queries.take_all(); b;) {
       Batch* next = b->next;
-      for (uint32_t i = 0; i < b->count; ++i) {
-        Word* moved = local_[c]->find(b->queries[i].old);
-        b->queries[i].old = moved ? moved : b->queries[i].old;
-      }
+      for (uint32_t i = 0; i < b->count; ++i) b->queries[i].old = forwarding_.forward(b->queries[i].old);
       core.counters.queries_answered += b->count;
       u_.cores_[b->from]->responses.send(b);
       b = next;
@@ -145,7 +147,7 @@ class UpdatePhase::Runner {
   }
 
   UpdatePhase& u_;
-  const std::vector<const AddressTable*>& local_;
+  const ForwardingMap& forwarding_;
   const std::vector<const AddressTable*>& shared_;
   std::atomic<unsigned>& completed_;
   std::vector<unsigned> mine_;
@@ -161,7 +163,7 @@ UpdatePhase::UpdatePhase(const PartitionMap& map, const Mesh& mesh,
 UpdatePhase::~UpdatePhase() = default;
 
 void UpdatePhase::run(parallel::WorkerPool& pool, uint32_t frontier, std::span<const RootGroup> roots,
-                      std::span<Word* const> extra, const std::vector<const AddressTable*>& local,
+                      std::span<Word* const> extra, const ForwardingMap& forwarding,
                       const std::vector<const AddressTable*>& shared, observe::Recorder& events) {
   frontier_ = frontier;
   for (auto& core : cores_) {
@@ -174,7 +176,7 @@ void UpdatePhase::run(parallel::WorkerPool& pool, uint32_t frontier, std::span<c
   parallel::RootClaim claim{roots};
   std::vector<std::unique_ptr<Runner>> runners;
   for (unsigned t = 0; t < pool.size(); ++t)
-    runners.push_back(std::make_unique<Runner>(*this, t, pool.size(), local, shared, completed));
+    runners.push_back(std::make_unique<Runner>(*this, t, pool.size(), forwarding, shared, completed));
   auto job = [&](unsigned w) {
     events.phase(w, "update", [&] { runners[w]->run(claim, extra, next_extra); });
   };
