@@ -13,6 +13,7 @@
 # GCLAB_EXTRA_FLAGS adds flags to every run (e.g. --gc-threads=4);
 # GCLAB_GC_THREADS_ONLY=1 leaves out the collectors that --list-gcs says
 # use "no GC threads" (the TSan run: it has nothing to check in them).
+# GCLAB_ONLY_GCS=A,B runs those collectors only (working on one of them).
 #
 # A collector whose correctness depends on its configuration lists more
 # configurations in gc/collectors/NAME/test_variants, one set of flags per
@@ -39,8 +40,11 @@ extra=${GCLAB_EXTRA_FLAGS:-}
 threads_only=${GCLAB_GC_THREADS_ONLY:-0}
 collectors=$("$vm" --list-gcs | awk -v threads_only="$threads_only" \
   '!/cannot run/ && !(threads_only == 1 && /\(no GC threads\)/) {print $1}')
+if [ -n "${GCLAB_ONLY_GCS:-}" ]; then
+  collectors=$(tr ' ' '\n' <<<"$collectors" | grep -Fxf <(tr ',' '\n' <<<"$GCLAB_ONLY_GCS"))
+fi
 if [ -z "$collectors" ]; then
-  echo "each_collector.sh: $vm lists no collectors" >&2
+  echo "each_collector.sh: $vm lists no collectors${GCLAB_ONLY_GCS:+ named in GCLAB_ONLY_GCS ($GCLAB_ONLY_GCS)}" >&2
   exit 2
 fi
 

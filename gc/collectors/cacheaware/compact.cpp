@@ -7,6 +7,7 @@
 #include "gc/heap/identity_hash.h"
 #include "gc/parallel/backoff.h"
 #include "gc/parallel/clock.h"
+#include "gc/spaces/copy_space.h"
 
 namespace gc::cacheaware {
 
@@ -335,7 +336,12 @@ class CompactPhase::Slider {
     uint64_t n = Header::nrefs(hw);
     Word* new_start = dest_;
     Word* new_h = new_start + words_below(n);
-    std::memmove(new_start, start, words * kWordSize);
+    // Small objects slide by more than their size almost always: then
+    // inline moves, not a libc call per object.
+    if (static_cast<uint64_t>(start - new_start) >= words)
+      copy_words(new_start, start, words);
+    else
+      std::memmove(new_start, start, words * kWordSize);
     hw &= ~Header::kMarkBit;
     uint64_t total = words;
     if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {

@@ -1,6 +1,7 @@
 #include "gc/collectors/cacheaware/forwarding_map.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace gc::cacheaware {
@@ -46,9 +47,15 @@ void ForwardingMap::Writer::moved(Word* from, uint64_t words, Word* to) {
     chunks[chunk].destination = reinterpret_cast<uint64_t>(to);
   else if (to != next_)
     split(chunk, offset % kChunkWords, to);
+  next_ = to + words;
+  uint64_t lo = offset % kChunkWords;
+  if (lo + words <= kChunkWords) [[likely]] {
+    chunks[chunk].moved |= (words == kChunkWords ? ~uint64_t{0} : (uint64_t{1} << words) - 1) << lo;
+    chunk_ = chunk;
+    return;
+  }
   // The object's words, and each later chunk it reaches begins with it.
   uint64_t end = offset + words;
-  uint64_t lo = offset % kChunkWords;
   for (uint64_t k = chunk; k * kChunkWords < end; ++k) {
     uint64_t hi = std::min(end - k * kChunkWords, kChunkWords);
     uint64_t bits = hi == kChunkWords ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
@@ -57,7 +64,6 @@ void ForwardingMap::Writer::moved(Word* from, uint64_t words, Word* to) {
     lo = 0;
     chunk_ = k;
   }
-  next_ = to + words;
 }
 
 // The chunk's moved words so far form the runs before this one; its first
@@ -79,7 +85,7 @@ Word* ForwardingMap::forward_split(uint64_t destination, uint64_t bit, uint64_t 
   size_t i = destination >> (kWriterBits + 1);
   uint64_t chunk = runs[i].chunk;
   while (i + 1 < runs.size() && runs[i + 1].chunk == chunk && runs[i + 1].offset <= bit) ++i;
-  return runs[i].to + std::popcount(below & ~((uint64_t{1} << runs[i].offset) - 1));
+  return runs[i].to + bit_count(below & ~((uint64_t{1} << runs[i].offset) - 1));
 }
 
 void ForwardingMap::huge_moved(const Word* from, Word* to) {

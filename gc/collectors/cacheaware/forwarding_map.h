@@ -21,11 +21,11 @@
 // address order; after the compaction phase every core reads any chunk.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "gc/heap/bit_count.h"
 #include "gc/heap/reservation.h"
 #include "gc/layout.h"
 
@@ -74,7 +74,7 @@ class ForwardingMap {
     if (!(c.moved >> bit & 1)) [[unlikely]]
       return huge_.empty() ? h : forward_huge(h);
     if (!(c.destination & kSplit)) [[likely]]
-      return reinterpret_cast<Word*>(c.destination) + std::popcount(below);
+      return reinterpret_cast<Word*>(c.destination) + bit_count(below);
     return forward_split(c.destination, bit, below);
   }
 

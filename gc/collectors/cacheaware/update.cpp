@@ -38,6 +38,9 @@ class UpdatePhase::Runner {
       if (i >= extra.size()) break;
       update_object(first, extra[i]);
     }
+    // Queries are answered after each partition, not only at the end, so
+    // that a core whose partitions refer into a busy core's does not idle
+    // until that core has updated all of its own.
     for (unsigned c : mine_) {
       for (uint32_t p : u_.map_.hosted_by(c)) {
         if (p >= u_.frontier_) break;
@@ -47,8 +50,8 @@ class UpdatePhase::Runner {
           update_object(c, h);
           w += object_words(*h);
         }
+        for (unsigned k : mine_) answer(k);
       }
-      answer(c);
     }
     flush();
     parallel::Backoff backoff;
@@ -75,7 +78,7 @@ class UpdatePhase::Runner {
     for (uint64_t i = 0; i < n; ++i) update(c, slots + i);
   }
 
-  void update(unsigned c, Value* slot) {
+  [[gnu::always_inline]] void update(unsigned c, Value* slot) {
     Value v = *slot;
     if (!v.is_ref()) return;
     Word* h = v.as_ref();

@@ -1,10 +1,10 @@
 #include "gc/collectors/markcompact/serial_markcompact.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 
 #include "gc/alloc/lab.h"
+#include "gc/heap/bit_count.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/offset_table.h"
 
@@ -223,7 +223,7 @@ Word* SerialMarkCompact::forward(Word* h) const {
   if (!card_grows_[card]) [[likely]] {
     uint64_t from = static_cast<uint64_t>(p - begin_) % kCardWords;
     uint64_t between = live_words_[card] & bits_below(offset % kCardWords) & ~bits_below(from);
-    return dest + std::popcount(between) + words_below(Header::nrefs(*h));
+    return dest + bit_count(between) + words_below(Header::nrefs(*h));
   }
   while (p < start) {
     Word* ph = header_from_start(p);
