@@ -33,6 +33,7 @@
 #include "gc/collector.h"
 #include "gc/collectors/cacheaware/allocator.h"
 #include "gc/collectors/cacheaware/cacheaware.h"
+#include "gc/collectors/cacheaware/forwarding_map.h"
 #include "gc/collectors/cacheaware/mapping.h"
 #include "gc/collectors/cacheaware/mark.h"
 #include "gc/parallel/finished_verify.h"
@@ -508,6 +509,77 @@ TEST_CASE("cacheaware balancing: several cores of one thread at their bound all 
     }
     CHECK(wrong == 0);
     check_no_failure(h);
+  }
+}
+
+// The forwarding map (forwarding_map.h) against the moves it was told of:
+// objects of 1 to 300 words (inside a chunk, across chunk ends, over many
+// chunks), some left in place, destinations that jump (a new partition, a
+// balancing destination) or leave a gap (a hash word grown), from two
+// writers, and huge objects' moves on the side.
+TEST_CASE("cacheaware forwarding map: every moved object's header found, unmoved ones unchanged") {
+  constexpr uint64_t kWords = 1 << 16;
+  std::vector<Word> region(2 * kWords);
+  Word* base = region.data();
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    ForwardingMap map(base, kWords, 2);
+    map.reset();
+    struct Expect {
+      Word* header;
+      Word* now;
+    };
+    std::vector<Expect> expect;
+    for (unsigned w = 0; w < 2; ++w) {
+      // Writer w records the objects of [w * kWords / 2, (w + 1) * kWords / 2).
+      Word* p = base + w * kWords / 2;
+      Word* end = p + kWords / 2;
+      map.writer(w).clear(p, end);
+      Word* to = base + kWords + w * kWords / 2;  // destinations outside the region
+      while (p < end) {
+        uint64_t words = rng() % 4 == 0 ? 1 + rng() % 300 : 1 + rng() % 12;
+        words = std::min<uint64_t>(words, static_cast<uint64_t>(end - p));
+        uint64_t below = rng() % words;  // where the header lies in the object
+        Word* header = p + below;
+        switch (rng() % 8) {
+          case 0:  // dead: no record
+            break;
+          case 1:  // left in place
+            expect.push_back({header, header});
+            break;
+          case 2:  // a new destination
+            to += 1 + rng() % 100;
+            [[fallthrough]];
+          default:
+            map.writer(w).moved(p, words, to);
+            expect.push_back({header, to + below});
+            to += words + (rng() % 16 == 0 ? 1 + rng() % 3 : 0);  // sometimes a grown hash word
+        }
+        p += words + (rng() % 3 == 0 ? rng() % 40 : 0);
+      }
+    }
+    // Huge objects' moves, by header, on headers no normal object recorded.
+    std::vector<Expect> huge;
+    for (const Expect& e : expect)
+      if (e.now == e.header && huge.size() < 20)
+        huge.push_back({e.header, base + 2 * kWords - 1 - huge.size()});
+    for (const Expect& e : huge) map.huge_moved(e.header, e.now);
+    uint64_t wrong = 0;
+    for (const Expect& e : expect) {
+      bool is_huge =
+          std::any_of(huge.begin(), huge.end(), [&](const Expect& x) { return x.header == e.header; });
+      Word* want = e.now;
+      if (is_huge)
+        for (const Expect& x : huge)
+          if (x.header == e.header) want = x.now;
+      wrong += map.forward(e.header) != want;
+    }
+    CHECK(wrong == 0);
+    CHECK(expect.size() > 1000);
+    // Memory: the chunks of the region and the runs of split chunks.
+    CHECK(map.bytes() >= kWords / ForwardingMap::kChunkWords * 16);
+    CHECK(map.bytes() < kWords / ForwardingMap::kChunkWords * 16 * 4);
   }
 }
 

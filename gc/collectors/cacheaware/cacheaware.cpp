@@ -90,7 +90,7 @@ void CacheAwareCollector::describe_counters() {
   events.describe_counter("balancing moves", "destinations");
   events.describe_counter("last-resort destinations", "destinations");
   for (const char* c : {"bytes moved", "bytes balanced", "huge bytes freed", "huge bytes cached",
-                        "huge bytes moved", "pinned bytes freed", "bytes cleared"})
+                        "huge bytes moved", "pinned bytes freed", "bytes cleared", "forwarding table bytes"})
     events.describe_counter(c, "bytes");
   for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
   events.describe_counter("mesh hops", "hops");
@@ -387,6 +387,7 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
   events.count(0, "huge bytes cached", huge_bytes_cached_);
   events.count(0, "huge bytes moved", huge_bytes_moved_);
   events.count(0, "pinned bytes freed", pinned_freed);
+  events.count(0, "forwarding table bytes", compact_.table_bytes());
   AllocatorCounters a = allocator_.take_counters();
   events.count(0, "bytes cleared", a.bytes_cleared);
   events.count(0, "blocks local", a.blocks[0]);
@@ -436,6 +437,9 @@ void CacheAwareCollector::describe_spaces(std::vector<observe::SpaceUsage>& out)
                      " cores",
                  allocator_.trigger_bytes(), used});
   out.push_back({"large", "pinned objects", los_.committed_bytes(), los_.committed_bytes()});
+  // Beside the heap, not in it: what compaction's tables hold.
+  uint64_t tables = compact_.table_bytes();
+  out.push_back({"tables", "forwarding map and shared tables, outside --heap", tables, tables});
 }
 
 void CacheAwareCollector::describe_heap(verify::HeapShape& out) const {
