@@ -14,7 +14,7 @@
 // list, each run the offset of its first word and where that went. The
 // chunks cost 16 bytes per 512 bytes of partitions (1/32), reserved with
 // the heap and touched only up to the highest partition used; the runs,
-// 16 bytes per split. Huge objects (huge.h) move after the partitions are
+// 24 bytes each. Huge objects (huge.h) move after the partitions are
 // compacted and are few: they keep a list of their own.
 //
 // Each core records the chunks of the partitions it hosts (a Writer), in
