@@ -75,7 +75,7 @@ class MarkPhase {
   };
   // Objects leave the queue through a short window, prefetched as they
   // enter it, so that the header misses of the next few overlap.
-  static constexpr unsigned kWindow = 8;
+  static constexpr unsigned kWindow = 16;
   struct Core {
     // A local reference found by scanning, whose header is read (and
     // marked) only as it leaves the window; or, tagged kMarkedEntry, an
