@@ -108,7 +108,7 @@ class MarkPhase::Runner {
       received_ = true;
       for (uint32_t i = 0; i < b->count; ++i) {
         Word* h = b->refs[i];
-        if (mark_local(core, h)) {
+        if (mark_local(c, h)) {
           if (core.requests.size() < m_.request_list_) {
             core.requests.push_back(h);
             core.counters.requests_kept++;
@@ -148,7 +148,7 @@ class MarkPhase::Runner {
     }
     unsigned host = map.host(map.partition_of(h));
     if (host == c) {
-      mark_local(*m_.cores_[c], h);
+      mark_local(c, h);
       return;
     }
     if (m_.cache_hit_or_insert(c, h)) {
@@ -160,15 +160,27 @@ class MarkPhase::Runner {
 
   // Only the host marks an object in a partition, so its mark bit needs no
   // atomic operation (L194 of Flood et al. makes the same point).
-  bool mark_local(Core& core, Word* h) {
+  bool mark_local(unsigned c, Word* h) {
+    Core& core = *m_.cores_[c];
     Word hw = *h;
     if (Header::is_marked(hw)) return false;
     *h = hw | Header::kMarkBit;
     core.counters.objects++;
     core.counters.objects_at_home += (hw & kDisplacedBit) == 0;
     core.counters.words += compacted_words(hw);
-    if (Header::nrefs(hw)) core.queue.push_back(h);
+    uint64_t n = Header::nrefs(hw);
+    count_lines(c, h - n, n + 1);
+    if (n) core.queue.push_back(h);
     return true;
+  }
+
+  // The lines of what marking reads and writes: the header and the slots
+  // below it. Under partition homing their home is this core, the host, so
+  // the hops are zero without asking.
+  void count_lines(unsigned c, const Word* begin, uint64_t words) {
+    MarkCounters& counters = m_.cores_[c]->counters;
+    counters.lines += m_.map_.lines(begin, words);
+    if (m_.map_.homing() == Homing::kLines) counters.line_hops += m_.map_.line_hops(c, begin, words);
   }
 
   void mark_unhosted(Core& core, Word* h) {
