@@ -3,7 +3,8 @@
 # every bad value, and every combination with --heap that cannot run (more
 # cores than partitions, partitions under 16K), stops at startup with one
 # usage line and exit 64; its options name cacheaware as their owner when
-# another collector is selected; --help --gc=cacheaware lists them all.
+# another collector is selected; --help --gc=cacheaware lists them all, and
+# --man names the homing.
 #   tests/cli/cacheaware_options_test.sh VM
 set -u
 vm=$1
@@ -22,6 +23,8 @@ usage_error "bad mesh '65x1' (WxH, each side 1 to 64, e.g. 8x8)" --gc=cacheaware
 usage_error "bad reference cache size '3' (a power of two, 1 to 1048576 entries)" --gc=cacheaware --ca-ref-cache=3
 usage_error "bad global search threshold '101' (0 to 100 percent)" --gc=cacheaware --ca-global-search=101
 usage_error "bad huge object compaction 'middle' (top or sequential)" --gc=cacheaware --ca-huge=middle
+usage_error "bad cache line homing 'bits' (partition or lines)" --gc=cacheaware --ca-homing=bits
+usage_error "bad cache line homing '' (partition or lines)" --gc=cacheaware --ca-homing=
 
 # Values that are fine alone but not together with --heap.
 usage_error "a mesh of 64 cores needs at least as many partitions; there are 16" \
@@ -37,12 +40,15 @@ usage_error "--ca-partitions=100 of 256K need more than the heap limit of 16M" \
 usage_error "--ca-mesh is an option of cacheaware; add --gc=cacheaware" --ca-mesh=2x2
 usage_error "--ca-mesh is an option of cacheaware; add --gc=cacheaware" --gc=markcompact --ca-mesh=2x2
 usage_error "--ca-ref-cache is an option of cacheaware; add --gc=cacheaware" --ca-ref-cache=16
+usage_error "--ca-homing is an option of cacheaware; add --gc=cacheaware" --gc=semispace --ca-homing=lines
 
 # Fitting combinations run.
 for args in "--gc=cacheaware --ca-mesh=2x2 --heap=64M" \
   "--gc=cacheaware --ca-mesh=8x8 --ca-partition-size=16K --heap=16M --gc-threads=2" \
   "--gc=cacheaware --ca-partitions=64 --heap=16M --ca-ref-cache=1 --ca-requests=0 --ca-global-search=0" \
-  "--gc=cacheaware --ca-huge=sequential --heap=16M"; do
+  "--gc=cacheaware --ca-huge=sequential --heap=16M" \
+  "--gc=cacheaware --ca-homing=lines --ca-mesh=8x8 --heap=16M --gc-threads=2" \
+  "--gc=cacheaware --ca-homing=lines --ca-mesh=1x1 --gc-threads=1 --heap=16M"; do
   # shellcheck disable=SC2086
   out=$("$vm" $args -e 'let a = []; for (let i = 0; i < 50000; i += 1) { push(a, [i]); } gc(); print(len(a));' 2>&1)
   check "$args: runs" '[ "$out" = 50000 ]'
@@ -55,11 +61,13 @@ for order in "--help --gc=cacheaware" "--gc=cacheaware --help"; do
   "$vm" $order >"$tmp/help"
   check "$order: exit 0" '[ $? -eq 0 ]'
   for flag in --ca-partition-size=SIZE --ca-partitions=N --ca-mesh=WxH --ca-ref-cache=N --ca-requests=N \
-    --ca-global-search=N --ca-huge=top\|sequential; do
+    --ca-global-search=N --ca-huge=top\|sequential --ca-homing=partition\|lines; do
     check "$order: lists $flag" 'grep -q -- "^  $flag" "$tmp/help"'
   done
-  check "$order: seven --ca-* options" '[ "$(grep -c -- "^  --ca-" "$tmp/help")" -eq 7 ]'
+  check "$order: eight --ca-* options" '[ "$(grep -c -- "^  --ca-" "$tmp/help")" -eq 8 ]'
   check "$order: not --young" '! grep -q -- "--young" "$tmp/help"'
   check "$order: still the VM's options" 'grep -q -- "^  --gc-threads=N" "$tmp/help"'
 done
+"$vm" --man >"$tmp/man"
+check "--man: lists --ca-homing" 'grep -qF -- "ca\-homing" "$tmp/man"'
 exit $fail

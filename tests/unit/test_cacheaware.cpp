@@ -867,8 +867,12 @@ struct PlainHeap {
   PartitionMap map;
   std::vector<PartitionState> states;
 
-  PlainHeap(unsigned width, unsigned height, uint32_t count, uint64_t words)
-      : mesh(width, height), memory(count * words), map(memory.data(), words, count, mesh), states(count) {
+  PlainHeap(unsigned width, unsigned height, uint32_t count, uint64_t words,
+            Homing homing = Homing::kPartition)
+      : mesh(width, height),
+        memory(count * words),
+        map(memory.data(), words, count, mesh, homing),
+        states(count) {
     for (uint32_t p = 0; p < count; ++p) states[p].floor = states[p].top = map.begin(p);
   }
   void fill(uint32_t p) { states[p].top = map.end(p); }
@@ -1095,6 +1099,76 @@ TEST_CASE("cacheaware allocator: the budget, a threshold of 0, and after_collect
   CHECK(a.allocate(c, 100, true) != nullptr);
   CHECK(a.counters().refused == 1);
   CHECK(a.charge(1 << 20, 1 << 20, true));  // after a collection it always fits
+}
+
+TEST_CASE("cacheaware line homing: line i on core i mod C; hops in closed form match a loop over lines") {
+  std::mt19937_64 rng(7);
+  for (auto [w, hgt] : {std::pair{1u, 1u}, std::pair{3u, 3u}, std::pair{4u, 2u}, std::pair{5u, 1u},
+                        std::pair{1u, 7u}, std::pair{8u, 8u}}) {
+    CAPTURE(w);
+    CAPTURE(hgt);
+    for (Homing homing : {Homing::kLines, Homing::kPartition}) {
+      CAPTURE(homing == Homing::kLines);
+      PlainHeap h(w, hgt, 2 * w * hgt, 512, homing);  // 4 KB partitions, 64 lines each
+      const PartitionMap& map = h.map;
+      unsigned cores = h.mesh.cores();
+      auto home = [&](uint64_t line) {
+        return homing == Homing::kLines ? static_cast<unsigned>(line % cores)
+                                        : map.host(map.partition_of(map.base() + line * kCacheLineWords));
+      };
+      uint64_t heap_words = 512 * map.count();
+      for (uint64_t line = 0; line < heap_words / kCacheLineWords; ++line)
+        CHECK(map.line_home(line) == home(line));
+      for (int k = 0; k < 300; ++k) {
+        // Short objects at any offset, and some that span many lines,
+        // several times round the mesh and across partitions.
+        uint64_t words = 1 + rng() % (k % 3 == 0 ? heap_words - 1 : 24);
+        uint64_t offset = rng() % (heap_words - words + 1);
+        const Word* begin = map.base() + offset;
+        unsigned core = static_cast<unsigned>(rng() % cores);
+        uint64_t first = offset / kCacheLineWords, last = (offset + words - 1) / kCacheLineWords;
+        uint64_t hops = 0;
+        for (uint64_t line = first; line <= last; ++line) hops += h.mesh.hops(core, home(line));
+        CHECK(map.lines(begin, words) == last - first + 1);
+        CHECK(map.line_hops(core, begin, words) == hops);
+      }
+    }
+  }
+  // Under partition homing the host's own objects cost nothing; under line
+  // homing eight consecutive lines from core 0 of a 2x2 mesh cost 0+1+1+2
+  // twice.
+  PlainHeap parts(2, 2, 8, 512);
+  uint32_t p = parts.map.hosted_by(3)[0];
+  CHECK(parts.map.line_hops(3, parts.map.begin(p), 512) == 0);
+  CHECK(parts.map.line_hops(0, parts.map.begin(p), 512) == 64 * 2);
+  PlainHeap lines(2, 2, 8, 512, Homing::kLines);
+  CHECK(lines.map.line_hops(0, lines.map.base(), 8 * kCacheLineWords) == 8);
+  CHECK(lines.map.line_hops(0, lines.map.base() + 7, 2) == 1);  // lines 0 and 1
+}
+
+TEST_CASE("cacheaware allocator: under line homing no core is preferred, whatever the global flag") {
+  PlainHeap h(4, 4, 48, 1024, Homing::kLines);
+  Allocator a(h.map, h.mesh, h.states, 0);  // threshold 0: the flag is never set
+  a.reset(0, 1 << 20);
+  for (unsigned c = 0; c < h.mesh.cores(); ++c) {
+    CAPTURE(c);
+    auto [step, p] = a.search(c, 16, false);
+    CHECK(step == SearchStep::kGlobal);
+    CHECK(p == 0);  // core 0's, the lowest in the heap
+  }
+  CHECK_FALSE(a.global_search_flag());
+  // Core 5 takes partition 0; core 9 (not its neighbour's) the next up.
+  REQUIRE(a.allocate(5, 16, false) != nullptr);
+  CHECK(a.core(5).blocks[a.core(5).current].partition == 0);
+  REQUIRE(a.allocate(9, 16, false) != nullptr);
+  CHECK(a.core(9).blocks[a.core(9).current].partition == 1);
+  CHECK(a.counters().blocks[static_cast<unsigned>(SearchStep::kLocal)] == 0);
+  CHECK(a.counters().blocks[static_cast<unsigned>(SearchStep::kGlobal)] == 2);
+  // The same heap under partition homing: each core its own first.
+  PlainHeap parts(4, 4, 48, 1024);
+  Allocator b(parts.map, parts.mesh, parts.states, 0);
+  b.reset(0, 1 << 20);
+  CHECK(b.search(5, 16, false) == std::pair{SearchStep::kLocal, parts.map.hosted_by(5)[0]});
 }
 
 TEST_CASE("cacheaware allocator: two blocks per core, memory cleared 4 KB at a time, blocks retired") {
@@ -1427,10 +1501,17 @@ TEST_CASE("cacheaware: the same graph survives whole collections at every thread
 TEST_CASE("cacheaware: collections triggered by allocation keep a growing structure whole") {
   // A 4 MB trigger in a 24 MB heap, lists built from several cores while
   // garbage is allocated: allocation failures collect, blocks are retired
-  // and re-handed out, the buffer follows the home core.
-  for (unsigned threads : {1u, 2u}) {
+  // and re-handed out, the buffer follows the home core. Under both
+  // homings: with lines spread over the cores, marking reaches lines homed
+  // elsewhere and no block is a core's own.
+  for (auto [threads, homing] : {std::pair{1u, "partition"}, std::pair{2u, "partition"},
+                                 std::pair{1u, "lines"}, std::pair{2u, "lines"}}) {
     CAPTURE(threads);
-    CaHeap h(ca_options(threads, "2x2", "16K", 24ull << 20));
+    CAPTURE(homing);
+    HeapOptions o = ca_options(threads, "2x2", "16K", 24ull << 20);
+    o.collector_options["ca-homing"] = homing;
+    CaHeap h(o);
+    bool lines = std::string(homing) == "lines";
     constexpr uint64_t kPerList = 4000;
     for (uint64_t r = 0; r < 4; ++r) h.root(r) = Value::nil();
     for (uint64_t i = 0; i < kPerList; ++i)
@@ -1454,6 +1535,9 @@ TEST_CASE("cacheaware: collections triggered by allocation keep a growing struct
       CHECK(expect == 0);
     }
     check_no_failure(h);
+    CHECK(h.counter("mark lines touched") > 0);
+    CHECK((h.counter("mark line hops") > 0) == lines);
+    CHECK((h.counter("blocks local") > 0) == !lines);
   }
 }
 
@@ -1539,9 +1623,13 @@ TEST_CASE("cacheaware options: defaults from --heap and --gc-threads, and the er
       {{"ca-ref-cache", "1"}, {"ca-requests", "0"}, {"ca-global-search", "0"}, {"ca-huge", "sequential"}},
       &error);
   CHECK_FALSE(o.huge_cached_at_top);
+  CHECK(o.homing == Homing::kPartition);
   CHECK(o.ref_cache_entries == 1);
   CHECK(o.request_list == 0);
   CHECK(o.global_search_percent == 0);
+
+  o = resolve(64ull << 20, 2, {{"ca-homing", "lines"}}, &error);
+  CHECK(o.homing == Homing::kLines);
 
   // Combinations that cannot run.
   resolve(16ull << 20, 1, {{"ca-mesh", "8x8"}, {"ca-partition-size", "1M"}}, &error);
@@ -1568,5 +1656,5 @@ TEST_CASE("cacheaware options: defaults from --heap and --gc-threads, and the er
   std::set<std::string> names;
   for (const OptionSpec& spec : cacheaware_option_table()) names.insert(spec.name);
   CHECK(names == std::set<std::string>{"ca-partition-size", "ca-partitions", "ca-mesh", "ca-ref-cache",
-                                       "ca-requests", "ca-global-search", "ca-huge"});
+                                       "ca-requests", "ca-global-search", "ca-huge", "ca-homing"});
 }

@@ -138,11 +138,18 @@ std::pair<SearchStep, uint32_t> Allocator::search(unsigned c, uint64_t min_words
   uint64_t budget = this->budget();
   uint64_t taken = taken_bytes();
   if (!after_collection && taken + min_words * kWordSize > budget) return {SearchStep::kNone, 0};
+  // Under line homing no core's partitions are nearer to it than the rest
+  // (L264-267), so none is preferred and the whole heap is open.
+  if (map_.homing() == Homing::kLines) return lowest_anywhere(min_words);
   if (auto p = lowest_of(c, min_words)) return {SearchStep::kLocal, *p};
   if (auto p = lowest_in_ring(c, 1, min_words)) return {SearchStep::kRing1, *p};
   if (auto p = lowest_in_ring(c, 2, min_words)) return {SearchStep::kRing2, *p};
   if (!global_flag_ && taken * 100 < budget * global_search_percent_) global_flag_ = true;
   if (!global_flag_ && !after_collection) return {SearchStep::kNone, 0};
+  return lowest_anywhere(min_words);
+}
+
+std::pair<SearchStep, uint32_t> Allocator::lowest_anywhere(uint64_t min_words) {
   std::optional<uint32_t> best;
   for (unsigned k = 0; k < mesh_.cores(); ++k)
     if (auto p = lowest_of(k, min_words); p && (!best || *p < *best)) best = p;

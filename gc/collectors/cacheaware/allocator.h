@@ -15,6 +15,9 @@
 //      search flag is set: less than a threshold of the space free after the
 //      last collection has been allocated since (set once, until the next
 //      collection). Otherwise the allocation collects.
+// Under --ca-homing=lines (the paper's dispar and base) only step 4 is
+// taken, flag or no flag: with every partition's lines spread over all the
+// cores, no core's partitions are nearer than another's.
 // Blocks are handed out only within the sizing policy's trigger (below
 // --heap); past it the allocation collects too.
 #pragma once
@@ -111,6 +114,7 @@ class Allocator {
   bool usable(uint32_t p, uint64_t min_words) const;
   std::optional<uint32_t> lowest_of(unsigned c, uint64_t min_words);
   std::optional<uint32_t> lowest_in_ring(unsigned c, unsigned distance, uint64_t min_words);
+  std::pair<SearchStep, uint32_t> lowest_anywhere(uint64_t min_words);
   bool take_block(unsigned c, uint64_t words, bool after_collection);
   void clear_to(Block& b, Word* need);
 

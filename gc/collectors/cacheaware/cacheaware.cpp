@@ -60,7 +60,7 @@ CacheAwareCollector::CacheAwareCollector(RootSet& roots, const HeapOptions& opti
       reservation_(ca_.partition_bytes * ca_.partitions + round_up_pages(options_.max_heap_bytes)),
       cards_(reservation_),
       mesh_(ca_.mesh_width, ca_.mesh_height),
-      map_(reservation_.base(), ca_.partition_bytes / kWordSize, ca_.partitions, mesh_),
+      map_(reservation_.base(), ca_.partition_bytes / kWordSize, ca_.partitions, mesh_, ca_.homing),
       partitions_(ca_.partitions),
       allocator_(map_, mesh_, partitions_, ca_.global_search_percent),
       huge_(map_, mesh_, partitions_),
@@ -94,10 +94,13 @@ void CacheAwareCollector::describe_counters() {
     events.describe_counter(c, "bytes");
   for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
   events.describe_counter("mesh hops", "hops");
+  events.describe_counter("mark lines touched", "lines");
+  events.describe_counter("mark line hops", "hops");
   for (const char* c : {"blocks local", "blocks ring 1", "blocks ring 2", "blocks global"})
     events.describe_counter(c, "blocks");
   events.describe_ratio({"messages per marked object", "mark messages sent", "objects marked"});
   events.describe_ratio({"mesh hops per message", "mesh hops", "mark messages sent"});
+  events.describe_ratio({"mark line hops per line", "mark line hops", "mark lines touched"});
   events.add_sequence_panel({"Mark messages per core",
                              "messages",
                              "The mark messages each core of the mesh sent in one collection: references "
@@ -355,6 +358,8 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
     events.count(w, "mark messages received", m.received);
     events.count(w, "mark messages suppressed", m.suppressed);
     events.count(w, "mesh hops", m.hops);
+    events.count(w, "mark lines touched", m.lines);
+    events.count(w, "mark line hops", m.line_hops);
     events.count(w, "objects marked", m.objects);
     events.count(w, "objects marked at home", m.objects_at_home);
     events.count(w, "objects compacted", k.objects_placed);

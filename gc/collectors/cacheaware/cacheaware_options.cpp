@@ -77,6 +77,11 @@ constexpr OptionSpec kOptions[] = {
                   "the heap first, keeping that much free (the paper's choice), or slid down in place "
                   "after the normal objects (its alternative)",
                   "huge object compaction", "top or sequential"),
+    choice_option("ca-homing", "partition|lines", "partition",
+                  "where the heap's cache lines are homed: each partition's on the core hosting it (the "
+                  "paper's cacheaware), or line i on core i mod C with the allocator preferring no core "
+                  "(its dispar; with --ca-mesh=1x1 --gc-threads=1, its base)",
+                  "cache line homing", "partition or lines"),
 };
 
 // The squarest width x height = n, width <= height.
@@ -142,6 +147,8 @@ Options cacheaware_options(const HeapOptions& heap, std::string* error) {
   o.global_search_percent =
       static_cast<unsigned>(option_count(v, "ca-global-search").value_or(kDefaultGlobalSearchPercent));
   if (const std::string* huge = option_text(v, "ca-huge")) o.huge_cached_at_top = *huge == "top";
+  if (const std::string* homing = option_text(v, "ca-homing"))
+    o.homing = *homing == "lines" ? Homing::kLines : Homing::kPartition;
   return o;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gc/collector.h"
+#include "gc/collectors/cacheaware/mapping.h"
 #include "gc/options.h"
 
 namespace gc::cacheaware {
@@ -28,6 +29,10 @@ struct Options {
   // How a collection that compacts huge objects does it (huge.h): cached at
   // the top of the heap (L233-236), or by a sequential pass (L238).
   bool huge_cached_at_top = true;
+  // Where cache lines are homed (mapping.h): on the partition's host, or
+  // spread over the cores by address, the paper's dispar and, on one core,
+  // its base (L264-268).
+  Homing homing = Homing::kPartition;
   unsigned cores() const { return mesh_width * mesh_height; }
 };
 

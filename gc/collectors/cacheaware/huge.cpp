@@ -34,9 +34,13 @@ Word* HugeObjects::allocate(unsigned core, uint32_t class_id, uint64_t nrefs, ui
   uint64_t pw = map_.partition_words();
   uint32_t count = static_cast<uint32_t>((words + pw - 1) / pw);
   if (count > map_.count()) return nullptr;
-  std::optional<uint32_t> first = lowest_run_hosted_by({core}, count);
-  if (!first) first = lowest_run_hosted_by(mesh_.ring(core, 1), count);
-  if (!first) first = lowest_run_hosted_by(mesh_.ring(core, 2), count);
+  // Under line homing no core is nearer (allocator.h): the lowest run anywhere.
+  std::optional<uint32_t> first;
+  if (map_.homing() == Homing::kPartition) {
+    first = lowest_run_hosted_by({core}, count);
+    if (!first) first = lowest_run_hosted_by(mesh_.ring(core, 1), count);
+    if (!first) first = lowest_run_hosted_by(mesh_.ring(core, 2), count);
+  }
   if (!first)
     for (uint32_t p = 0; p + count <= map_.count(); ++p)
       if (free_run(p, count)) {

@@ -13,6 +13,14 @@
 // A core's host responsibilities (marking and compacting its partitions)
 // are the paper's; "mesh hops" between two cores are their Manhattan
 // distance, the figure the 2-core machine can report of a 62-core network.
+//
+// Where the heap's 64-byte cache lines are homed (section 5.1, L264-268) is
+// a separate choice, --ca-homing: the paper's cacheaware collector homes a
+// partition's lines on its host; its base and dispar collectors home them
+// "based on lower-order bits to evenly distribute memory requests", which
+// gclab models as line i (counted from the heap's base) homed on core
+// i mod C, cores numbered y * width + x. The hosts, and so the collector's
+// work, are the same either way; the homes say what each access costs.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +37,13 @@ namespace gc::cacheaware {
 // generations leaves unused. (One that balancing later moves back still
 // counts as displaced.)
 constexpr uint64_t kDisplacedBit = uint64_t{1} << Header::kAgeShift;
+
+constexpr uint64_t kCacheLineWords = 64 / kWordSize;
+
+enum class Homing : uint8_t {
+  kPartition,  // a partition's lines on its host (the paper's cacheaware)
+  kLines,      // line i on core i mod C (its base and dispar)
+};
 
 class Mesh {
  public:
@@ -58,7 +73,8 @@ class Mesh {
 // contiguous, from base, each partition_words long.
 class PartitionMap {
  public:
-  PartitionMap(Word* base, uint64_t partition_words, uint32_t partitions, const Mesh& mesh);
+  PartitionMap(Word* base, uint64_t partition_words, uint32_t partitions, const Mesh& mesh,
+               Homing homing = Homing::kPartition);
 
   uint32_t count() const { return count_; }
   uint64_t partition_words() const { return words_; }
@@ -79,7 +95,25 @@ class PartitionMap {
   // Where a partition comes in its host's list.
   uint32_t rank(uint32_t partition) const { return rank_[partition]; }
 
+  Homing homing() const { return homing_; }
+  // The core that homes cache line `line`, counted from base.
+  unsigned line_home(uint64_t line) const;
+  // The cache lines [begin, begin + words) touches, and the mesh hops from
+  // `core` to each one's home, summed: the network traffic of one access
+  // to each. The range lies in the partitions and words > 0. In closed
+  // form, not a loop over the lines: a few divisions under line homing, a
+  // step per partition spanned under partition homing.
+  uint64_t lines(const Word* begin, uint64_t words) const {
+    return line_of(begin + words - 1) - line_of(begin) + 1;
+  }
+  uint64_t line_hops(unsigned core, const Word* begin, uint64_t words) const;
+
  private:
+  uint64_t line_of(const Word* p) const { return static_cast<uint64_t>(p - base_) / kCacheLineWords; }
+  unsigned hops(unsigned a, unsigned b) const;
+  // The hops from `core` to cores 0 to k-1, summed (k <= C).
+  uint64_t hops_below(unsigned core, uint64_t k) const;
+
   Word* base_;
   uint64_t words_;
   unsigned shift_ = 0;  // log2(words_) when a power of two, else 0
@@ -87,6 +121,8 @@ class PartitionMap {
   std::vector<uint16_t> host_;
   std::vector<uint32_t> rank_;
   std::vector<std::vector<uint32_t>> hosted_;
+  Homing homing_;
+  unsigned width_, cores_;
 };
 
 }  // namespace gc::cacheaware

@@ -108,7 +108,7 @@ class MarkPhase::Runner {
       received_ = true;
       for (uint32_t i = 0; i < b->count; ++i) {
         Word* h = b->refs[i];
-        if (mark_local(core, h)) {
+        if (mark_local(c, h)) {
           if (Header::nrefs(*h)) core.queue.push_back(reinterpret_cast<uintptr_t>(h) | kMarkedEntry);
           if (core.requests.size() < m_.request_list_) {
             core.requests.push_back(h);
@@ -140,7 +140,7 @@ class MarkPhase::Runner {
       core.window_head = (core.window_head + 1) % kWindow;
       core.window_count--;
       Word* h = reinterpret_cast<Word*>(e & ~kMarkedEntry);
-      if (!(e & kMarkedEntry) && !mark_local(core, h)) continue;
+      if (!(e & kMarkedEntry) && !mark_local(c, h)) continue;
       budget--;
       // Atomic: a pinned object's header may be getting another thread's
       // mark bit (mark_unhosted) while this one scans it.
@@ -172,14 +172,26 @@ class MarkPhase::Runner {
 
   // Only the host marks an object in a partition, so its mark bit needs no
   // atomic operation (L194 of Flood et al. makes the same point).
-  bool mark_local(Core& core, Word* h) {
+  bool mark_local(unsigned c, Word* h) {
+    Core& core = *m_.cores_[c];
     Word hw = *h;
     if (Header::is_marked(hw)) return false;
     *h = hw | Header::kMarkBit;
     core.counters.objects++;
     core.counters.objects_at_home += (hw & kDisplacedBit) == 0;
     core.counters.words += compacted_words(hw);
+    uint64_t n = Header::nrefs(hw);
+    count_lines(c, h - n, n + 1);
     return true;
+  }
+
+  // The lines of what marking reads and writes: the header and the slots
+  // below it. Under partition homing their home is this core, the host, so
+  // the hops are zero without asking.
+  void count_lines(unsigned c, const Word* begin, uint64_t words) {
+    MarkCounters& counters = m_.cores_[c]->counters;
+    counters.lines += m_.map_.lines(begin, words);
+    if (m_.map_.homing() == Homing::kLines) counters.line_hops += m_.map_.line_hops(c, begin, words);
   }
 
   void mark_unhosted(Core& core, Word* h) {

@@ -35,8 +35,13 @@ namespace gc::cacheaware {
 struct MarkCounters {
   uint64_t sent = 0;  // mark messages
   uint64_t received = 0;
-  uint64_t suppressed = 0;       // by the reference cache
-  uint64_t hops = 0;             // mesh hops of the messages sent
+  uint64_t suppressed = 0;  // by the reference cache
+  uint64_t hops = 0;        // mesh hops of the messages sent
+  // The cache lines of the objects this core marked (header and reference
+  // slots, once each), and the hops from it to their homes: zero under
+  // partition homing, where the host marks (mapping.h).
+  uint64_t lines = 0;
+  uint64_t line_hops = 0;
   uint64_t objects = 0;          // objects this core marked
   uint64_t objects_at_home = 0;  // of which not displaced (kDisplacedBit)
   uint64_t words = 0;            // their size, with the word a hashed object grows when it moves
