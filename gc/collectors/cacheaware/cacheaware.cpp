@@ -94,13 +94,17 @@ void CacheAwareCollector::describe_counters() {
     events.describe_counter(c, "bytes");
   for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
   events.describe_counter("mesh hops", "hops");
-  events.describe_counter("mark lines touched", "lines");
-  events.describe_counter("mark line hops", "hops");
+  for (const char* c : {"mark lines touched", "compact lines touched", "update lines touched"})
+    events.describe_counter(c, "lines");
+  for (const char* c : {"mark line hops", "compact line hops", "update line hops"})
+    events.describe_counter(c, "hops");
   for (const char* c : {"blocks local", "blocks ring 1", "blocks ring 2", "blocks global"})
     events.describe_counter(c, "blocks");
   events.describe_ratio({"messages per marked object", "mark messages sent", "objects marked"});
   events.describe_ratio({"mesh hops per message", "mesh hops", "mark messages sent"});
   events.describe_ratio({"mark line hops per line", "mark line hops", "mark lines touched"});
+  events.describe_ratio({"compact line hops per line", "compact line hops", "compact lines touched"});
+  events.describe_ratio({"update line hops per line", "update line hops", "update lines touched"});
   events.add_sequence_panel({"Mark messages per core",
                              "messages",
                              "The mark messages each core of the mesh sent in one collection: references "
@@ -360,6 +364,10 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
     events.count(w, "mesh hops", m.hops);
     events.count(w, "mark lines touched", m.lines);
     events.count(w, "mark line hops", m.line_hops);
+    events.count(w, "compact lines touched", k.lines);
+    events.count(w, "compact line hops", k.line_hops);
+    events.count(w, "update lines touched", u.lines);
+    events.count(w, "update line hops", u.line_hops);
     events.count(w, "objects marked", m.objects);
     events.count(w, "objects marked at home", m.objects_at_home);
     events.count(w, "objects compacted", k.objects_placed);

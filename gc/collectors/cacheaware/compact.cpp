@@ -332,6 +332,18 @@ class CompactPhase::Slider {
     counters_.placed_at_home += at_home;
   }
 
+  // The lines a move reads and writes. Under partition homing the source
+  // is this core's, and so is a local destination: only a balancing
+  // destination is remote.
+  void count_lines(const Word* from, uint64_t words, const Word* to, uint64_t total) {
+    const PartitionMap& map = c_.map_;
+    counters_.lines += map.lines(from, words) + map.lines(to, total);
+    if (map.homing() == Homing::kLines)
+      counters_.line_hops += map.line_hops(core_, from, words) + map.line_hops(core_, to, total);
+    else if (foreign_)
+      counters_.line_hops += map.line_hops(core_, to, total);
+  }
+
   void move(Word* start, Word* h, Word hw, uint64_t words) {
     uint64_t n = Header::nrefs(hw);
     Word* new_start = dest_;
@@ -354,6 +366,7 @@ class CompactPhase::Slider {
     }
     *new_h = hw;
     forwarding_.moved(start, words, new_start);
+    count_lines(start, words, new_start, total);
     dest_ += total;
     counters_.objects_moved++;
     counters_.bytes_moved += total * kWordSize;

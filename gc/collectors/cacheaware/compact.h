@@ -51,6 +51,8 @@ struct CompactCounters {
   uint64_t balanced_bytes = 0;   // moved into another core's partition
   uint64_t last_resorts = 0;     // destinations past every bound
   uint64_t waits = 0;            // requests that found no space at first
+  uint64_t lines = 0;            // cache lines of the moved objects, read and written
+  uint64_t line_hops = 0;        // mesh hops from the core to those lines' homes
   uint64_t compact_ns = 0;
 };
 

@@ -75,7 +75,21 @@ class UpdatePhase::Runner {
   void update_object(unsigned c, Word* h) {
     uint64_t n = Header::nrefs(*h);
     Value* slots = ref_slots_begin(h, n);
+    count_lines(c, h - n, n + 1);
     for (uint64_t i = 0; i < n; ++i) update(c, slots + i);
+  }
+
+  // The lines of the header and slots. Under partition homing a core's own
+  // partitions are homed on it; the pinned and huge objects any thread
+  // claims may not be.
+  void count_lines(unsigned c, const Word* begin, uint64_t words) {
+    const PartitionMap& map = u_.map_;
+    UpdateCounters& counters = u_.cores_[c]->counters;
+    if (!map.contains(begin)) return;  // pinned objects lie outside the partitions
+    counters.lines += map.lines(begin, words);
+    if (map.homing() == Homing::kLines || map.host(map.partition_of(begin)) != c ||
+        map.partition_of(begin) != map.partition_of(begin + words - 1))
+      counters.line_hops += map.line_hops(c, begin, words);
   }
 
   [[gnu::always_inline]] void update(unsigned c, Value* slot) {
