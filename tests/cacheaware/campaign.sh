@@ -34,7 +34,7 @@ die() { echo "campaign.sh: $*" >&2; exit 64; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd) || exit 64
 cd "$root" || exit 64
 
-mode=short jobs=2 limit=20 grace=5 vm= keep=
+mode=short jobs=2 limit=20 grace=5 vm='' keep=''
 while [ $# -gt 0 ]; do
   case $1 in
     --short | --full | --smoke) mode=${1#--}; shift ;;
@@ -126,7 +126,7 @@ case $mode in
           add "$base --heap=8M --gc-verify" "$(args_for "${programs[0]}" "$p")"
           add "$base --heap=8M --gc-verify" "$(args_for "${programs[2]}" "$p")"
           for prog in "${stressed_programs[@]}"; do
-            add "$base --heap=8M --gc-verify --gc-stress=$(stress_for 16K)" "$(args_for "$prog" "$p")"
+            add "$base --heap=8M --gc-verify --gc-stress=$(stress_for "$p")" "$(args_for "$prog" "$p")"
           done
           [ "$mode" = full ] &&
             add "$base --heap=32M --ca-huge=sequential" "$(args_for "${programs[4]}" "$p")"
@@ -168,9 +168,10 @@ run_one() {
   local heap
   heap=$(heap_of "${runs_opts[n]}")
   # shellcheck disable=SC2206 # options and arguments are words
-  local cmd=("$vm" --gc=cacheaware ${runs_opts[n]} "$program" ${runs_args[n]})
-  echo "${cmd[*]}" >"$base.cmd"
-  "${cmd[@]}" --gc-log="$base.log" >"$base.out" 2>"$base.err" &
+  local opts=(--gc=cacheaware ${runs_opts[n]})
+  echo "$vm ${opts[*]} $program ${runs_args[n]}" >"$base.cmd"
+  # shellcheck disable=SC2086 # program arguments are words
+  "$vm" "${opts[@]}" --gc-log="$base.log" "$program" ${runs_args[n]} >"$base.out" 2>"$base.err" &
   local pid=$!
   # A run past the limit that still ends collections is slow (a loaded
   # machine, a stressed run); one that ends none for $grace more seconds is
