@@ -52,6 +52,13 @@ add_test(NAME snapshots COMMAND ${CMAKE_SOURCE_DIR}/tests/snapshots/snapshot_tes
 add_test(NAME cli/install COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/install_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
 add_test(NAME course/labs COMMAND ${CMAKE_SOURCE_DIR}/tests/course/labs_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
 
+# cacheaware where one GC thread hosts several cores, on fibers keeping
+# arrays near a partition's size (tests/cacheaware/README.md): the smoke
+# slice of the campaign, around the configuration that once spun forever in
+# balancing; the short and full campaigns are manual commands.
+add_test(NAME cacheaware/campaign_smoke
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/cacheaware/campaign.sh --smoke --vm $<TARGET_FILE:vm>)
+
 # Hostile inputs (tests/hostile/README.md): one test per case, each run
 # under every collector that can run here.
 file(GLOB hostile_cases CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/hostile/*.case)

@@ -836,6 +836,31 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("cacheaware huge objects: a last partition that normal objects fill to its end is not free") {
+  // Five partitions: a in 0-2, a live normal object filling the rest of 2
+  // exactly, 3 and 4 free. Caching a at the top must not take 2-4, which
+  // would copy a over the normal object and then write the filler for a's
+  // old tail over a's new first words.
+  CaHeap h(huge_options("top", 5 * 16 * 1024));
+  const PartitionMap& map = h.c->partition_map();
+  REQUIRE(map.count() == 5);
+  h.root(0) = Value::ref(huge(h, 1));
+  constexpr uint64_t kRest = 3 * 2048 - kHugeWords;
+  Word* n = h.alloc(0, kRest - 1);
+  for (uint64_t i = 0; i < kRest - 1; ++i) n[1 + i] = 7'000'000 + i;
+  REQUIRE(start_of(n) == start_of(h.obj(0)) + kHugeWords);
+  REQUIRE(n + kRest == map.end(2));
+  h.root(1) = Value::ref(n);
+  h.collect();
+  REQUIRE(h.c->huge_objects().objects().size() == 1);
+  CHECK(h.c->huge_objects().objects()[0].first == 0);
+  check_huge_contents(h.obj(0), 1);
+  uint64_t wrong = 0;
+  for (uint64_t i = 0; i < kRest - 1; ++i) wrong += h.obj(1)[1 + i] != 7'000'000 + i;
+  CHECK(wrong == 0);
+  check_no_failure(h);
+}
+
 TEST_CASE("cacheaware huge objects: --ca-huge=top keeps free space for the cache") {
   // 64 partitions of 16 KB. With 12 live huge objects (289 KB), the trigger
   // leaves that much of the heap free; with 24 (578 KB), keeping it would

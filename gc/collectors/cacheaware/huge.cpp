@@ -68,7 +68,9 @@ void HugeObjects::cover(const HugeObject& o) {
 bool HugeObjects::free_for(const HugeObject& o, uint32_t p) const {
   const PartitionState& s = partitions_[p];
   if (p >= o.first && p < o.last) return true;
-  if (p == o.last) return s.top == o.start + o.words || s.top == map_.end(p);
+  // Nothing may follow it there: a top at the partition's end is also that
+  // of normal objects filling the rest exactly.
+  if (p == o.last) return s.top == o.start + o.words;
   return s.holder < 0 && s.floor == map_.begin(p) && s.top == map_.begin(p);
 }
 
