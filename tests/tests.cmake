@@ -71,3 +71,8 @@ endforeach()
 # dropped into a copy of the tree, built and run there (one full build).
 add_test(NAME throwaway/add_collector COMMAND ${CMAKE_SOURCE_DIR}/tests/throwaway/add_collector_test.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(throwaway/add_collector PROPERTIES COST 1000 TIMEOUT 3600 SKIP_RETURN_CODE 77)
+
+# accel's figures: simulated pauses labelled as such, the spill peak, and
+# a leak's out-of-memory error within the timeout (docs/collectors/accel.md).
+add_test(NAME accel/figures COMMAND ${CMAKE_SOURCE_DIR}/tests/accel/figures_test.sh $<TARGET_FILE:vm>)
+set_tests_properties(accel/figures PROPERTIES TIMEOUT 60)

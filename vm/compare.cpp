@@ -35,6 +35,7 @@ struct Row {
   uint64_t peak_live = 0;
   uint64_t bytes_copied = 0;
   int64_t objects_marked = -1;  // -1: the collector does not count them
+  uint64_t simulated = 0;       // collections whose pause is modelled (the pauses are then simulated)
 };
 
 struct Run {
@@ -70,6 +71,7 @@ Row row_of(const gc::observe::Summary& s) {
   r.peak_heap = s.peak_heap;
   r.peak_live = s.peak_live;
   r.bytes_copied = s.bytes_copied;
+  r.simulated = s.simulated_collections;
   for (const gc::observe::CounterTotal& c : s.counters)
     if (c.name == "objects marked") r.objects_marked = static_cast<int64_t>(c.total);
   return r;
@@ -81,9 +83,9 @@ std::string encode(const Row& r, const std::string& json, const std::string& rep
   char line[512];
   std::snprintf(line, sizeof line,
                 "%.17g %.17g %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64
-                " %" PRId64 "\n",
+                " %" PRId64 " %" PRIu64 "\n",
                 r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
-                r.peak_live, r.bytes_copied, r.objects_marked);
+                r.peak_live, r.bytes_copied, r.objects_marked, r.simulated);
   return line + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" + json + report;
 }
 
@@ -91,7 +93,7 @@ bool decode(const std::string& text, Row& r, std::string& json, std::string& rep
   std::istringstream in(text);
   size_t json_size = 0, report_size = 0;
   in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
-      r.peak_live >> r.bytes_copied >> r.objects_marked >> json_size >> report_size;
+      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >> json_size >> report_size;
   if (in.fail() || in.get() != '\n') return false;
   size_t at = static_cast<size_t>(in.tellg());
   if (text.size() - at != json_size + report_size) return false;
@@ -323,9 +325,9 @@ std::string mebibytes(uint64_t bytes) {
 std::string table(const std::vector<Run>& runs) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-12s %9s %8s %6s %6s %8s %8s %8s %10s %10s %10s %10s  %s\n", "collector",
-                "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "peak heap",
-                "peak live", "copied", "marked", "agrees");
+  std::snprintf(line, sizeof line, "%-12s %9s %8s %6s %6s %8s %8s %8s %-9s %10s %10s %10s %10s  %s\n",
+                "collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses",
+                "peak heap", "peak live", "copied", "marked", "agrees");
   out += line;
   for (const Run& r : runs) {
     std::string agrees = &r == &runs.front() ? "reference" : r.disagreement.empty() ? "yes" : "NO";
@@ -338,13 +340,17 @@ std::string table(const std::vector<Run>& runs) {
     const Row& w = *r.row;
     std::string marked = w.objects_marked < 0 ? "-" : std::to_string(w.objects_marked);
     std::snprintf(line, sizeof line,
-                  "%-12s %9.1f %7.1f%% %6" PRIu64 " %6" PRIu64 " %8.2f %8.2f %8.2f %10s %10s %10s %10s  %s\n",
+                  "%-12s %9.1f %7.1f%% %6" PRIu64 " %6" PRIu64
+                  " %8.2f %8.2f %8.2f %-9s %10s %10s %10s %10s  %s\n",
                   r.collector.c_str(), w.run_time_ms, 100 * w.gc_share, w.young, w.full, w.p50_ms, w.p99_ms,
-                  w.max_ms, mebibytes(w.peak_heap).c_str(), mebibytes(w.peak_live).c_str(),
-                  w.bytes_copied ? mebibytes(w.bytes_copied).c_str() : "-", marked.c_str(), agrees.c_str());
+                  w.max_ms, w.simulated ? "simulated" : "measured", mebibytes(w.peak_heap).c_str(),
+                  mebibytes(w.peak_live).c_str(), w.bytes_copied ? mebibytes(w.bytes_copied).c_str() : "-",
+                  marked.c_str(), agrees.c_str());
     out += line;
   }
-  out += "copied: bytes; marked: objects, where the collector counts them\n";
+  out +=
+      "pauses: measured on this machine, or simulated (the modelled hardware's time; wall ms and GC share "
+      "stay the host's); copied: bytes; marked: objects, where the collector counts them\n";
   return out;
 }
 

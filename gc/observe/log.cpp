@@ -31,13 +31,25 @@ std::string heap_transition(uint64_t before, uint64_t after, uint64_t size) {
   return buf;
 }
 
+namespace {
+
+// After a modelled pause: what it is, and the host's time.
+std::string simulated_note(const CollectionRecord& c) {
+  if (!c.simulated()) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " simulated (host %.3fms)", static_cast<double>(c.host_ns()) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
 std::string pause_line(const Recorder& r, size_t i) {
   const CollectionRecord& c = r.records()[i];
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s[gc] GC(%llu) Pause %s (%s) %s %.3fms", uptime(c.end_ns).c_str(),
                 static_cast<unsigned long long>(c.id), kind_name(c.kind), cause_name(c.cause),
                 heap_transition(c.used_before, c.used_after, c.size_after).c_str(), c.pause_ms());
-  return buf;
+  return buf + simulated_note(c);
 }
 
 std::string debug_lines(const Recorder& r, size_t i) {
@@ -77,7 +89,8 @@ std::string debug_lines(const Recorder& r, size_t i) {
       std::snprintf(buf, sizeof buf, "%s: %.3fms (workers %d: min %.3f, avg %.3f, max %.3f, sum %.3fms)",
                     r.phase_names()[id].c_str(), wall, n, mn, sum / n, mx, sum);
     else
-      std::snprintf(buf, sizeof buf, "%s: %.3fms", r.phase_names()[id].c_str(), wall);
+      std::snprintf(buf, sizeof buf, "%s: %.3fms%s", r.phase_names()[id].c_str(), wall,
+                    c.simulated() ? " simulated" : "");
     out += head_phases + buf + "\n";
   }
 

@@ -76,6 +76,7 @@ void Recorder::collection_start(CollectionKind kind, GcCause cause, Collector& h
   current_.used_before = heap.heap_used();
   current_.size_before = heap.heap_size();
   current_.allocated_before = heap.stats_as_recorded().bytes_allocated;
+  for (WorkerBuffer& b : buffers_) b.simulated_end = 0;
   if (enabled_ && !keep_history_) {
     records_.clear();
     phases_.clear();
@@ -116,9 +117,11 @@ void Recorder::update_summary(const CollectionRecord& r, uint64_t live) {
   double ms = r.pause_ms();
   s.pause_total_ms += ms;
   s.pause_max_ms = std::max(s.pause_max_ms, ms);
+  s.host_total_ms += static_cast<double>(r.host_ns()) / 1e6;
+  if (r.simulated()) s.simulated++;
   s.peak_heap = std::max({s.peak_heap, r.size_before, r.size_after});
   s.peak_live = std::max(s.peak_live, live);
-  s.pause_buckets[bucket_of(r.end_ns - r.start_ns)]++;
+  s.pause_buckets[bucket_of(r.pause_ns())]++;
 }
 
 // Workers have all finished (collection_end is called after they join):
@@ -126,8 +129,13 @@ void Recorder::update_summary(const CollectionRecord& r, uint64_t live) {
 void Recorder::merge_worker_buffers(Collector& heap) {
   for (size_t w = 0; w < buffers_.size(); ++w) {
     WorkerBuffer& b = buffers_[w];
-    for (const RawPhase& p : b.done)
-      phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w), p.start_ns, p.end_ns});
+    if (current_.simulated())
+      for (const RawPhase& p : b.simulated)
+        phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w),
+                           current_.start_ns + p.start_ns, current_.start_ns + p.end_ns});
+    else
+      for (const RawPhase& p : b.done)
+        phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w), p.start_ns, p.end_ns});
     for (const auto& [name, value] : b.counts)
       counters_.push_back({intern(counter_names_, name), static_cast<uint32_t>(w), value});
     for (const auto& [name, values] : b.sequences) {
@@ -135,6 +143,7 @@ void Recorder::merge_worker_buffers(Collector& heap) {
       sequence_values_.insert(sequence_values_.end(), values.begin(), values.end());
     }
     b.done.clear();
+    b.simulated.clear();
     b.counts.clear();
     b.sequences.clear();
     b.open.clear();  // a phase left open (an early return) is dropped
@@ -198,6 +207,16 @@ void Recorder::count_event(unsigned worker, const char* counter, uint64_t delta)
       return;
     }
   b.counts.emplace_back(counter, delta);
+}
+
+// Kept without recording too: the always-on summary's pauses need it.
+void Recorder::simulated_phase(unsigned worker, const char* phase, int64_t ns) {
+  if (!in_collection_ || worker >= buffers_.size()) return;
+  WorkerBuffer& b = buffers_[worker];
+  int64_t start = b.simulated_end;
+  b.simulated_end += ns;
+  current_.simulated_ns = std::max(current_.simulated_ns, b.simulated_end);
+  if (enabled_) b.simulated.push_back({phase, start, b.simulated_end});
 }
 
 void Recorder::sequence_event(unsigned worker, const char* name, const std::vector<uint64_t>& values) {

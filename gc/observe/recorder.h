@@ -7,6 +7,7 @@
 //   count(worker, "counter", delta)       on the worker's own thread
 //   collection_end(heap)                  on the mutator thread, after every
 //                                         worker has finished
+//   simulated_phase(worker, "name", ns)   a phase of a modelled pause (accel)
 //   sequence(worker, "name", values)      numbers for this collection (e.g.
 //                                         the GPU's queue width per iteration)
 //   add_panel, add_sequence_panel         once, at construction: pictures of
@@ -136,7 +137,14 @@ struct CollectionRecord {
   // A sizing decision taken in this collection, in words (HotSpot's
   // gc+ergo): --gc-log=debug prints it; empty: none.
   std::string ergonomics;
-  double pause_ms() const { return static_cast<double>(end_ns - start_ns) / 1e6; }
+  // A collection whose pause is modelled (Recorder::simulated_phase): the
+  // simulated duration, which is its pause; -1: the pause is measured.
+  // start_ns and end_ns are the host's either way.
+  int64_t simulated_ns = -1;
+  bool simulated() const { return simulated_ns >= 0; }
+  int64_t host_ns() const { return end_ns - start_ns; }
+  int64_t pause_ns() const { return simulated() ? simulated_ns : host_ns(); }
+  double pause_ms() const { return static_cast<double>(pause_ns()) / 1e6; }
 };
 
 // Always kept, without allocation after construction.
@@ -153,6 +161,10 @@ struct AlwaysOnSummary {
   // so a percentile read from it is within 4.4% of the exact one.
   static constexpr int kBucketsPerOctave = 16;
   std::vector<uint64_t> pause_buckets;  // sized at construction (48 octaves)
+  // Collections whose pause was modelled, and the host's time for every
+  // collection (pause_total_ms when none was modelled).
+  uint64_t simulated = 0;
+  double host_total_ms = 0;
 };
 
 class Log;
@@ -196,6 +208,14 @@ class Recorder {
     if (enabled_) [[unlikely]]
       count_event(worker, counter, delta);
   }
+  // A phase whose duration is modelled, not measured (a simulated
+  // collector's hardware), on the collecting thread: ns of simulated time,
+  // laid after the worker's previous simulated phase in this collection.
+  // A collection with one is simulated: its pause is its longest worker's
+  // simulated time, its phases only the simulated ones (the host's phases
+  // time the simulation, not the collector), and its host time is kept
+  // beside (CollectionRecord::host_ns).
+  void simulated_phase(unsigned worker, const char* phase, int64_t ns);
   void sequence(unsigned worker, const char* name, const std::vector<uint64_t>& values) {
     if (enabled_) [[unlikely]]
       sequence_event(worker, name, values);
@@ -265,6 +285,8 @@ class Recorder {
     std::vector<RawPhase> done;
     std::vector<std::pair<const char*, uint64_t>> counts;
     std::vector<std::pair<const char*, std::vector<uint64_t>>> sequences;
+    std::vector<RawPhase> simulated;  // from the collection's start, in simulated ns
+    int64_t simulated_end = 0;
   };
 
   [[gnu::noinline]] void phase_event(unsigned worker, const char* phase, bool start);

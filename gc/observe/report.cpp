@@ -66,7 +66,8 @@ std::string report_data_json(Collector& heap) {
   column(j, "full", c, [](const CollectionRecord& x) { return x.kind == CollectionKind::kFull ? 1u : 0u; });
   column(j, "cause", c, [](const CollectionRecord& x) { return static_cast<unsigned>(x.cause); });
   column(j, "start_ms", c, [](const CollectionRecord& x) { return ms(x.start_ns); });
-  column(j, "pause_ms", c, [](const CollectionRecord& x) { return ms(x.end_ns - x.start_ns); });
+  column(j, "pause_ms", c, [](const CollectionRecord& x) { return ms(x.pause_ns()); });
+  column(j, "simulated", c, [](const CollectionRecord& x) { return x.simulated() ? 1u : 0u; });
   column(j, "used_before", c, [](const CollectionRecord& x) { return x.used_before; });
   column(j, "size_before", c, [](const CollectionRecord& x) { return x.size_before; });
   column(j, "used_after", c, [](const CollectionRecord& x) { return x.used_after; });

@@ -70,7 +70,9 @@ void summarize_run(Collector& heap, Summary& s) {
   s.pause_total_ms = a.pause_total_ms;
   s.pause_max_ms = a.pause_max_ms;
   s.pause_mean_ms = a.collections ? a.pause_total_ms / static_cast<double>(a.collections) : 0;
-  s.gc_share = s.run_time_ms > 0 ? std::min(1.0, a.pause_total_ms / s.run_time_ms) : 0;
+  s.simulated_collections = a.simulated;
+  s.host_pause_total_ms = a.host_total_ms;
+  s.gc_share = s.run_time_ms > 0 ? std::min(1.0, a.host_total_ms / s.run_time_ms) : 0;
   s.bytes_allocated = st.bytes_allocated;
   s.allocation_rate_mb_s =
       s.run_time_ms > 0 ? static_cast<double>(st.bytes_allocated) / (1 << 20) / (s.run_time_ms / 1e3) : 0;
@@ -254,6 +256,26 @@ Summary summarize(Collector& heap) {
 
 // The table
 
+namespace {
+
+// A modelled pause is the model's time, so the share of the run (the
+// host's) is the host's time for those collections.
+std::string pause_total_line(const Summary& s) {
+  char buf[256];
+  if (s.simulated_collections == 0)
+    std::snprintf(buf, sizeof buf, "  pause total        %.3f ms (%.1f%% of run time)\n", s.pause_total_ms,
+                  s.gc_share * 100);
+  else
+    std::snprintf(buf, sizeof buf,
+                  "  pause total        %.3f ms simulated, in %llu of %llu collections (the host took "
+                  "%.3f ms, %.1f%% of run time)\n",
+                  s.pause_total_ms, static_cast<unsigned long long>(s.simulated_collections),
+                  static_cast<unsigned long long>(s.collections), s.host_pause_total_ms, s.gc_share * 100);
+  return buf;
+}
+
+}  // namespace
+
 std::string stats_table(const Summary& s) {
   std::string out;
   // Measured first: a worker's counters make a line of any length.
@@ -275,11 +297,12 @@ std::string stats_table(const Summary& s) {
       causes += (causes.empty() ? "" : ", ") + name + " " + std::to_string(n);
     line("    by cause         %s\n", causes.c_str());
   }
-  line("  pause total        %.3f ms (%.1f%% of run time)\n", s.pause_total_ms, s.gc_share * 100);
-  line("  pause mean         %.3f ms\n", s.pause_mean_ms);
-  line("  pause p50 p90 p99  %.3f %.3f %.3f ms%s\n", s.pause_p50_ms, s.pause_p90_ms, s.pause_p99_ms,
+  const char* sim = s.simulated_collections ? " simulated" : "";
+  out += pause_total_line(s);
+  line("  pause mean         %.3f ms%s\n", s.pause_mean_ms, sim);
+  line("  pause p50 p90 p99  %.3f %.3f %.3f ms%s%s\n", s.pause_p50_ms, s.pause_p90_ms, s.pause_p99_ms, sim,
        s.percentiles_exact ? "" : " (from a histogram, within 4.4%)");
-  line("  pause max          %.3f ms\n", s.pause_max_ms);
+  line("  pause max          %.3f ms%s\n", s.pause_max_ms, sim);
   line("  allocated          %s (%.1f MiB/s)\n", bytes_text(s.bytes_allocated).c_str(),
        s.allocation_rate_mb_s);
   if (s.bytes_copied) line("  copied             %s\n", bytes_text(s.bytes_copied).c_str());
@@ -363,6 +386,7 @@ std::string stats_json(const Summary& s) {
   j.field("total", s.pause_total_ms, 3).field("mean", s.pause_mean_ms, 3).field("p50", s.pause_p50_ms, 3);
   j.field("p90", s.pause_p90_ms, 3).field("p99", s.pause_p99_ms, 3).field("max", s.pause_max_ms, 3);
   j.field("percentiles_exact", s.percentiles_exact);
+  j.field("simulated_collections", s.simulated_collections).field("host_total", s.host_pause_total_ms, 3);
   j.end_object();
   j.field("gc_share", s.gc_share, 6);
   j.key("allocation").begin_object();

@@ -67,7 +67,12 @@ struct Summary {
   std::vector<std::pair<std::string, uint64_t>> by_cause;
   double pause_total_ms = 0, pause_mean_ms = 0, pause_p50_ms = 0, pause_p90_ms = 0, pause_p99_ms = 0,
          pause_max_ms = 0;
-  double gc_share = 0;  // pause total / run time, 0..1
+  double gc_share = 0;  // the collections' host time / run time, 0..1
+  // Collections whose pause was modelled (Recorder::simulated_phase): the
+  // pause figures are then simulated time, and host_pause_total_ms is the
+  // host's time for every collection.
+  uint64_t simulated_collections = 0;
+  double host_pause_total_ms = 0;
   uint64_t bytes_allocated = 0;
   double allocation_rate_mb_s = 0;  // MiB per second of run time
   uint64_t bytes_copied = 0;

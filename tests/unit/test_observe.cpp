@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -297,6 +298,59 @@ TEST_CASE("observe: a disabled recorder records no phases or counters, but count
   CHECK_FALSE(s.detailed);
   CHECK_FALSE(s.percentiles_exact);
   CHECK(s.pause_p99_ms <= s.pause_max_ms);
+  check_against_schema(gc::observe::stats_json(s));
+}
+
+// A collector that models its pauses: a host phase of 2 ms around two
+// simulated ones of 30 and 70 us.
+class SimulatedCollector final : public gc::Collector {
+ public:
+  SimulatedCollector(gc::RootSet& r, const gc::HeapOptions& o) : Collector(r, o) {}
+  gc::Word* allocate_slow(uint32_t, uint64_t, uint64_t) override { return nullptr; }
+  gc::Word* allocate_pinned(uint32_t, uint64_t, uint64_t) override { return nullptr; }
+  void collect(gc::GcCause cause) override {
+    events.collection_start(gc::observe::CollectionKind::kFull, cause, *this);
+    events.phase(0, "simulation", [&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      events.simulated_phase(0, "mark", 30'000);
+      events.simulated_phase(0, "sweep", 70'000);
+    });
+    events.collection_end(*this);
+  }
+  const char* name() const override { return "simulated"; }
+  uint64_t heap_used() const override { return 1000; }
+  uint64_t heap_size() const override { return 4000; }
+  bool in_heap(const void*) const override { return false; }
+  uint64_t identity_hash(gc::Word*) override { return 0; }
+};
+
+TEST_CASE(
+    "observe: a modelled pause is the simulated time, its phases the simulated ones, the host's beside") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  o.record_events = true;
+  o.keep_event_history = true;
+  SimulatedCollector c(roots, o);
+  for (int i = 0; i < 3; ++i) c.collect(gc::GcCause::kExplicit);
+  const gc::observe::CollectionRecord& r = c.events.records().back();
+  CHECK(r.simulated());
+  CHECK(r.pause_ns() == 100'000);
+  CHECK(r.host_ns() >= 2'000'000);
+  auto phases = c.events.phases_of(2);
+  REQUIRE(phases.end() - phases.begin() == 2);
+  CHECK(c.events.phase_names()[phases.begin()->phase] == "mark");
+  CHECK(phases.begin()->start_ns == r.start_ns);
+  CHECK(phases.begin()[1].start_ns == r.start_ns + 30'000);
+  CHECK(phases.begin()[1].end_ns == r.start_ns + 100'000);
+  gc::observe::Summary s = gc::observe::summarize(c);
+  CHECK(s.simulated_collections == 3);
+  CHECK(s.pause_total_ms == doctest::Approx(0.3));
+  CHECK(s.pause_max_ms == doctest::Approx(0.1));
+  CHECK(s.host_pause_total_ms >= 6);
+  std::string table = gc::observe::stats_table(s);
+  CHECK(table.find("pause total        0.300 ms simulated, in 3 of 3 collections (the host took") !=
+        std::string::npos);
+  CHECK(gc::observe::pause_line(c.events, 2).find(" 0.100ms simulated (host ") != std::string::npos);
   check_against_schema(gc::observe::stats_json(s));
 }
 

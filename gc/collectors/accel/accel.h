@@ -20,10 +20,12 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "gc/collectors/accel/accel_options.h"
 #include "gc/collectors/accel/cpu_baseline.h"
+#include "gc/collectors/accel/reclamation_unit.h"
 #include "gc/spaces/marksweep_heap.h"
 
 namespace gc {
@@ -38,6 +40,8 @@ class AccelCollector final : public MarkSweepHeap {
   void sweep() override;
   std::unique_ptr<accel::MemoryModel> memory() const;
   void report_mark(const accel::TraversalStats& unit, const accel::MemoryModel& memory);
+  void check_sweep(const accel::SweepBlock& swept, const MarkSweepSpace::Block& after,
+                   std::span<const uint32_t> linked) const;
   void describe_events();
   void add_panels();
 

@@ -14,8 +14,7 @@ constexpr uint64_t kListTag = uint64_t{1} << 63;  // else the sweeper's index
 ReclamationUnit::ReclamationUnit(const ReclamationConfig& config, MemoryModel& memory)
     : config_(config), memory_(memory), port_(memory), sweepers_(config.sweepers) {}
 
-Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start,
-                           const std::function<void(size_t)>& swept) {
+Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start, const Swept& swept) {
   Cycle now = start;
   for (;;) {
     if (step(now, blocks, swept)) {
@@ -33,8 +32,7 @@ Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start,
   return now;
 }
 
-bool ReclamationUnit::step(Cycle now, std::span<const SweepBlock> blocks,
-                           const std::function<void(size_t)>& swept) {
+bool ReclamationUnit::step(Cycle now, std::span<const SweepBlock> blocks, const Swept& swept) {
   bool progress = false;
   if (memory_.next_event() <= now) {
     responses_.clear();
@@ -73,12 +71,13 @@ bool ReclamationUnit::read_block_list(Cycle now, std::span<const SweepBlock> blo
 }
 
 bool ReclamationUnit::step_sweeper(Sweeper& s, unsigned id, Cycle now, std::span<const SweepBlock> blocks,
-                                   const std::function<void(size_t)>& swept) {
+                                   const Swept& swept) {
   switch (s.state) {
     case State::kIdle:
       if (ready_ == arrived_) return false;
       s.block = ready_++;
       s.cell = 0;
+      s.linked.clear();
       stats_.blocks++;
       s.state = blocks[s.block].cells ? State::kReadCell : State::kWriteBlock;
       return true;
@@ -114,13 +113,14 @@ bool ReclamationUnit::step_sweeper(Sweeper& s, unsigned id, Cycle now, std::span
       port_.submit(MemRequest{reinterpret_cast<uint64_t>(cell), kWordSize, true, Source::kSweeper, id}, now);
       stats_.link_writes++;
       stats_.freed_or_free_cells++;
+      if (config_.record_links) s.linked.push_back(s.cell);
       next_cell(s, blocks);
       break;
     case State::kWriteBlock:
       port_.submit(MemRequest{kBlockListBase + s.block * kWordSize, kWordSize, true, Source::kSweeper, id},
                    now);
       stats_.block_writes++;
-      swept(s.block);
+      swept(s.block, s.linked);
       s.state = State::kIdle;
       break;
     default:
@@ -167,6 +167,31 @@ void ReclamationUnit::on_response(const MemResponse& r, std::span<const SweepBlo
 void ReclamationUnit::next_cell(Sweeper& s, std::span<const SweepBlock> blocks) {
   s.cell++;
   s.state = s.cell < blocks[s.block].cells ? State::kReadCell : State::kWriteBlock;
+}
+
+std::string sweep_disagreement(const SweepBlock& block, std::span<const uint32_t> linked,
+                               const Word* free_list, bool all_free) {
+  std::vector<uint32_t> freed;
+  if (all_free) {
+    for (uint32_t c = 0; c < block.cells; ++c) freed.push_back(c);
+  } else {
+    // Bounded by the block's cells: a corrupt list must not loop.
+    for (const Word* p = free_list; p && freed.size() <= block.cells; p = reinterpret_cast<const Word*>(*p))
+      freed.push_back(static_cast<uint32_t>(static_cast<uint64_t>(p - block.begin) / block.cell_words));
+  }
+  size_t u = 0, f = 0;
+  while (u < linked.size() || f < freed.size()) {
+    if (u < linked.size() && f < freed.size() && linked[u] == freed[f]) {
+      ++u, ++f;
+      continue;
+    }
+    bool unit_only = f == freed.size() || (u < linked.size() && linked[u] < freed[f]);
+    uint32_t cell = unit_only ? linked[u] : freed[f];
+    return "cell " + std::to_string(cell) + " of " + std::to_string(block.cells) + ": the " +
+           (unit_only ? "reclamation unit freed it, the software sweep kept it"
+                      : "software sweep freed it, the reclamation unit kept it");
+  }
+  return "";
 }
 
 }  // namespace gc::accel

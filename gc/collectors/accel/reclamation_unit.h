@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gc/collectors/accel/memory.h"
@@ -44,6 +45,9 @@ struct SweepBlock {
 
 struct ReclamationConfig {
   unsigned sweepers = 2;
+  // Hand each block's linked cells to swept(), for --gc-verify's check
+  // against the software sweep (sweep_disagreement).
+  bool record_links = false;
 };
 
 struct ReclamationStats {
@@ -62,11 +66,14 @@ class ReclamationUnit {
  public:
   ReclamationUnit(const ReclamationConfig& config, MemoryModel& memory);
 
-  // Sweeps `blocks` from cycle `start`; swept(i) is called when block i's
-  // sweep is done (the plan applies the real sweep to it then, after the
-  // unit has read its cells). Returns the cycle the last write was issued
-  // and every response has come back.
-  Cycle run(std::span<const SweepBlock> blocks, Cycle start, const std::function<void(size_t)>& swept);
+  // swept(i, linked) is called when block i's sweep is done (the plan
+  // applies the real sweep to it then, after the unit has read its cells);
+  // linked: the indices of the cells the unit linked into the block's free
+  // list, in order, when the config records them (else empty).
+  using Swept = std::function<void(size_t, std::span<const uint32_t>)>;
+  // Sweeps `blocks` from cycle `start`. Returns the cycle the last write
+  // was issued and every response has come back.
+  Cycle run(std::span<const SweepBlock> blocks, Cycle start, const Swept& swept);
 
   const ReclamationStats& stats() const { return stats_; }
 
@@ -76,12 +83,13 @@ class ReclamationUnit {
     State state = State::kIdle;
     size_t block = 0;
     uint32_t cell = 0;
+    std::vector<uint32_t> linked;  // this block's, when recorded
   };
 
-  bool step(Cycle now, std::span<const SweepBlock> blocks, const std::function<void(size_t)>& swept);
+  bool step(Cycle now, std::span<const SweepBlock> blocks, const Swept& swept);
   bool read_block_list(Cycle now, std::span<const SweepBlock> blocks);
   bool step_sweeper(Sweeper& s, unsigned id, Cycle now, std::span<const SweepBlock> blocks,
-                    const std::function<void(size_t)>& swept);
+                    const Swept& swept);
   void on_response(const MemResponse& r, std::span<const SweepBlock> blocks);
   void next_cell(Sweeper& s, std::span<const SweepBlock> blocks);
 
@@ -99,5 +107,12 @@ class ReclamationUnit {
   ReclamationStats stats_;
   std::vector<MemResponse> responses_;  // scratch
 };
+
+// --gc-verify's check that the unit and the software sweep freed the same
+// cells of a block: the cells the unit linked, against the block's free
+// list after the software sweep (a block it emptied, all_free: every
+// cell). Empty when they agree, else the first cell they differ on.
+std::string sweep_disagreement(const SweepBlock& block, std::span<const uint32_t> linked,
+                               const Word* free_list, bool all_free);
 
 }  // namespace gc::accel

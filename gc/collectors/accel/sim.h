@@ -12,6 +12,8 @@ namespace gc::accel {
 // cycle is one nanosecond, so DRAM timings in ns are cycles as they are.
 using Cycle = uint64_t;
 inline constexpr Cycle kNever = UINT64_MAX;
+// Simulated time as the recorder takes a modelled pause (Recorder::simulated_phase).
+inline constexpr int64_t simulated_ns(Cycle cycles) { return static_cast<int64_t>(cycles); }
 
 // Who sent a memory request. The paper counts requests by source
 // (Figure 18, L320-326): the marker, the tracer, the mark queue's spill

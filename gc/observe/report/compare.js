@@ -27,13 +27,14 @@ function drawCards() {
   var s = panel("table", "Side by side", "The numbers of --compare's table: time, the share of it spent paused, collections, pause percentiles and the heap. The first collector is the reference; every other must print the same output and exit the same way.");
   s.classList.add("wide");
   var t = html("table", { "class": "compare" }, s), head = html("tr", {}, t);
-  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "peak heap", "peak live", "copied", "exit", "agrees"].forEach(function (h) { html("th", {}, head, h); });
+  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses", "peak heap", "peak live", "copied", "exit", "agrees"].forEach(function (h) { html("th", {}, head, h); });
   RUNS.forEach(function (r, k) {
     var m = r.summary, tr = html("tr", {}, t), name = html("td", {}, tr);
     html("i", { style: "background:" + colour(k) }, name);
     name.appendChild(document.createTextNode(r.collector));
     [fmt(m.run_time_ms), fmt(100 * m.gc_share, 1) + " %", String(m.collections.by_kind.Young), String(m.collections.by_kind.Full),
-     fmt(m.pause_ms.p50, 2), fmt(m.pause_ms.p99, 2), fmt(m.pause_ms.max, 2), bytes(m.heap.peak_size_bytes),
+     fmt(m.pause_ms.p50, 2), fmt(m.pause_ms.p99, 2), fmt(m.pause_ms.max, 2),
+     m.pause_ms.simulated_collections ? "simulated" : "measured", bytes(m.heap.peak_size_bytes),
      bytes(m.heap.peak_live_bytes), m.heap.copied_bytes ? bytes(m.heap.copied_bytes) : "-", String(r.exit_status),
      k === 0 ? "reference" : r.disagreement ? "NO: " + r.disagreement : "yes"].forEach(function (v) { html("td", {}, tr, v); });
   });
@@ -53,7 +54,8 @@ function drawPauses() {
       var x = a.sx((C.start_ms[i] + C.pause_ms[i] / 2) / 1000), y = a.sy(C.pause_ms[i]);
       if (C.id.length > MANY) { d += "M" + x.toFixed(1) + " " + y.toFixed(1) + "h1"; n++; continue; }
       var c = el("circle", { cx: x, cy: y, r: 2.5, fill: colour(k), "fill-opacity": 0.8 }, a.g);
-      tip(c, r.collector + " GC(" + C.id[i] + ") at " + fmt(C.start_ms[i] / 1000, 3) + " s: " + fmt(C.pause_ms[i], 3) + " ms");
+      tip(c, r.collector + " GC(" + C.id[i] + ") at " + fmt(C.start_ms[i] / 1000, 3) + " s: " + fmt(C.pause_ms[i], 3) + " ms" +
+          (C.simulated[i] ? " simulated" : ""));
       n++;
     }
     if (d) el("path", { d: d, stroke: colour(k), "stroke-width": 3 }, a.g);

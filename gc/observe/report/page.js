@@ -6,7 +6,7 @@ function causeOf(i) { return DATA.cause_names[C.cause[i]] || "?"; }
 function kindOf(i) { return C.full[i] ? "Full" : "Young"; }
 function describe(i) {
   return "GC(" + C.id[i] + ") Pause " + kindOf(i) + " (" + causeOf(i) + ") at " + fmt(C.start_ms[i] / 1000, 3) + " s: " +
-         fmt(C.pause_ms[i], 3) + " ms, " + bytes(C.used_before[i]) + " -> " + bytes(C.used_after[i]) + " (heap " + bytes(C.size_after[i]) + ")";
+         fmt(C.pause_ms[i], 3) + " ms" + (C.simulated[i] ? " simulated" : "") + ", " + bytes(C.used_before[i]) + " -> " + bytes(C.used_after[i]) + " (heap " + bytes(C.size_after[i]) + ")";
 }
 
 // --- header cards
@@ -16,11 +16,17 @@ function drawCards() {
   document.getElementById("subtitle").textContent = s.gc_threads + " GC thread(s), run time " + fmt(s.run_time_ms / 1000, 3) +
       " s, " + s.collections.total + " collections (" + s.collections.by_kind.Young + " young, " + s.collections.by_kind.Full + " full)";
   var cards = document.getElementById("cards");
-  [["collections", String(s.collections.total)], ["pause total", fmt(s.pause_ms.total) + " ms"],
-   ["GC share of run time", fmt(100 * s.gc_share, 1) + " %"], ["pause p50 / p99", fmt(s.pause_ms.p50, 3) + " / " + fmt(s.pause_ms.p99, 3) + " ms"],
-   ["pause max", fmt(s.pause_ms.max, 3) + " ms"], ["allocated", bytes(s.allocation.bytes)],
+  // A modelled pause is the simulated hardware's time; the host's time for
+  // those collections gets a card of its own.
+  var sim = s.pause_ms.simulated_collections ? " (simulated)" : "";
+  var list = [["collections", String(s.collections.total)], ["pause total" + sim, fmt(s.pause_ms.total) + " ms"],
+   ["GC share of run time" + (sim ? " (host)" : ""), fmt(100 * s.gc_share, 1) + " %"],
+   ["pause p50 / p99" + sim, fmt(s.pause_ms.p50, 3) + " / " + fmt(s.pause_ms.p99, 3) + " ms"],
+   ["pause max" + sim, fmt(s.pause_ms.max, 3) + " ms"], ["allocated", bytes(s.allocation.bytes)],
    ["allocation rate", fmt(s.allocation.rate_mib_per_s) + " MiB/s"], ["peak heap", bytes(s.heap.peak_size_bytes)],
-   ["peak live", bytes(s.heap.peak_live_bytes)]].forEach(function (kv) {
+   ["peak live", bytes(s.heap.peak_live_bytes)]];
+  if (sim) list.splice(5, 0, ["host time of the simulated collections", fmt(s.pause_ms.host_total) + " ms"]);
+  list.forEach(function (kv) {
     var c = html("div", { "class": "card" }, cards);
     html("div", { "class": "v" }, c, kv[1]);
     html("div", { "class": "k" }, c, kv[0]);

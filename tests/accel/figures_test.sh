@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# accel's figures (docs/collectors/accel.md): its pauses are the simulated
+# hardware's time, labelled as simulated, with the host's time beside them;
+# the spill peak is reported; a leaking program ends in the documented
+# out-of-memory error as promptly as under the other collectors (CTest's
+# timeout for this test is the bound).
+#   tests/accel/figures_test.sh VM
+set -u
+vm=$1
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/../cli/lib.sh"
+
+program='let t = []; for (let i = 0; i < 3; i += 1) { push(t, [i]); gc(); } print(len(t));'
+
+# --- the pause: simulated in the log, the table, the JSON and --compare.
+"$vm" --gc=accel --gc-log --gc-stats=json:"$tmp/s.json" -e "$program" >"$tmp/out" 2>"$tmp/log"
+check "log: every pause simulated, with the host's time" \
+  '[ "$(grep -Ec "Pause Full .* [0-9.]+ms simulated \(host [0-9.]+ms\)$" "$tmp/log")" -eq 3 ]'
+check "json: three simulated collections" 'jq -e ".pause_ms.simulated_collections == 3" "$tmp/s.json" >/dev/null'
+# The simulated pause is the unit's mark and sweep cycles, one ns each.
+check "json: the pause total is the unit's cycles" \
+  'jq -e "([.counters[] | select(.name == \"accel cycles\") | .total][0] / 1e6) as \$ms | (.pause_ms.total - \$ms) | fabs < 0.01" "$tmp/s.json" >/dev/null'
+check "json: the host took longer than the simulated hardware" \
+  'jq -e ".pause_ms.host_total > .pause_ms.total" "$tmp/s.json" >/dev/null'
+check "json: the phases are the simulated mark and sweep" \
+  '[ "$(jq -r "[.phases[].name] | join(\",\")" "$tmp/s.json")" = "mark,sweep" ]'
+check "json: phases add up to the pause" \
+  'jq -e "([.phases[].wall_ms] | add) - .pause_ms.total | fabs < 0.01" "$tmp/s.json" >/dev/null'
+check "json: the host's time by part" \
+  'jq -e "[.counters[] | select(.name | startswith(\"host ns: \")) | select(.unit == \"ns\" and .total > 0)] | length == 4" "$tmp/s.json" >/dev/null'
+"$vm" --gc=accel --gc-stats -e "$program" >/dev/null 2>"$tmp/table"
+check "table: pause total simulated, host time beside it" \
+  'grep -Eq "^  pause total +[0-9.]+ ms simulated, in 3 of 3 collections \(the host took [0-9.]+ ms" "$tmp/table"'
+check "table: pause max simulated" 'grep -Eq "^  pause max +[0-9.]+ ms simulated$" "$tmp/table"'
+"$vm" --compare=marksweep,accel -e "$program" >/dev/null 2>"$tmp/compare"
+check "compare: accel's pauses simulated" 'grep -Eq "^accel +[0-9].* simulated " "$tmp/compare"'
+check "compare: marksweep's measured" 'grep -Eq "^marksweep +[0-9].* measured " "$tmp/compare"'
+
+# --- the spill peak, and how far it went beyond the region: a small queue
+# on a wide tree spills (by a little more or less from run to run: the
+# heap's host addresses place the DRAM's banks).
+tree='let t = fn (d) { if (d == 0) { return []; } return [t(d - 1), t(d - 1), t(d - 1), t(d - 1)]; }; let x = t(7); gc(); print(len(x));'
+spill() { jq -r --arg n "$2" '[.counters[] | select(.name == $n) | .max_per_collection][0] // -1' "$1"; }
+"$vm" --gc=accel --accel-queue=16 --gc-stats=json:"$tmp/big.json" -e "$tree" >/dev/null 2>&1
+"$vm" --gc=accel --accel-queue=16 --accel-spill=64 --gc-stats=json:"$tmp/small.json" -e "$tree" >/dev/null 2>&1
+peak=$(spill "$tmp/big.json" "accel spill peak")
+check "spill: a peak ($peak bytes)" '[ "$peak" -gt 64 ]'
+check "spill: within the default region" '[ "$(spill "$tmp/big.json" "accel spill beyond region")" -eq 0 ]'
+small=$(spill "$tmp/small.json" "accel spill peak")
+check "spill: beyond a 64-byte region by the rest" \
+  '[ "$(spill "$tmp/small.json" "accel spill beyond region")" -eq $((small - 64)) ] && [ "$small" -gt 64 ]'
+
+# --- a leak runs out of memory with the documented error and exit; the
+# heap is small because every collection of it is simulated.
+"$vm" --gc=accel --heap=16M -e 'let a = []; for (;;) { push(a, [1, 2, 3]); }' >/dev/null 2>"$tmp/leak"
+status=$?
+check "leak: exit 70" '[ "$status" -eq 70 ]'
+check "leak: out of memory" 'grep -q "^error: out of memory: " "$tmp/leak"'
+
+exit $fail
