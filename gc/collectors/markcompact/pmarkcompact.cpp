@@ -599,14 +599,16 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
   for (unsigned w = 0; w < n; ++w) deques_.push_back(std::make_unique<parallel::TaskDeque>(tasks));
   for (unsigned w = 0; w < n; ++w) workers_.push_back(std::make_unique<Worker>(*this, w));
   worker_totals_.resize(n);
-  for (const char* c : {"objects marked", "large objects marked", "objects forwarded", "objects moved",
-                        "chunk tasks", "overflow tasks"})
+  for (const char* c : {"objects marked", "large objects marked", "objects forwarded", "objects moved"})
     events_.describe_counter(c, "objects");
-  for (const char* c : {"bytes moved", "old live bytes", "dense prefix bytes", "dense prefix dead bytes",
-                        "dense end bytes", "dense end dead bytes", "large bytes freed"})
-    events_.describe_counter(c, "bytes");
+  for (const char* c : {"chunk tasks", "overflow tasks"}) events_.describe_counter(c, "tasks");
+  for (const char* c : {"bytes moved", "large bytes freed"}) events_.describe_counter(c, "bytes");
+  // The old generation as compaction leaves it: levels, not amounts that add up.
+  for (const char* c : {"old live bytes", "dense prefix bytes", "dense prefix dead bytes", "dense end bytes",
+                        "dense end dead bytes"})
+    events_.describe_counter(c, "bytes", observe::CounterKind::kPeak);
   for (const char* c : {"termination idle ns", "dense prefix decision ns"}) events_.describe_counter(c, "ns");
-  events_.describe_counter("free areas", "areas");
+  events_.describe_counter("free areas", "areas", observe::CounterKind::kPeak);
   events_.add_panel({"Old generation: free areas after compaction",
                      "free areas",
                      "pMarkcompact slides even regions down and odd regions up, so n regions leave "

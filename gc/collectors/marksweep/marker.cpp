@@ -18,8 +18,8 @@ CpuMarker::CpuMarker(const HeapOptions& options, parallel::WorkerPool& pool,
     for (unsigned w = 0; w < pool.size(); ++w)
       deques_.push_back(
           std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options.gc_deque_tasks)));
-  for (const char* c : {"objects marked", "tasks", "overflow tasks", "chunk tasks"})
-    events.describe_counter(c, "objects");
+  events.describe_counter("objects marked", "objects");
+  for (const char* c : {"tasks", "overflow tasks", "chunk tasks"}) events.describe_counter(c, "tasks");
   events.describe_counter("termination idle ns", "ns");
   events.describe_counter("root groups", "groups");
 }

@@ -34,9 +34,9 @@ void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
   if (threads_.scavengers.empty()) {
     threads_.make_scavengers(events, reservation_, semispace_options(options_).forwarding_by_owner);
-    for (const char* c :
-         {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks", "tasks sent"})
-      events.describe_counter(c, "objects");
+    for (const char* c : {"objects copied", "large objects marked"}) events.describe_counter(c, "objects");
+    for (const char* c : {"overflow tasks", "tasks", "chunk tasks", "tasks sent"})
+      events.describe_counter(c, "tasks");
     for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
     events.describe_counter("termination idle ns", "ns");
   }
@@ -84,7 +84,8 @@ void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
   observe::Recorder& events = shared_.events;
   unsigned w = this->id();
   events.phase(w, "scavenge roots", [&] { this->claim_roots(phase.roots); });
-  derived().scavenge_extra_roots(phase);
+  if (phase.extra_roots_phase)
+    events.phase(w, phase.extra_roots_phase, [&] { derived().scavenge_extra_roots(phase); });
   events.phase(w, "trace", [&] { this->trace(); });
   this->stats_.busy_ns = parallel::now_ns() - start;
   report(events);

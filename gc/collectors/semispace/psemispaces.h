@@ -90,6 +90,7 @@ struct ParallelScavengePhase {
   // the card table's strides); nullptr: none.
   void (*extra_roots)(void* context, PromotingScavenger& s) = nullptr;
   void* extra_context = nullptr;
+  const char* extra_roots_phase = nullptr;  // the phase they run in, on each thread (with extra_roots)
 };
 
 // The copy policy of the shared tracer, for a scavenger `Derived` that
