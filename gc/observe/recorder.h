@@ -116,8 +116,10 @@ inline constexpr const char* kCounterUnits[] = {
     "entries",       // queue entries
     "levels",        // breadth-first levels of a traversal
     "launches",      // kernel launches
-    "buffers",       // device buffers
+    "buffers",       // device buffers, LABs
     "threads",       // GC threads
+    "events",        // occurrences: steal attempts, deque overflows, refills
+    "units",         // pMarkcompact's units of the old space
     "collections",   // collections in which something happened
     "cycles",        // clock cycles of a simulated machine
     "ns",            // time

@@ -136,18 +136,16 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
 }
 
 void MarkCompactCollector::describe_events() {
-  for (const char* c : {"bytes copied", "bytes promoted", "young bytes", "LAB waste bytes"})
-    events.describe_counter(c, "bytes");
+  describe_copy_counters(events);
+  events.describe_counter("young bytes", "bytes");
   for (const char* c : {"dirty cards found", "dirty cards kept"}) events.describe_counter(c, "cards");
   events.describe_counter("card tasks", "tasks");
   events.describe_counter("card slots scanned", "slots");
   events.describe_counter("busiest card task", "slots", observe::CounterKind::kPeak);
-  events.describe_counter("objects copied", "objects");
   for (const char* c : {"young pause us", "predicted pause us"}) events.describe_counter(c, "us");
   events.describe_counter("pause goal us", "us", observe::CounterKind::kPeak);
   events.describe_counter("young semispace bytes", "bytes", observe::CounterKind::kPeak);
   events.describe_counter("overflow promotions", "collections");
-  events.describe_counter("survivor overflows", "threads");
   events.add_panel(
       {"Promotion per young collection",
        "KiB",

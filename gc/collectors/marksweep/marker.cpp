@@ -19,9 +19,8 @@ CpuMarker::CpuMarker(const HeapOptions& options, parallel::WorkerPool& pool,
       deques_.push_back(
           std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options.gc_deque_tasks)));
   events.describe_counter("objects marked", "objects");
-  for (const char* c : {"tasks", "overflow tasks", "chunk tasks"}) events.describe_counter(c, "tasks");
-  events.describe_counter("termination idle ns", "ns");
-  events.describe_counter("root groups", "groups");
+  parallel::describe_work_sharing(events);
+  for (const char* c : {"root groups", "root groups claimed"}) events.describe_counter(c, "groups");
 }
 
 CpuMarker::~CpuMarker() = default;

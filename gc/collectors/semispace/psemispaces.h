@@ -84,6 +84,10 @@ struct ScavengeSpaces {
 class PromotingScavenger;
 
 // What every GC thread shares in one collection.
+// The units of the counters the scavengers report (CopyScavenger::report,
+// PromotingScavenger's and the serial scavenger's): once, at construction.
+void describe_copy_counters(observe::Recorder& events);
+
 struct ParallelScavengePhase {
   parallel::RootClaim roots;
   // More roots, claimed by the threads after the root groups (markcompact:
