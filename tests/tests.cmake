@@ -24,11 +24,15 @@ add_test(NAME samples/binary_trees_10
          COMMAND ${CMAKE_SOURCE_DIR}/tests/samples.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 
 # Observability (gc/observe, docs/observability.md): --gc-log, --gc-stats,
-# --gc-trace on known programs; the --gc-report page in headless Chromium
+# --gc-trace on known programs; every collector's figures (units, shares of
+# the pause, nesting, threads); the --gc-report page in headless Chromium
 # (skipped, status 77, where no chromium is installed).
 target_compile_definitions(unit_tests PRIVATE GCLAB_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 add_test(NAME observe/outputs
          COMMAND ${CMAKE_SOURCE_DIR}/tests/observe/outputs_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
+add_test(NAME observe/figures
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/observe/figures_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
+set_tests_properties(observe/figures PROPERTIES TIMEOUT 600)
 add_test(NAME observe/report
          COMMAND ${CMAKE_SOURCE_DIR}/tests/observe/report_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 set_tests_properties(observe/report PROPERTIES SKIP_RETURN_CODE 77)

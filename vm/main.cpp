@@ -223,13 +223,17 @@ struct CommandLine {
   std::optional<std::string> code;
   std::optional<std::string> script;
   std::optional<SnapshotTarget> heap_snapshot;
-  std::optional<std::string> replay;  // a snapshot to rebuild, instead of a program
+  std::optional<std::string> replay;       // a snapshot to rebuild, instead of a program
+  std::vector<std::string> outputs_given;  // the VmOption::once options seen so far
 };
 
 // One of the VM's own options: its description, and what it sets.
 struct VmOption {
   gc::OptionSpec spec;
   void (*apply)(CommandLine& line, const std::string& value);
+  // An output that names one destination: given twice is a usage error,
+  // since keeping either would silently drop the other.
+  bool once = false;
 };
 
 uint64_t count_of(const std::string& v) { return gc::parse_count(v).value_or(0); }
@@ -311,7 +315,8 @@ const VmOption kVmOptions[] = {
           "one line per collection, JDK unified-log style, on stderr or in FILE; debug adds per-phase and "
           "per-worker lines",
       .value_optional = true},
-     [](CommandLine& l, const std::string& v) { parse_log_option(v, l.observe); }},
+     [](CommandLine& l, const std::string& v) { parse_log_option(v, l.observe); },
+     true},
     {{.name = "gc-stats",
       .kind = gc::OptionKind::kText,
       .value_name = "table|json[:FILE]",
@@ -319,17 +324,20 @@ const VmOption kVmOptions[] = {
               "(docs/gc-stats.schema.json)",
       .check = check_stats_option,
       .value_optional = true},
-     [](CommandLine& l, const std::string& v) { parse_stats_option(v, l.observe); }},
+     [](CommandLine& l, const std::string& v) { parse_stats_option(v, l.observe); },
+     true},
     {{.name = "gc-trace",
       .kind = gc::OptionKind::kText,
       .value_name = "FILE",
       .help = "Chrome trace-event JSON for Perfetto / chrome://tracing"},
-     [](CommandLine& l, const std::string& v) { l.observe.trace_file = v; }},
+     [](CommandLine& l, const std::string& v) { l.observe.trace_file = v; },
+     true},
     {{.name = "gc-report",
       .kind = gc::OptionKind::kText,
       .value_name = "FILE",
       .help = "a self-contained HTML page of GC plots"},
-     [](CommandLine& l, const std::string& v) { l.observe.report_file = v; }},
+     [](CommandLine& l, const std::string& v) { l.observe.report_file = v; },
+     true},
     {{.name = "step-limit",
       .kind = gc::OptionKind::kCount,
       .value_name = "N",
@@ -355,7 +363,8 @@ const VmOption kVmOptions[] = {
       .help = "write the heap reachable at the start of collection N (GC(N) in --gc-log) to FILE "
               "(docs/snapshot.md)",
       .check = check_snapshot_target},
-     [](CommandLine& l, const std::string& v) { l.heap_snapshot = parse_snapshot_target(v); }},
+     [](CommandLine& l, const std::string& v) { l.heap_snapshot = parse_snapshot_target(v); },
+     true},
     {{.name = "replay",
       .kind = gc::OptionKind::kText,
       .value_name = "FILE",
@@ -396,7 +405,9 @@ void print_help(const gc::CollectorInfo* only) {
 
 Runs a gclab program. With no script: the REPL on a terminal, otherwise the
 program read from standard input (also with `-`). Options may come in any
-order before the script; everything after it goes to the program.
+order before the script; everything after it goes to the program. Each
+output option (--gc-log, --gc-stats, --gc-trace, --gc-report, --heap-snapshot)
+is given at most once.
 
 options:
 )" << gc::describe_options(vm_specs)
@@ -480,6 +491,12 @@ void apply_option(CommandLine& line, const std::string& arg, std::vector<GivenCo
     if (name != o.spec.name) continue;
     if (!accepts(o.spec)) break;
     check(o.spec);
+    if (o.once) {
+      std::vector<std::string>& seen = line.outputs_given;
+      if (std::find(seen.begin(), seen.end(), name) != seen.end())
+        usage_error("--" + name + " is given twice: it writes one output, so give it once");
+      seen.push_back(name);
+    }
     if (o.spec.action) {
       o.spec.action();
       std::exit(0);

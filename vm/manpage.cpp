@@ -89,6 +89,9 @@ With no script, \fBvm\fR runs the REPL on a terminal, otherwise the program
 read from standard input (also with \fB\-\fR as the script).
 Options may come in any order before the script; everything after it goes to
 the program.
+Each output option (\fB\-\-gc\-log\fR, \fB\-\-gc\-stats\fR,
+\fB\-\-gc\-trace\fR, \fB\-\-gc\-report\fR, \fB\-\-heap\-snapshot\fR) is
+given at most once: twice is a usage error.
 .PP
 Every collector can log its collections, summarise them, trace them for
 Perfetto and draw them in an HTML report (\fB\-\-gc\-log\fR,

@@ -59,17 +59,25 @@ std::string debug_lines(const Recorder& r, size_t i) {
   std::string head_workers = uptime(c.end_ns) + "[gc,workers] GC(" + std::to_string(c.id) + ")   ";
   char buf[256];
 
-  // Phases in the order they first started; per worker sums, then min,
-  // average and max over the workers that ran the phase.
+  // Phases in the order they first started, a nested one (PhaseRecord)
+  // indented under its parent; per worker sums, then min, average and max
+  // over the workers that ran the phase.
   struct PhaseTimes {
+    uint32_t parent_phase = UINT32_MAX;  // the enclosing phase's name, or none
+    unsigned depth = 0;
     std::vector<double> per_worker_ms;  // indexed by worker
     std::vector<std::pair<int64_t, int64_t>> spans;
   };
   std::vector<std::pair<uint32_t, PhaseTimes>> phases;
   unsigned max_worker = 0;
   for (const PhaseRecord& p : r.phases_of(i)) {
-    auto it = std::find_if(phases.begin(), phases.end(), [&](const auto& e) { return e.first == p.phase; });
-    if (it == phases.end()) it = phases.insert(phases.end(), {p.phase, PhaseTimes{}});
+    PhaseTimes key;
+    for (uint64_t q = p.parent; q != PhaseRecord::kNoParent; q = r.phases()[q].parent) ++key.depth;
+    if (p.parent != PhaseRecord::kNoParent) key.parent_phase = r.phases()[p.parent].phase;
+    auto it = std::find_if(phases.begin(), phases.end(), [&](const auto& e) {
+      return e.first == p.phase && e.second.parent_phase == key.parent_phase && e.second.depth == key.depth;
+    });
+    if (it == phases.end()) it = phases.insert(phases.end(), {p.phase, key});
     PhaseTimes& t = it->second;
     if (t.per_worker_ms.size() <= p.worker) t.per_worker_ms.resize(p.worker + 1, -1);
     double& w = t.per_worker_ms[p.worker];
@@ -91,7 +99,7 @@ std::string debug_lines(const Recorder& r, size_t i) {
     else
       std::snprintf(buf, sizeof buf, "%s: %.3fms%s", r.phase_names()[id].c_str(), wall,
                     c.simulated() ? " simulated" : "");
-    out += head_phases + buf + "\n";
+    out += head_phases + std::string(2 * t.depth, ' ') + buf + "\n";
   }
 
   // Workers: busy is the union of the worker's phases, idle the rest of the

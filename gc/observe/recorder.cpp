@@ -1,6 +1,7 @@
 #include "gc/observe/recorder.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 
@@ -50,19 +51,35 @@ int64_t Recorder::now_ns() const {
       .count();
 }
 
-void Recorder::describe_counter(const char* counter, const char* unit) {
-  for (auto& [name, u] : counter_units_)
-    if (name == counter) {
-      u = unit;
+bool is_counter_unit(const std::string& unit) {
+  for (const char* u : kCounterUnits)
+    if (unit == u) return true;
+  return false;
+}
+
+const char* counter_kind_name(CounterKind kind) { return kind == CounterKind::kPeak ? "peak" : "sum"; }
+
+void Recorder::describe_counter(const char* counter, const char* unit, CounterKind kind) {
+  assert(is_counter_unit(unit) && "a counter's unit must be one of kCounterUnits");
+  for (CounterDescription& d : counter_descriptions_)
+    if (d.name == counter) {
+      d.unit = unit;
+      d.kind = kind;
       return;
     }
-  counter_units_.emplace_back(counter, unit);
+  counter_descriptions_.push_back({counter, unit, kind});
 }
 
 std::string Recorder::counter_unit(const std::string& counter) const {
-  for (const auto& [name, u] : counter_units_)
-    if (name == counter) return u;
+  for (const CounterDescription& d : counter_descriptions_)
+    if (d.name == counter) return d.unit;
   return "";
+}
+
+CounterKind Recorder::counter_kind(const std::string& counter) const {
+  for (const CounterDescription& d : counter_descriptions_)
+    if (d.name == counter) return d.kind;
+  return CounterKind::kSum;
 }
 
 // Collections
@@ -127,37 +144,98 @@ void Recorder::update_summary(const CollectionRecord& r, uint64_t live) {
 // Workers have all finished (collection_end is called after they join):
 // their buffers are read and cleared on this thread.
 void Recorder::merge_worker_buffers(Collector& heap) {
+  merge_phases();
   for (size_t w = 0; w < buffers_.size(); ++w) {
     WorkerBuffer& b = buffers_[w];
-    if (current_.simulated())
-      for (const RawPhase& p : b.simulated)
-        phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w),
-                           current_.start_ns + p.start_ns, current_.start_ns + p.end_ns});
-    else
-      for (const RawPhase& p : b.done)
-        phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w), p.start_ns, p.end_ns});
     for (const auto& [name, value] : b.counts)
       counters_.push_back({intern(counter_names_, name), static_cast<uint32_t>(w), value});
     for (const auto& [name, values] : b.sequences) {
       sequences_.push_back({intern(sequence_names_, name), sequence_values_.size(), values.size()});
       sequence_values_.insert(sequence_values_.end(), values.begin(), values.end());
     }
-    b.done.clear();
-    b.simulated.clear();
     b.counts.clear();
     b.sequences.clear();
-    b.open.clear();  // a phase left open (an early return) is dropped
   }
-  // Phases sorted by start, so that consumers may draw them in order.
-  std::sort(phases_.begin() + static_cast<ptrdiff_t>(current_.first_phase), phases_.end(),
-            [](const PhaseRecord& a, const PhaseRecord& b) {
-              return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.worker < b.worker;
-            });
   space_scratch_.clear();
   heap.describe_spaces(space_scratch_);
   for (const SpaceUsage& s : space_scratch_)
     spaces_.push_back({intern(space_names_, s.name.c_str()), intern(space_names_, s.role.c_str()),
                        s.capacity_bytes, s.used_bytes});
+}
+
+// The workers' phases into phases_, each with its parent (PhaseRecord),
+// sorted by start with a parent before the children that start with it, so
+// that consumers may draw them in order and nest them as they come.
+void Recorder::merge_phases() {
+  const size_t first = current_.first_phase;
+  for (size_t w = 0; w < buffers_.size(); ++w) {
+    WorkerBuffer& b = buffers_[w];
+    if (current_.simulated()) {
+      // A modelled pause's phases are the simulated ones, end to end from
+      // the collection's start; the measured ones are the host's.
+      for (const RawPhase& p : b.simulated)
+        phases_.push_back({intern(phase_names_, p.name), static_cast<uint32_t>(w),
+                           current_.start_ns + p.start_ns, current_.start_ns + p.end_ns,
+                           PhaseRecord::kNoParent});
+    } else {
+      std::vector<uint64_t> index_of(b.started, PhaseRecord::kNoParent);
+      for (size_t i = 0; i < b.done.size(); ++i) index_of[b.done[i].number] = phases_.size() + i;
+      for (const RawPhase& p : b.done) {
+        // A parent left open (an early return) is dropped, and its children with it become top-level.
+        uint64_t parent = p.parent == kNoOpenParent ? PhaseRecord::kNoParent : index_of[p.parent];
+        phases_.push_back(
+            {intern(phase_names_, p.name), static_cast<uint32_t>(w), p.start_ns, p.end_ns, parent});
+      }
+    }
+    b.done.clear();
+    b.simulated.clear();
+    b.open.clear();
+    b.started = 0;
+  }
+  // The same phase on other workers, inside the parent's span, is its child too.
+  std::vector<size_t> nested;
+  for (size_t i = first; i < phases_.size(); ++i)
+    if (phases_[i].parent != PhaseRecord::kNoParent) nested.push_back(i);
+  for (size_t i = first; i < phases_.size() && !nested.empty(); ++i) {
+    PhaseRecord& p = phases_[i];
+    if (p.parent != PhaseRecord::kNoParent) continue;
+    for (size_t n : nested) {
+      const PhaseRecord& sibling = phases_[n];
+      const PhaseRecord& parent = phases_[sibling.parent];
+      if (sibling.phase == p.phase && sibling.worker != p.worker && parent.worker != p.worker &&
+          parent.start_ns <= p.start_ns && p.end_ns <= parent.end_ns) {
+        p.parent = sibling.parent;
+        break;
+      }
+    }
+  }
+  std::vector<uint32_t> depth(phases_.size() - first, 0);
+  auto depth_of = [&](size_t i) {
+    uint32_t d = 0;
+    for (uint64_t q = phases_[i].parent; q != PhaseRecord::kNoParent; q = phases_[q].parent) ++d;
+    return d;
+  };
+  for (size_t i = first; i < phases_.size(); ++i) depth[i - first] = depth_of(i);
+  std::vector<size_t> order(phases_.size() - first);
+  for (size_t k = 0; k < order.size(); ++k) order[k] = first + k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PhaseRecord& x = phases_[a];
+    const PhaseRecord& y = phases_[b];
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    if (depth[a - first] != depth[b - first]) return depth[a - first] < depth[b - first];
+    if (x.end_ns != y.end_ns) return x.end_ns > y.end_ns;
+    return x.worker != y.worker ? x.worker < y.worker : a < b;
+  });
+  std::vector<uint64_t> moved_to(order.size());
+  for (size_t k = 0; k < order.size(); ++k) moved_to[order[k] - first] = first + k;
+  std::vector<PhaseRecord> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order) {
+    PhaseRecord p = phases_[i];
+    if (p.parent != PhaseRecord::kNoParent) p.parent = moved_to[p.parent - first];
+    sorted.push_back(p);
+  }
+  std::copy(sorted.begin(), sorted.end(), phases_.begin() + static_cast<ptrdiff_t>(first));
 }
 
 uint32_t Recorder::intern(std::vector<std::string>& names, const char* name) {
@@ -185,13 +263,14 @@ void Recorder::phase_event(unsigned worker, const char* phase, bool start) {
   WorkerBuffer& b = buffers_[worker];
   int64_t t = now_ns();
   if (start) {
-    b.open.push_back({phase, t});
+    b.open.push_back({phase, t, b.started++, b.open.empty() ? kNoOpenParent : b.open.back().number});
     return;
   }
   // The innermost open phase of that name ends (phases nest).
   for (size_t i = b.open.size(); i-- > 0;) {
     if (b.open[i].name == phase || std::strcmp(b.open[i].name, phase) == 0) {
-      b.done.push_back({phase, b.open[i].start_ns, t});
+      const OpenPhase& o = b.open[i];
+      b.done.push_back({phase, o.start_ns, t, o.number, o.parent});
       b.open.erase(b.open.begin() + static_cast<ptrdiff_t>(i));
       return;
     }
@@ -216,7 +295,7 @@ void Recorder::simulated_phase(unsigned worker, const char* phase, int64_t ns) {
   int64_t start = b.simulated_end;
   b.simulated_end += ns;
   current_.simulated_ns = std::max(current_.simulated_ns, b.simulated_end);
-  if (enabled_) b.simulated.push_back({phase, start, b.simulated_end});
+  if (enabled_) b.simulated.push_back({phase, start, b.simulated_end, 0, kNoOpenParent});
 }
 
 void Recorder::sequence_event(unsigned worker, const char* name, const std::vector<uint64_t>& values) {

@@ -27,7 +27,8 @@
 // are string literals, interned only at the merge.
 //
 // Rules for collectors: phases on one worker nest or follow each other
-// (never interleave); counters in per-object loops are accumulated in a
+// (never interleave), and a nested phase is its parent's part (PhaseRecord);
+// counters in per-object loops are accumulated in a
 // local and reported once per phase.
 #pragma once
 
@@ -92,13 +93,61 @@ struct SequencePanelSpec {
   std::string x_step_counter;
 };
 
+// The units a counter may be described in (Recorder::describe_counter):
+// one word for each kind of thing gclab counts, so that figures in one unit
+// compare across collectors and a reader knows what each one counts.
+inline constexpr const char* kCounterUnits[] = {
+    "bytes",         // memory
+    "objects",       // heap objects
+    "cells",         // marksweep's size-class cells
+    "slots",         // reference fields read
+    "cards",         // card-table entries
+    "blocks",        // marksweep blocks, cacheaware allocation blocks
+    "lines",         // cache lines
+    "areas",         // free areas left by compaction
+    "tasks",         // units of parallel work: deque tasks, chunks, card stripes
+    "groups",        // root groups
+    "messages",      // messages between cores
+    "hops",          // mesh links crossed
+    "rounds",        // rounds of a protocol
+    "destinations",  // compaction destinations
+    "requests",      // memory requests of a simulated unit
+    "lookups",       // address translations
+    "commands",      // DRAM commands
+    "entries",       // queue entries
+    "levels",        // breadth-first levels of a traversal
+    "launches",      // kernel launches
+    "buffers",       // device buffers, LABs
+    "threads",       // GC threads
+    "events",        // occurrences: steal attempts, deque overflows, refills
+    "units",         // pMarkcompact's units of the old space
+    "collections",   // collections in which something happened
+    "cycles",        // clock cycles of a simulated machine
+    "ns",            // time
+    "us",            // time
+};
+bool is_counter_unit(const std::string& unit);
+
+// What a counter's run total is. kSum: the sum over collections (bytes
+// copied). kPeak: a peak or a level read once per collection (a queue's
+// high-water mark, memory held at a collection's end), whose sum would mean
+// nothing: its run total is the largest collection's.
+enum class CounterKind : uint8_t { kSum, kPeak };
+const char* counter_kind_name(CounterKind kind);  // "sum", "peak"
+
 // --- what the Recorder keeps when enabled (times in ns since the recorder
 // started, which is when the VM started).
+// A phase started while another is open on the same worker is its child;
+// so is the same phase on another worker, inside that parent's span (the
+// workers a parent phase fans its work out to: markcompact's "old
+// generation" runs "mark" on every worker).
 struct PhaseRecord {
+  static constexpr uint64_t kNoParent = UINT64_MAX;
   uint32_t phase;  // index into Recorder::phase_names()
   uint32_t worker;
   int64_t start_ns;
   int64_t end_ns;
+  uint64_t parent;  // index into Recorder::phases() of the enclosing phase, or kNoParent
 };
 
 // The length of the union of [start, end) spans (sorts them): a worker's
@@ -220,8 +269,9 @@ class Recorder {
     if (enabled_) [[unlikely]]
       sequence_event(worker, name, values);
   }
-  // Units for counters shown in tables ("bytes", "objects", ...); optional.
-  void describe_counter(const char* counter, const char* unit);
+  // A counter's unit, one of kCounterUnits (another is a bug: it asserts,
+  // and release builds keep it), and its kind.
+  void describe_counter(const char* counter, const char* unit, CounterKind kind = CounterKind::kSum);
   void add_panel(PanelSpec panel) { panels_.push_back(std::move(panel)); }
   void add_sequence_panel(SequencePanelSpec panel) { sequence_panels_.push_back(std::move(panel)); }
   void describe_ratio(RatioSpec ratio) { ratios_.push_back(std::move(ratio)); }
@@ -251,7 +301,8 @@ class Recorder {
   const std::vector<PanelSpec>& panels() const { return panels_; }
   const std::vector<SequencePanelSpec>& sequence_panels() const { return sequence_panels_; }
   const std::vector<RatioSpec>& ratios() const { return ratios_; }
-  std::string counter_unit(const std::string& counter) const;
+  std::string counter_unit(const std::string& counter) const;  // "": never described
+  CounterKind counter_kind(const std::string& counter) const;
   unsigned workers() const { return static_cast<unsigned>(buffers_.size()); }
   // Ranges of one record (index into records()).
   template <class T>
@@ -269,20 +320,28 @@ class Recorder {
  private:
   template <class T>
   Range<T> slice(const std::vector<T>& all, uint64_t CollectionRecord::*first, size_t record) const;
+  // Phases are numbered per worker as they start, so that a child names
+  // its parent before either has ended.
+  static constexpr uint32_t kNoOpenParent = UINT32_MAX;
   struct OpenPhase {
     const char* name;
     int64_t start_ns;
+    uint32_t number;
+    uint32_t parent;  // the enclosing open phase's number, or kNoOpenParent
   };
   struct RawPhase {
     const char* name;
     int64_t start_ns;
     int64_t end_ns;
+    uint32_t number;
+    uint32_t parent;
   };
   // One per worker id, each on its own cache lines: a worker writes only
   // its own.
   struct alignas(64) WorkerBuffer {
     std::vector<OpenPhase> open;
     std::vector<RawPhase> done;
+    uint32_t started = 0;  // phases started in this collection
     std::vector<std::pair<const char*, uint64_t>> counts;
     std::vector<std::pair<const char*, std::vector<uint64_t>>> sequences;
     std::vector<RawPhase> simulated;  // from the collection's start, in simulated ns
@@ -294,6 +353,7 @@ class Recorder {
   [[gnu::noinline]] void sequence_event(unsigned worker, const char* name,
                                         const std::vector<uint64_t>& values);
   void merge_worker_buffers(Collector& heap);
+  void merge_phases();
   void update_summary(const CollectionRecord& r, uint64_t live);
   static uint32_t intern(std::vector<std::string>& names, const char* name);
 
@@ -318,7 +378,12 @@ class Recorder {
   std::vector<std::string> counter_names_;
   std::vector<std::string> space_names_;
   std::vector<std::string> sequence_names_;
-  std::vector<std::pair<std::string, std::string>> counter_units_;
+  struct CounterDescription {
+    std::string name;
+    std::string unit;
+    CounterKind kind;
+  };
+  std::vector<CounterDescription> counter_descriptions_;
   std::vector<PanelSpec> panels_;
   std::vector<SequencePanelSpec> sequence_panels_;
   std::vector<RatioSpec> ratios_;

@@ -88,6 +88,13 @@ std::string report_data_json(Collector& heap) {
   column(j, "worker", r.phases(), [](const PhaseRecord& p) { return p.worker; });
   column(j, "start_ms", r.phases(), [](const PhaseRecord& p) { return ms(p.start_ns); });
   column(j, "dur_ms", r.phases(), [](const PhaseRecord& p) { return ms(p.end_ns - p.start_ns); });
+  // The enclosing phase's row (PhaseRecord::parent), -1 at the top level.
+  column(
+      j, "parent", r.phases(),
+      [](const PhaseRecord& p) {
+        return p.parent == PhaseRecord::kNoParent ? -1.0 : static_cast<double>(p.parent);
+      },
+      0);
   j.end_object();
   j.key("counters").begin_object();
   column(j, "c", kc, [](size_t i) { return i; });

@@ -60,7 +60,8 @@ void summarize_run(Collector& heap, Summary& s) {
   const AlwaysOnSummary& a = r.summary();
   const GcStats& st = heap.stats();
   s.collector = heap.name();
-  s.gc_threads = r.workers();
+  const CollectorInfo* info = find_collector(s.collector);
+  s.gc_threads = info && !info->uses_gc_threads ? 0 : heap.options().gc_threads;
   s.run_time_ms = ns_to_ms(r.now_ns());
   s.collections = a.collections;
   s.young = a.young;
@@ -96,30 +97,100 @@ void summarize_pause_percentiles(const Recorder& r, Summary& s) {
   s.percentiles_exact = s.detailed;
 }
 
-// Per phase, collection by collection: work summed over the workers, wall
-// time the union of the phase's spans on all of them.
+// Adds to share[e] the part of [from, to) that each labelled span (entry
+// e) runs in it: an instant split equally among the entries running then.
+void split_time(std::vector<std::pair<int64_t, int64_t>> spans, const std::vector<int>& entries, int64_t from,
+                int64_t to, std::vector<double>& share) {
+  std::vector<std::pair<int64_t, int>> edges;  // (time, +entry + 1 at a start, -(entry + 1) at an end)
+  for (size_t k = 0; k < spans.size(); ++k) {
+    int64_t s = std::max(spans[k].first, from), e = std::min(spans[k].second, to);
+    if (e <= s) continue;
+    edges.push_back({s, entries[k] + 1});
+    edges.push_back({e, -(entries[k] + 1)});
+  }
+  std::sort(edges.begin(), edges.end());
+  std::vector<int> running(share.size(), 0);
+  std::vector<int> active;  // entries with running > 0
+  int64_t last = 0;
+  for (const auto& [t, edge] : edges) {
+    if (!active.empty() && t > last)
+      for (int e : active)
+        share[static_cast<size_t>(e)] += static_cast<double>(t - last) / static_cast<double>(active.size());
+    last = t;
+    int e = std::abs(edge) - 1;
+    int& n = running[static_cast<size_t>(e)];
+    if (edge > 0 && n++ == 0) active.push_back(e);
+    if (edge < 0 && --n == 0) active.erase(std::find(active.begin(), active.end(), e));
+  }
+}
+
+// Per phase at its place in the nesting, collection by collection: work
+// summed over the workers, wall time the union of the phase's spans on all
+// of them, and its part of the pause (PhaseTotal::pause_ms).
 void summarize_phases(const Recorder& r, Summary& s) {
-  s.phases.resize(r.phase_names().size());
-  for (size_t p = 0; p < s.phases.size(); ++p) s.phases[p].name = r.phase_names()[p];
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(s.phases.size());
-  std::vector<double> work(s.phases.size());
+  std::vector<PhaseTotal> found;  // in order of first appearance
+  std::vector<uint32_t> phase_of;
+  auto entry = [&](int parent, uint32_t phase) {
+    for (size_t e = 0; e < found.size(); ++e)
+      if (found[e].parent == parent && phase_of[e] == phase) return static_cast<int>(e);
+    PhaseTotal t;
+    t.name = r.phase_names()[phase];
+    t.parent = parent;
+    t.depth = parent < 0 ? 0 : found[static_cast<size_t>(parent)].depth + 1;
+    found.push_back(t);
+    phase_of.push_back(phase);
+    return static_cast<int>(found.size() - 1);
+  };
   for (size_t i = 0; i < r.records().size(); ++i) {
-    std::fill(work.begin(), work.end(), 0.0);
-    for (auto& sp : spans) sp.clear();
-    for (const PhaseRecord& p : r.phases_of(i)) {
-      spans[p.phase].push_back({p.start_ns, p.end_ns});
-      work[p.phase] += ns_to_ms(p.end_ns - p.start_ns);
+    const CollectionRecord& c = r.records()[i];
+    auto phases = r.phases_of(i);
+    const size_t base = static_cast<size_t>(phases.begin() - r.phases().data());
+    // Parents come before their children (Recorder::merge_phases).
+    std::vector<int> entry_of;
+    for (const PhaseRecord& p : phases)
+      entry_of.push_back(entry(p.parent == PhaseRecord::kNoParent ? -1 : entry_of[p.parent - base], p.phase));
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(found.size());
+    std::vector<double> work(found.size(), 0), share(found.size(), 0);
+    for (size_t k = 0; k < entry_of.size(); ++k) {
+      const PhaseRecord& p = phases.begin()[k];
+      spans[static_cast<size_t>(entry_of[k])].push_back({p.start_ns, p.end_ns});
+      work[static_cast<size_t>(entry_of[k])] += ns_to_ms(p.end_ns - p.start_ns);
     }
-    for (size_t p = 0; p < s.phases.size(); ++p) {
-      if (spans[p].empty()) continue;
-      PhaseTotal& t = s.phases[p];
-      double wall = ns_to_ms(union_length(spans[p]));
+    // Siblings (one parent entry, -1 for the top level) share their time.
+    for (int parent = -1; parent < static_cast<int>(found.size()); ++parent) {
+      std::vector<std::pair<int64_t, int64_t>> sibling_spans;
+      std::vector<int> sibling_entries;
+      for (size_t e = 0; e < found.size(); ++e)
+        if (found[e].parent == parent)
+          for (const auto& span : spans[e]) {
+            sibling_spans.push_back(span);
+            sibling_entries.push_back(static_cast<int>(e));
+          }
+      if (!sibling_spans.empty()) split_time(sibling_spans, sibling_entries, c.start_ns, c.end_ns, share);
+    }
+    for (size_t e = 0; e < found.size(); ++e) {
+      if (spans[e].empty()) continue;
+      PhaseTotal& t = found[e];
+      double wall = ns_to_ms(union_length(spans[e]));
       t.collections++;
-      t.work_ms += work[p];
+      t.work_ms += work[e];
       t.wall_ms += wall;
       t.max_wall_ms = std::max(t.max_wall_ms, wall);
+      t.pause_ms += share[e] / 1e6;
     }
   }
+  // Tree order: each entry followed by its children, in order of first appearance.
+  std::vector<int> moved_to(found.size(), -1);
+  auto place = [&](auto& self, int parent) -> void {
+    for (size_t e = 0; e < found.size(); ++e) {
+      if (found[e].parent != parent) continue;
+      moved_to[e] = static_cast<int>(s.phases.size());
+      s.phases.push_back(found[e]);
+      s.phases.back().parent = parent < 0 ? -1 : moved_to[static_cast<size_t>(parent)];
+      self(self, static_cast<int>(e));
+    }
+  };
+  place(place, -1);
 }
 
 // Per counter: the total over the run, and its mean and maximum per collection.
@@ -128,19 +199,23 @@ void summarize_counters(const Recorder& r, Summary& s) {
   for (size_t k = 0; k < s.counters.size(); ++k) {
     s.counters[k].name = r.counter_names()[k];
     s.counters[k].unit = r.counter_unit(s.counters[k].name);
+    s.counters[k].kind = r.counter_kind(s.counters[k].name);
   }
-  std::vector<uint64_t> per_collection(s.counters.size());
+  std::vector<uint64_t> per_collection(s.counters.size()), sum(s.counters.size());
   for (size_t i = 0; i < r.records().size(); ++i) {
     std::fill(per_collection.begin(), per_collection.end(), 0);
     for (const CounterRecord& k : r.counters_of(i)) per_collection[k.counter] += k.value;
     for (size_t k = 0; k < s.counters.size(); ++k) {
-      s.counters[k].total += per_collection[k];
+      sum[k] += per_collection[k];
       s.counters[k].max_per_collection = std::max(s.counters[k].max_per_collection, per_collection[k]);
     }
   }
-  for (CounterTotal& k : s.counters)
-    k.mean_per_collection =
-        r.records().empty() ? 0 : static_cast<double>(k.total) / static_cast<double>(r.records().size());
+  for (size_t k = 0; k < s.counters.size(); ++k) {
+    CounterTotal& t = s.counters[k];
+    t.total = t.kind == CounterKind::kPeak ? t.max_per_collection : sum[k];
+    t.mean_per_collection =
+        r.records().empty() ? 0 : static_cast<double>(sum[k]) / static_cast<double>(r.records().size());
+  }
 }
 
 // Per worker that ran a phase or counted something: busy time (the union of
@@ -287,8 +362,10 @@ std::string stats_table(const Summary& s) {
     std::snprintf(out.data() + at, static_cast<size_t>(n) + 1, fmt, args...);
     out.resize(at + static_cast<size_t>(n));
   };
-  line("GC statistics: %s, %u GC thread%s, run %.3f s\n", s.collector.c_str(), s.gc_threads,
-       s.gc_threads == 1 ? "" : "s", s.run_time_ms / 1e3);
+  std::string threads = s.gc_threads == 0
+                            ? "serial (no GC threads)"
+                            : std::to_string(s.gc_threads) + " GC thread" + (s.gc_threads == 1 ? "" : "s");
+  line("GC statistics: %s, %s, run %.3f s\n", s.collector.c_str(), threads.c_str(), s.run_time_ms / 1e3);
   line("  collections        %llu (Young %llu, Full %llu)\n", static_cast<unsigned long long>(s.collections),
        static_cast<unsigned long long>(s.young), static_cast<unsigned long long>(s.full));
   if (!s.by_cause.empty()) {
@@ -313,12 +390,17 @@ std::string stats_table(const Summary& s) {
   if (!s.detailed) return out;
 
   if (!s.phases.empty()) {
-    line("\n  %-24s %11s %11s %11s %11s %8s\n", "phase", "collections", "work ms", "wall ms", "max ms",
-         "% pause");
-    for (const PhaseTotal& p : s.phases)
-      line("  %-24s %11llu %11.3f %11.3f %11.3f %7.1f%%\n", p.name.c_str(),
+    line("\n  %-28s %11s %11s %11s %11s %8s\n", "phase (nested: indented)", "collections", "work ms",
+         "wall ms", "max ms", "% pause");
+    for (const PhaseTotal& p : s.phases) {
+      std::string name = std::string(2 * p.depth, ' ') + p.name;
+      line("  %-28s %11llu %11.3f %11.3f %11.3f %7.1f%%\n", name.c_str(),
            static_cast<unsigned long long>(p.collections), p.work_ms, p.wall_ms, p.max_wall_ms,
-           s.pause_total_ms > 0 ? 100 * p.wall_ms / s.pause_total_ms : 0.0);
+           s.pause_total_ms > 0 ? 100 * p.pause_ms / s.pause_total_ms : 0.0);
+    }
+    line(
+        "  %% pause: the phase's part of the pause total, an instant shared equally by the phases\n"
+        "  running then under the same parent; the top-level phases add up to at most 100%%\n");
   }
   if (!s.workers.empty()) {
     double busy_sum = 0;
@@ -334,11 +416,12 @@ std::string stats_table(const Summary& s) {
     line("  balance (max busy / mean busy): %.2f (1.00 is perfect)\n", s.balance);
   }
   if (!s.counters.empty()) {
-    line("\n  %-24s %-8s %16s %14s %14s\n", "counter", "unit", "total", "mean/GC", "max/GC");
+    line("\n  %-24s %-8s %-5s %16s %14s %14s\n", "counter", "unit", "kind", "total", "mean/GC", "max/GC");
     for (const CounterTotal& k : s.counters)
-      line("  %-24s %-8s %16llu %14.1f %14llu\n", k.name.c_str(), k.unit.c_str(),
-           static_cast<unsigned long long>(k.total), k.mean_per_collection,
+      line("  %-24s %-8s %-5s %16llu %14.1f %14llu\n", k.name.c_str(), k.unit.c_str(),
+           counter_kind_name(k.kind), static_cast<unsigned long long>(k.total), k.mean_per_collection,
            static_cast<unsigned long long>(k.max_per_collection));
+    line("  total: a sum's over the run, a peak's the largest collection's\n");
   }
   if (!s.ratios.empty()) {
     line("\n  %-24s %11s %11s %11s  %s\n", "ratio", "run", "min/GC", "max/GC", "of");
@@ -399,7 +482,10 @@ std::string stats_json(const Summary& s) {
   j.key("phases").begin_array();
   for (const PhaseTotal& p : s.phases) {
     j.begin_object().field("name", p.name).field("collections", p.collections);
+    if (p.parent >= 0) j.field("parent", p.parent);
+    j.field("depth", p.depth);
     j.field("work_ms", p.work_ms, 3).field("wall_ms", p.wall_ms, 3).field("max_wall_ms", p.max_wall_ms, 3);
+    j.field("pause_ms", p.pause_ms, 3);
     j.end_object();
   }
   j.end_array();
@@ -414,7 +500,8 @@ std::string stats_json(const Summary& s) {
   j.field("balance", s.balance, 4);
   j.key("counters").begin_array();
   for (const CounterTotal& k : s.counters) {
-    j.begin_object().field("name", k.name).field("unit", k.unit).field("total", k.total);
+    j.begin_object().field("name", k.name).field("unit", k.unit).field("kind", counter_kind_name(k.kind));
+    j.field("total", k.total);
     j.field("mean_per_collection", k.mean_per_collection, 3)
         .field("max_per_collection", k.max_per_collection);
     j.end_object();

@@ -11,12 +11,21 @@
 
 namespace gc::observe {
 
+// One phase at one place in the nesting (PhaseRecord): a phase run both
+// at the top level and inside another has an entry for each.
 struct PhaseTotal {
   std::string name;
+  int parent = -1;           // index into Summary::phases of the enclosing phase; -1: top level
+  unsigned depth = 0;        // 0: top level
   uint64_t collections = 0;  // collections in which the phase ran
   double work_ms = 0;        // summed over workers
   double wall_ms = 0;        // per collection the union of its spans on all workers, summed
   double max_wall_ms = 0;    // the longest in one collection
+  // Its part of the pauses: each instant of a pause goes to the phases
+  // running then beside it under the same parent (on any worker), in equal
+  // parts, so that the top-level phases add up to at most the pause total
+  // and a nested phase's part is within its parent's wall time.
+  double pause_ms = 0;
 };
 
 struct WorkerTotal {
@@ -29,7 +38,8 @@ struct WorkerTotal {
 struct CounterTotal {
   std::string name;
   std::string unit;
-  uint64_t total = 0;
+  CounterKind kind = CounterKind::kSum;
+  uint64_t total = 0;  // over the run: the sum, or for a peak the largest collection's (CounterKind)
   double mean_per_collection = 0;
   uint64_t max_per_collection = 0;
 };
@@ -57,7 +67,7 @@ struct RatioTotal {
 
 struct Summary {
   std::string collector;
-  unsigned gc_threads = 1;
+  unsigned gc_threads = 0;         // the GC threads in use; 0: serial, on the collecting thread
   bool detailed = false;           // phases, workers and counters are known
   bool percentiles_exact = false;  // else from the log-scale histogram (within 4.4%)
   double run_time_ms = 0;
@@ -80,7 +90,7 @@ struct Summary {
   uint64_t peak_live = 0;
   uint64_t heap_size = 0;
   uint64_t heap_used = 0;
-  std::vector<PhaseTotal> phases;
+  std::vector<PhaseTotal> phases;  // in tree order: each phase followed by those nested in it
   std::vector<WorkerTotal> workers;
   double balance = 1;  // max busy / mean busy over the workers (1: perfect)
   std::vector<CounterTotal> counters;

@@ -60,17 +60,20 @@ std::string trace_json(Collector& heap) {
     sort_index(j, worker_tid(w), 1 + static_cast<int>(w));
   }
 
+  // The mutator runs from the end of one pause to the start of the next,
+  // and after the last one until now (the end of the run).
+  auto mutator_slice = [&](int64_t from, int64_t to) {
+    if (to <= from) return;
+    j.begin_object().field("ph", "X").field("name", "mutator").field("cat", "mutator");
+    j.field("pid", kPid).field("tid", kMutatorTid).field("ts", us(from), 3);
+    j.field("dur", us(to - from), 3).end_object();
+  };
   int64_t mutator_from = 0;
   const auto& records = r.records();
   for (size_t i = 0; i < records.size(); ++i) {
     const CollectionRecord& c = records[i];
     std::string gc_name = "GC(" + std::to_string(c.id) + ")";
-    // The mutator ran from the end of the last pause to this one.
-    if (c.start_ns > mutator_from) {
-      j.begin_object().field("ph", "X").field("name", "mutator").field("cat", "mutator");
-      j.field("pid", kPid).field("tid", kMutatorTid).field("ts", us(mutator_from), 3);
-      j.field("dur", us(c.start_ns - mutator_from), 3).end_object();
-    }
+    mutator_slice(mutator_from, c.start_ns);
     mutator_from = c.end_ns;
     std::string pause = gc_name + " Pause " + kind_name(c.kind) + " (" + cause_name(c.cause) + ")";
     j.begin_object().field("ph", "X").field("name", pause).field("cat", "gc");
@@ -100,13 +103,19 @@ std::string trace_json(Collector& heap) {
         .end_object()
         .end_object();
 
+    // Sorted by start, a parent before its children (Recorder::merge_phases):
+    // a viewer nests the slices of one track as they come.
     auto phases = r.phases_of(i);
     for (const PhaseRecord& p : phases) {
       j.begin_object().field("ph", "X").field("name", r.phase_names()[p.phase]).field("cat", "gc.phase");
       j.field("pid", kPid).field("tid", worker_tid(p.worker)).field("ts", us(p.start_ns), 3);
       j.field("dur", us(p.end_ns - p.start_ns), 3);
-      j.key("args").begin_object().field("collection", c.id).field("worker", p.worker).end_object();
-      j.end_object();
+      j.key("args").begin_object().field("collection", c.id).field("worker", p.worker);
+      if (p.parent != PhaseRecord::kNoParent) {
+        const PhaseRecord& parent = r.phases()[p.parent];
+        j.field("part of", r.phase_names()[parent.phase] + " (worker " + std::to_string(parent.worker) + ")");
+      }
+      j.end_object().end_object();
     }
     // The collection as a flow: from its pause slice through each phase.
     if (phases.begin() != phases.end()) {
@@ -124,6 +133,7 @@ std::string trace_json(Collector& heap) {
       }
     }
   }
+  mutator_slice(mutator_from, r.now_ns());
   j.end_array();
   j.end_object();
   out += '\n';

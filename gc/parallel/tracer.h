@@ -111,6 +111,16 @@ struct RootClaim {
   std::atomic<size_t> next{0};
 };
 
+// The units of the counters every Tracer reports (report_work_sharing):
+// once, by each collector that runs one, at construction.
+inline void describe_work_sharing(observe::Recorder& events) {
+  for (const char* c : {"tasks", "steals", "overflow tasks", "chunk tasks", "tasks sent"})
+    events.describe_counter(c, "tasks");
+  for (const char* c : {"steal attempts", "overflow events", "overflow refills"})
+    events.describe_counter(c, "events");
+  events.describe_counter("termination idle ns", "ns");
+}
+
 template <class Policy>
 class Tracer {
  public:

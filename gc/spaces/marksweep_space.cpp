@@ -81,18 +81,20 @@ MarkSweepSpace::MarkSweepSpace(const HeapOptions& options, GcStats& stats, obser
 }
 
 void MarkSweepSpace::describe_events() {
-  for (const char* c : {"cells freed", "empty blocks", "blocks swept"})
-    events_.describe_counter(c, "objects");
+  events_.describe_counter("cells freed", "cells");
+  for (const char* c : {"empty blocks", "blocks swept"}) events_.describe_counter(c, "blocks");
+  // What the blocks hold after a sweep: levels, not amounts that add up.
   for (const char* c : {"live cell bytes", "live object bytes", "internal fragmentation bytes",
                         "free cell bytes", "block tail bytes", "block bytes"})
-    events_.describe_counter(c, "bytes");
+    events_.describe_counter(c, "bytes", observe::CounterKind::kPeak);
   class_counter_names_.reserve(2 * kSizeClasses);
   for (unsigned c = 0; c < kSizeClasses; ++c) {
     std::string cell = "cells " + std::to_string(cell_bytes(c)) + " B: ";
     class_counter_names_.push_back(cell + "live");
     class_counter_names_.push_back(cell + "free");
   }
-  for (const std::string& n : class_counter_names_) events_.describe_counter(n.c_str(), "cells");
+  for (const std::string& n : class_counter_names_)
+    events_.describe_counter(n.c_str(), "cells", observe::CounterKind::kPeak);
   events_.add_panel(
       {"Cell occupancy",
        "live cells (% of block bytes)",

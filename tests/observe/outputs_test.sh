@@ -84,6 +84,9 @@ for threads in 0 2; do
   check "$t trace: heap counters" 'jq -e "[.traceEvents[] | select(.ph == \"C\" and .name == \"heap (MiB)\")] | length > 0" "$tmp/trace.json" >/dev/null'
   check "$t trace: flows closed" 'jq -e "([.traceEvents[] | select(.ph == \"s\")] | length) == ([.traceEvents[] | select(.ph == \"f\")] | length)" "$tmp/trace.json" >/dev/null'
   check "$t trace: slices well-formed" 'jq -e "all(.traceEvents[] | select(.ph == \"X\"); (.ts | type) == \"number\" and .dur >= 0)" "$tmp/trace.json" >/dev/null'
+  check "$t trace: a mutator slice after the last pause" 'jq -e "[.traceEvents[] | select(.ph == \"X\" and .tid == 1)] | max_by(.ts) | .name == \"mutator\"" "$tmp/trace.json" >/dev/null'
+  # Slices of one track nest: each begins after the one before it or ends within it.
+  check "$t trace: phases of a track nest or follow" 'jq -e "[.traceEvents[] | select(.ph == \"X\" and .cat == \"gc.phase\")] | group_by(.tid) | all(.[]; reduce .[] as \$e ({ok: true, open: []}; (.open | map(select(.ts + .dur > \$e.ts))) as \$o | {ok: (.ok and (\$o | all(.ts + .dur >= \$e.ts + \$e.dur - 0.002))), open: (\$o + [\$e])}) | .ok)" "$tmp/trace.json" >/dev/null'
 done
 
 # --- gc_stats() in a program: the required keys, with nothing enabled.
@@ -106,6 +109,12 @@ check "ratios: '-' without a collection" 'grep -Eq "^  mark speedup +- " "$tmp/e
 # --- bad options are usage errors.
 "$vm" --gc-stats=yaml -e '1;' >/dev/null 2>&1
 check "bad --gc-stats form: status 64" '[ $? -eq 64 ]'
+for option in --gc-log --gc-stats "--gc-trace=$tmp/t.json" "--gc-report=$tmp/r.html" "--heap-snapshot=$tmp/h.snap"; do
+  "$vm" "$option" "$option" -e '1;' >/dev/null 2>"$tmp/err"
+  check "${option%%=*} twice: status 64, saying so" '[ $? -eq 64 ] && grep -q "^vm: ${option%%=*} is given twice" "$tmp/err"'
+done
+"$vm" --gc-stats=json --gc-stats=table -e '1;' >/dev/null 2>"$tmp/err"
+check "--gc-stats twice with different forms: status 64" '[ $? -eq 64 ]'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -184,6 +184,11 @@ void validate(const Json& v, const Json& schema, const std::string& path, std::v
   if (const Json* c = schema.get("const")) {
     if (c->type != v.type || (c->type == Json::kString && c->s != v.s)) err("not the constant");
   }
+  if (const Json* e = schema.get("enum")) {
+    bool found = false;
+    for (const Json& x : e->a) found |= x.type == v.type && (x.type != Json::kString || x.s == v.s);
+    if (!found) err("not one of the enum's values");
+  }
   if (const Json* t = schema.get("type")) {
     const std::string& type = t->s;
     bool ok = (type == "object" && v.type == Json::kObject) || (type == "array" && v.type == Json::kArray) ||
@@ -441,6 +446,106 @@ TEST_CASE("observe: a phase that runs twice in a collection is timed for its run
   std::smatch m;
   REQUIRE(std::regex_search(log, m, std::regex("weak references: ([0-9.]+)ms")));
   CHECK(std::stod(m[1].str()) < 20);
+}
+
+TEST_CASE("observe: a phase started inside another is its child, on its worker and on those it fans out to") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  o.gc_threads = 2;
+  o.record_events = true;
+  o.keep_event_history = true;
+  FakeCollector c(roots, o);
+  using namespace std::chrono_literals;
+  c.events.collection_start(gc::observe::CollectionKind::kFull, gc::GcCause::kExplicit, c);
+  c.events.phase_start(0, "young part");
+  std::this_thread::sleep_for(2ms);
+  c.events.phase_end(0, "young part");
+  c.events.phase_start(0, "old generation");
+  std::thread helper([&c] { c.events.phase(1, "mark", [] { std::this_thread::sleep_for(5ms); }); });
+  c.events.phase(0, "mark", [] { std::this_thread::sleep_for(4ms); });
+  helper.join();
+  c.events.phase(0, "compact", [] { std::this_thread::sleep_for(2ms); });
+  c.events.phase_end(0, "old generation");
+  c.events.phase(0, "weak references", [] {});
+  c.events.collection_end(c);
+
+  const auto& phases = c.events.phases();
+  REQUIRE(phases.size() == 6);
+  auto name = [&](const gc::observe::PhaseRecord& p) { return c.events.phase_names()[p.phase]; };
+  for (size_t i = 0; i < phases.size(); ++i) {
+    CAPTURE(name(phases[i]));
+    bool nested = name(phases[i]) == "mark" || name(phases[i]) == "compact";
+    REQUIRE((phases[i].parent != gc::observe::PhaseRecord::kNoParent) == nested);
+    if (!nested) continue;
+    // Sorted by start, a parent before its children.
+    CHECK(phases[i].parent < i);
+    CHECK(name(phases[phases[i].parent]) == "old generation");
+  }
+
+  gc::observe::Summary s = gc::observe::summarize(c);
+  std::vector<std::string> order;
+  for (const gc::observe::PhaseTotal& p : s.phases) order.push_back(std::string(2 * p.depth, ' ') + p.name);
+  CHECK(order ==
+        std::vector<std::string>{"young part", "old generation", "  mark", "  compact", "weak references"});
+  double top = 0;
+  for (const gc::observe::PhaseTotal& p : s.phases) {
+    if (p.parent < 0) {
+      top += p.pause_ms;
+      continue;
+    }
+    const gc::observe::PhaseTotal& parent = s.phases[static_cast<size_t>(p.parent)];
+    CHECK(p.wall_ms <= parent.wall_ms);
+    CHECK(p.pause_ms <= parent.wall_ms);
+  }
+  CHECK(top <= s.pause_total_ms);
+  CHECK(s.phases[2].wall_ms >= 5);  // mark: the union over both workers
+  std::string table = gc::observe::stats_table(s);
+  CHECK(table.find("\n    mark ") != std::string::npos);
+  check_against_schema(gc::observe::stats_json(s));
+
+  // The trace: a child's slice within its parent's on the same track, after it.
+  Json t = parse_json(gc::observe::trace_json(c));
+  double parent_end = -1, child_end = -1, parent_ts = -1, child_ts = -1;
+  for (const Json& e : t["traceEvents"].a) {
+    if (e["ph"].s != "X" || e["tid"].n != 2) continue;
+    if (e["name"].s == "old generation") parent_ts = e["ts"].n, parent_end = e["ts"].n + e["dur"].n;
+    if (e["name"].s == "mark") {
+      CHECK(parent_ts >= 0);  // the parent came first
+      child_ts = e["ts"].n, child_end = e["ts"].n + e["dur"].n;
+    }
+  }
+  CHECK(parent_ts <= child_ts);
+  CHECK(child_end <= parent_end + 0.001);
+  // The log indents it too.
+  CHECK(gc::observe::debug_lines(c.events, 0).find("     mark: ") != std::string::npos);
+}
+
+TEST_CASE("observe: counter units come from one vocabulary, and a peak's total is its largest collection's") {
+  for (const char* u : gc::observe::kCounterUnits) CHECK(gc::observe::is_counter_unit(u));
+  for (const char* u : {"", "MB", "launch", "object", "Bytes"}) CHECK_FALSE(gc::observe::is_counter_unit(u));
+  NoRoots roots;
+  gc::HeapOptions o;
+  o.record_events = true;
+  o.keep_event_history = true;
+  FakeCollector c(roots, o);
+  c.events.describe_counter("objects", "objects");
+  c.events.describe_counter("queue peak", "entries", gc::observe::CounterKind::kPeak);
+  for (uint64_t peak : {5u, 9u, 2u}) {
+    c.events.collection_start(gc::observe::CollectionKind::kYoung, gc::GcCause::kExplicit, c);
+    c.events.count(0, "queue peak", peak);
+    c.events.count(0, "objects", peak);
+    c.events.collection_end(c);
+  }
+  gc::observe::Summary s = gc::observe::summarize(c);
+  REQUIRE(s.counters.size() == 2);
+  for (const gc::observe::CounterTotal& k : s.counters) {
+    CAPTURE(k.name);
+    CHECK(k.total == (k.name == "queue peak" ? 9u : 16u));
+    CHECK(k.max_per_collection == 9);
+  }
+  Json j = parse_json(gc::observe::stats_json(s));
+  for (const Json& k : j["counters"].a) CHECK(k["kind"].s == (k["name"].s == "queue peak" ? "peak" : "sum"));
+  check_against_schema(gc::observe::stats_json(s));
 }
 
 TEST_CASE("observe: stats, log, trace and report of a known program") {

@@ -49,7 +49,7 @@ void AccelCollector::describe_events() {
     events.describe_counter(c, "lookups");
   for (const char* c : {"accel DRAM row hits", "accel DRAM activations"})
     events.describe_counter(c, "commands");
-  events.describe_counter("accel queue peak", "entries");
+  events.describe_counter("accel queue peak", "entries", observe::CounterKind::kPeak);
   events.describe_counter("accel tracer throttled cycles", "cycles");
   events.describe_counter("accel port busy cycles", "cycles");
   events.describe_counter("accel sample cycles", "cycles");

@@ -90,8 +90,9 @@ void CacheAwareCollector::describe_counters() {
   events.describe_counter("balancing moves", "destinations");
   events.describe_counter("last-resort destinations", "destinations");
   for (const char* c : {"bytes moved", "bytes balanced", "huge bytes freed", "huge bytes cached",
-                        "huge bytes moved", "pinned bytes freed", "bytes cleared", "forwarding table bytes"})
+                        "huge bytes moved", "pinned bytes freed", "bytes cleared"})
     events.describe_counter(c, "bytes");
+  events.describe_counter("forwarding table bytes", "bytes", observe::CounterKind::kPeak);
   for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
   events.describe_counter("mesh hops", "hops");
   for (const char* c : {"mark lines touched", "compact lines touched", "update lines touched"})

@@ -46,7 +46,7 @@ void GpuCollector::describe_gpu_events() {
   events.describe_counter("gpu graph nodes", "objects");
   events.describe_counter("gpu graph bytes updated", "bytes");
   events.describe_counter("gpu tail objects", "objects");
-  events.describe_counter("gpu widest frontier", "objects");
+  events.describe_counter("gpu widest frontier", "objects", observe::CounterKind::kPeak);
   events.describe_counter("gpu marked on cpu (too large)", "collections");
   events.describe_counter("gpu heap buffers made", "buffers");
   for (const char* c : gpu::kDegreeCounterNames) events.describe_counter(c, "objects");

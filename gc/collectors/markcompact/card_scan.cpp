@@ -104,6 +104,8 @@ void CardScan::run(void* self, Scavenger& s) {
 template <class Scavenger>
 void CardScan::scan_task(unsigned task, Scavenger& s) {
   TaskStats& st = stats_[task];
+  // The one thread of --gc-threads=0 is worker 0.
+  if constexpr (requires { s.id(); }) st.worker = s.id();
   for (uint64_t i = task_begin_[task]; i < task_begin_[task + 1]; ++i)
     scan_dirty_card(segments_[dirty_[i].segment], dirty_[i].card, s, st);
 }

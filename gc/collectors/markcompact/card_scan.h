@@ -46,9 +46,10 @@ class CardScan {
  public:
   // What one task found, for statistics and tests.
   struct TaskStats {
-    uint64_t dirty = 0;  // dirty cards found
-    uint64_t kept = 0;   // still holding an old-to-young reference after
-    uint64_t slots = 0;  // reference slots scanned
+    uint64_t dirty = 0;   // dirty cards found
+    uint64_t kept = 0;    // still holding an old-to-young reference after
+    uint64_t slots = 0;   // reference slots scanned
+    unsigned worker = 0;  // the GC thread that claimed the task
   };
 
   CardScan(unsigned tasks, bool blocks) : tasks_(tasks ? tasks : kDefaultCardTasks), blocks_(blocks) {}

@@ -136,37 +136,38 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
 }
 
 void MarkCompactCollector::describe_events() {
-  for (const char* c : {"bytes copied", "bytes promoted", "young bytes", "LAB waste bytes"})
-    events.describe_counter(c, "bytes");
-  for (const char* c : {"dirty cards found", "dirty cards kept", "card tasks"})
-    events.describe_counter(c, "cards");
-  for (const char* c : {"card slots scanned", "busiest card task"}) events.describe_counter(c, "slots");
-  events.describe_counter("objects copied", "objects");
-  for (const char* c : {"young pause us", "predicted pause us", "pause goal us"})
-    events.describe_counter(c, "us");
-  events.describe_counter("young semispace bytes", "bytes");
+  describe_copy_counters(events);
+  events.describe_counter("young bytes", "bytes");
+  for (const char* c : {"dirty cards found", "dirty cards kept"}) events.describe_counter(c, "cards");
+  events.describe_counter("card tasks", "tasks");
+  events.describe_counter("card slots scanned", "slots");
+  events.describe_counter("busiest card task", "slots", observe::CounterKind::kPeak);
+  for (const char* c : {"young pause us", "predicted pause us"}) events.describe_counter(c, "us");
+  events.describe_counter("pause goal us", "us", observe::CounterKind::kPeak);
+  events.describe_counter("young semispace bytes", "bytes", observe::CounterKind::kPeak);
   events.describe_counter("overflow promotions", "collections");
-  events.describe_counter("survivor overflows", "threads");
   events.add_panel(
       {"Promotion per young collection",
        "KiB",
        "Bytes copied within the young generation and bytes promoted into the old one: "
        "a survivor is promoted once it has survived --tenure young collections.",
        {{"copied", "bytes copied", "", 1.0 / 1024}, {"promoted", "bytes promoted", "", 1.0 / 1024}}});
-  events.add_panel({"Young pause against the goal",
-                    "ms",
-                    "Each young collection's pause, what the sizing policy predicted for the next one, and "
-                    "--pause-goal (absent without one): pauses over the goal make the young generation "
-                    "shrink at once, short ones with little survival let it grow. Without a goal (and "
-                    "without --young) the young generation starts small and grows to its size as the "
-                    "first collections' survival falls.",
-                    {{"pause", "young pause us", "", 1e-3},
-                     {"predicted next", "predicted pause us", "", 1e-3},
-                     {"goal", "pause goal us", "", 1e-3}}});
+  // The sizing policy predicts pauses only to meet a goal.
+  if (knobs_.pause_goal_ms > 0)
+    events.add_panel({"Young pause against the goal",
+                      "ms",
+                      "Each young collection's pause, what the sizing policy predicted for the next one, and "
+                      "--pause-goal: pauses over the goal make the young generation shrink at once, short "
+                      "ones with little survival let it grow.",
+                      {{"pause", "young pause us", "", 1e-3},
+                       {"predicted next", "predicted pause us", "", 1e-3},
+                       {"goal", "pause goal us", "", 1e-3}}});
   events.add_panel({"Young generation size",
                     "MiB",
                     "A young semispace's capacity as the sizing policy sets it after each young collection: "
-                    "room for new objects and the survivors kept young.",
+                    "room for new objects and the survivors kept young. Without a goal (and without "
+                    "--young) it starts small and grows to its size as the first collections' survival "
+                    "falls.",
                     {{"semispace", "young semispace bytes", "", 1.0 / (1 << 20)}}});
   events.add_panel({"Dirty cards per young collection",
                     "cards",
@@ -319,6 +320,7 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
     ParallelScavengePhase phase{root_groups_};
     phase.extra_roots = &CardScan::run<PromotingScavenger>;
     phase.extra_context = &cards_scan_;
+    phase.extra_roots_phase = "scan cards";
     threads_.run(spaces, lab, phase);
     for (auto& s : threads_.scavengers) {
       result.copied_bytes += s->stats().bytes_copied;
@@ -328,19 +330,7 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   stats_.bytes_copied += result.copied_bytes;
   bytes_promoted_ += promoted;
   result.promoted_bytes = promoted;
-  uint64_t found = 0, kept = 0, slots = 0, busiest = 0;
-  for (const CardScan::TaskStats& t : cards_scan_.last_tasks()) {
-    found += t.dirty;
-    kept += t.kept;
-    slots += t.slots;
-    busiest = std::max(busiest, t.slots);
-  }
-  events.count(0, "dirty cards found", found);
-  events.count(0, "dirty cards kept", kept);
-  events.count(0, "card slots scanned", slots);
-  events.count(0, "busiest card task", busiest);
-  events.count(0, "card tasks", cards_scan_.tasks());
-  result.dirty_cards = found;
+  result.dirty_cards = count_card_scan();
 
   events.phase_start(0, "weak references");
   MarkCompactWeakResolver resolver(*this);
@@ -349,6 +339,24 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   release_from_space();
   mutator_.install(*young_);
   return result;
+}
+
+// The card scan's counts, each on the worker whose tasks found them (the
+// workers have finished: their buffers are this thread's until the
+// collection ends); returns the dirty cards found.
+uint64_t MarkCompactCollector::count_card_scan() {
+  uint64_t found = 0;
+  const CardScan::TaskStats* busiest = nullptr;
+  for (const CardScan::TaskStats& t : cards_scan_.last_tasks()) {
+    found += t.dirty;
+    events.count(t.worker, "dirty cards found", t.dirty);
+    events.count(t.worker, "dirty cards kept", t.kept);
+    events.count(t.worker, "card slots scanned", t.slots);
+    events.count(t.worker, "card tasks", 1);
+    if (!busiest || t.slots > busiest->slots) busiest = &t;
+  }
+  if (busiest) events.count(busiest->worker, "busiest card task", busiest->slots);
+  return found;
 }
 
 // One thread, in the parallel phase's order: root groups, dirty cards, the
@@ -404,17 +412,23 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   young_other_->reset(young_bytes_);
   mutator_.install(*young_);
   events.count(0, "young pause us", static_cast<uint64_t>(sample.pause_ms * 1000));
-  events.count(0, "predicted pause us", static_cast<uint64_t>(d.predicted_pause_ms * 1000));
   events.count(0, "young semispace bytes", young_bytes_);
-  if (sizing_->goal_ms() > 0)
+  // Without a goal nothing is predicted (the policy only grows the young generation).
+  bool goal = sizing_->goal_ms() > 0;
+  if (goal) {
+    events.count(0, "predicted pause us", static_cast<uint64_t>(d.predicted_pause_ms * 1000));
     events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
+  }
   if (events.enabled()) {
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "young semispace %.2fM -> %.2fM (%s), tenure %u: pause %.3f ms, next predicted %.3f ms; ",
-                  static_cast<double>(before) / (1 << 20), static_cast<double>(young_bytes_) / (1 << 20),
-                  d.why, sizing_->tenure_age(), sample.pause_ms, d.predicted_pause_ms);
-    events.ergonomics(buf + sizing_->describe());
+    int n =
+        std::snprintf(buf, sizeof buf, "young semispace %.2fM -> %.2fM (%s), tenure %u: pause %.3f ms",
+                      static_cast<double>(before) / (1 << 20), static_cast<double>(young_bytes_) / (1 << 20),
+                      d.why, sizing_->tenure_age(), sample.pause_ms);
+    if (goal && n > 0 && static_cast<size_t>(n) < sizeof buf)
+      std::snprintf(buf + n, sizeof buf - static_cast<size_t>(n), ", next predicted %.3f ms",
+                    d.predicted_pause_ms);
+    events.ergonomics(buf + std::string("; ") + sizing_->describe());
   }
   last_young_end_ns_ = events.now_ns();
 }

@@ -104,6 +104,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   // keep_limit_bytes are promoted (survivor overflow).
   Scavenged scavenge_young(uint32_t tenure_age, uint64_t keep_limit_bytes = UINT64_MAX);
   void scavenge_serially(SerialPromotingScavenger& s);  // --gc-threads=0
+  uint64_t count_card_scan();
   void resize_young(const Scavenged& s);
   void release_from_space();
 

@@ -599,14 +599,21 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
   for (unsigned w = 0; w < n; ++w) deques_.push_back(std::make_unique<parallel::TaskDeque>(tasks));
   for (unsigned w = 0; w < n; ++w) workers_.push_back(std::make_unique<Worker>(*this, w));
   worker_totals_.resize(n);
-  for (const char* c : {"objects marked", "large objects marked", "objects forwarded", "objects moved",
-                        "chunk tasks", "overflow tasks"})
+  for (const char* c : {"objects marked", "large objects marked", "objects forwarded", "objects moved"})
     events_.describe_counter(c, "objects");
-  for (const char* c : {"bytes moved", "old live bytes", "dense prefix bytes", "dense prefix dead bytes",
-                        "dense end bytes", "dense end dead bytes", "large bytes freed"})
-    events_.describe_counter(c, "bytes");
-  for (const char* c : {"termination idle ns", "dense prefix decision ns"}) events_.describe_counter(c, "ns");
-  events_.describe_counter("free areas", "areas");
+  parallel::describe_work_sharing(events_);
+  events_.describe_counter("root groups", "groups");
+  events_.describe_counter("slots redirected", "slots");
+  events_.describe_counter("cards dirtied", "cards");
+  for (const char* c : {"units swept", "dense prefix units", "dense end units"})
+    events_.describe_counter(c, "units");
+  for (const char* c : {"bytes moved", "large bytes freed"}) events_.describe_counter(c, "bytes");
+  // The old generation as compaction leaves it: levels, not amounts that add up.
+  for (const char* c : {"old live bytes", "dense prefix bytes", "dense prefix dead bytes", "dense end bytes",
+                        "dense end dead bytes"})
+    events_.describe_counter(c, "bytes", observe::CounterKind::kPeak);
+  events_.describe_counter("dense prefix decision ns", "ns");
+  events_.describe_counter("free areas", "areas", observe::CounterKind::kPeak);
   events_.add_panel({"Old generation: free areas after compaction",
                      "free areas",
                      "pMarkcompact slides even regions down and odd regions up, so n regions leave "
@@ -950,6 +957,7 @@ void ParallelMarkCompact::report_counters() {
       std::string s = k % 2 == 0 ? "unit " + std::to_string(k / 2) + " live bytes"
                                  : "region " + std::to_string(k / 2) + " live bytes";
       counter_names_.push_back(std::make_unique<std::string>(std::move(s)));
+      events_.describe_counter(counter_names_.back()->c_str(), "bytes", observe::CounterKind::kPeak);
     }
     return counter_names_[i]->c_str();
   };

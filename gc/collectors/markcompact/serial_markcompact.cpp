@@ -43,10 +43,12 @@ SerialMarkCompact::SerialMarkCompact(observe::Recorder& events, const MarkCompac
       poison_(options.poison_free_areas),
       dense_prefix_(options.dense_prefix),
       dense_prefix_min_live_(options.dense_prefix_min_live) {
-  for (const char* c : {"old live bytes", "bytes moved", "large bytes freed", "dense prefix dead bytes"})
-    events_.describe_counter(c, "bytes");
+  for (const char* c : {"bytes moved", "large bytes freed"}) events_.describe_counter(c, "bytes");
+  // The old generation as compaction leaves it: levels, not amounts that add up.
+  for (const char* c : {"old live bytes", "dense prefix dead bytes"})
+    events_.describe_counter(c, "bytes", observe::CounterKind::kPeak);
   events_.describe_counter("objects moved", "objects");
-  events_.describe_counter("free areas", "areas");
+  events_.describe_counter("free areas", "areas", observe::CounterKind::kPeak);
 }
 
 ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact::Input& in) {

@@ -18,10 +18,9 @@ CpuMarker::CpuMarker(const HeapOptions& options, parallel::WorkerPool& pool,
     for (unsigned w = 0; w < pool.size(); ++w)
       deques_.push_back(
           std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options.gc_deque_tasks)));
-  for (const char* c : {"objects marked", "tasks", "overflow tasks", "chunk tasks"})
-    events.describe_counter(c, "objects");
-  events.describe_counter("termination idle ns", "ns");
-  events.describe_counter("root groups", "groups");
+  events.describe_counter("objects marked", "objects");
+  parallel::describe_work_sharing(events);
+  for (const char* c : {"root groups", "root groups claimed"}) events.describe_counter(c, "groups");
 }
 
 CpuMarker::~CpuMarker() = default;

@@ -34,11 +34,7 @@ void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
   if (threads_.scavengers.empty()) {
     threads_.make_scavengers(events, reservation_, semispace_options(options_).forwarding_by_owner);
-    for (const char* c :
-         {"objects copied", "overflow tasks", "tasks", "large objects marked", "chunk tasks", "tasks sent"})
-      events.describe_counter(c, "objects");
-    for (const char* c : {"LAB waste bytes"}) events.describe_counter(c, "bytes");
-    events.describe_counter("termination idle ns", "ns");
+    describe_copy_counters(events);
   }
 
   root_groups_.clear();
@@ -84,10 +80,23 @@ void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
   observe::Recorder& events = shared_.events;
   unsigned w = this->id();
   events.phase(w, "scavenge roots", [&] { this->claim_roots(phase.roots); });
-  derived().scavenge_extra_roots(phase);
+  if (phase.extra_roots_phase)
+    events.phase(w, phase.extra_roots_phase, [&] { derived().scavenge_extra_roots(phase); });
   events.phase(w, "trace", [&] { this->trace(); });
   this->stats_.busy_ns = parallel::now_ns() - start;
   report(events);
+}
+
+void describe_copy_counters(observe::Recorder& events) {
+  for (const char* c : {"objects copied", "CAS forwardings", "CAS failures", "undone allocations",
+                        "direct copies", "large objects marked"})
+    events.describe_counter(c, "objects");
+  for (const char* c : {"bytes copied", "LAB waste bytes", "bytes promoted"})
+    events.describe_counter(c, "bytes");
+  events.describe_counter("root groups", "groups");
+  events.describe_counter("LABs taken", "buffers");
+  events.describe_counter("survivor overflows", "threads");
+  parallel::describe_work_sharing(events);
 }
 
 // Once per collection, on this thread (the Recorder's rule).

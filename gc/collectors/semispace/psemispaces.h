@@ -84,12 +84,17 @@ struct ScavengeSpaces {
 class PromotingScavenger;
 
 // What every GC thread shares in one collection.
+// The units of the counters the scavengers report (CopyScavenger::report,
+// PromotingScavenger's and the serial scavenger's): once, at construction.
+void describe_copy_counters(observe::Recorder& events);
+
 struct ParallelScavengePhase {
   parallel::RootClaim roots;
   // More roots, claimed by the threads after the root groups (markcompact:
   // the card table's strides); nullptr: none.
   void (*extra_roots)(void* context, PromotingScavenger& s) = nullptr;
   void* extra_context = nullptr;
+  const char* extra_roots_phase = nullptr;  // the phase they run in, on each thread (with extra_roots)
 };
 
 // The copy policy of the shared tracer, for a scavenger `Derived` that

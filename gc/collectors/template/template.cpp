@@ -65,6 +65,8 @@ class TemplateCollector final : public Collector, public verify::VerifiableHeap 
         poison_(options_.verify || options_.stress_interval > 0) {
     card_base = cards_.biased_base();  // the write barrier stores here; nothing reads it
     top = limit = counted_ = frontier_;
+    for (const char* c : {"objects marked", "objects freed"}) events.describe_counter(c, "objects");
+    events.describe_counter("holes", "areas", observe::CounterKind::kPeak);  // free areas after a sweep
   }
 
   const char* name() const override { return "template"; }

@@ -133,13 +133,14 @@ function hbars(s, rows, xLabel) {
 
 // --- 4. phase breakdown
 function drawPhases() {
-  var s = panel("phases", "Phase breakdown", "Where the pause time went, summed over all collections: the wall time of each phase (first worker's start to last worker's end).");
+  var s = panel("phases", "Phase breakdown", "Where the pause time went, summed over all collections: the wall time of each phase (first worker's start to last worker's end). A nested phase is indented under the phase it is part of; the percentage is the phase's part of the pause, an instant shared by the phases running then at its level, so the top-level phases add up to at most 100 %.");
   var ph = DATA.summary.phases;
   if (!ph.length) return empty(s, "No phases were recorded.");
   var total = DATA.summary.pause_ms.total || 1;
   return hbars(s, ph.map(function (p) {
-    return [p.name, [[p.wall_ms, COLORS.series[3], p.name + ": " + fmt(p.wall_ms, 3) + " ms wall, " + fmt(p.work_ms, 3) + " ms of work over all workers, in " + p.collections + " collections; longest " + fmt(p.max_wall_ms, 3) + " ms"]],
-            fmt(p.wall_ms) + " ms (" + fmt(100 * p.wall_ms / total, 1) + " %)"];
+    var label = new Array(p.depth + 1).join("\u2003") + p.name;
+    return [label, [[p.wall_ms, COLORS.series[3], p.name + ": " + fmt(p.wall_ms, 3) + " ms wall, " + fmt(p.work_ms, 3) + " ms of work over all workers, in " + p.collections + " collections; longest " + fmt(p.max_wall_ms, 3) + " ms" + (p.depth ? "; part of " + ph[p.parent].name : "")]],
+            fmt(p.wall_ms) + " ms (" + fmt(100 * p.pause_ms / total, 1) + " % of the pause)"];
   }), "total time in the phase (ms)");
 }
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Every figure of every collector's --gc-stats JSON, after a run in which it
+# collects (docs/observability.md, "What the figures measure"): each
+# counter's unit is in the vocabulary (gc/observe/recorder.h, kCounterUnits),
+# the top-level phases' parts of the pause add up to at most the pause
+# total, a nested phase's time is within its parent's, and the GC threads
+# printed are those in use. The collectors come from `vm --list-gcs`, so a
+# new one is covered without a change here.
+#   tests/observe/figures_test.sh VM_BINARY SOURCE_DIR
+set -u
+vm=$1
+top=$2
+command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/bootstrap installs it)"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gclab-figures.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+
+# The vocabulary, read from its one definition.
+units=$(sed -n '/kCounterUnits\[\] = {/,/^};/p' "$top/gc/observe/recorder.h" | grep -o '^ *"[a-z]*"' | tr -d ' "' |
+  jq -R . | jq -sc .)
+check "the vocabulary has units" '[ "$(jq length <<<"$units")" -gt 10 ]'
+
+# Explicit collections and allocation with survivors, so that young and
+# full collections both run where a collector has both; then full
+# collections of a larger live set, so that a phase nested in another
+# (markcompact's old generation) takes most of their pauses and counting it
+# twice would pass 100%.
+cat >"$tmp/prog.src" <<'SRC'
+let keep = [];
+for (let i = 0; i < 300000; i += 1) {
+  let a = [i, i, i];
+  if (i % 500 == 0) { push(keep, a); }
+  if (i % 100000 == 0) { gc(); }
+}
+print("done", len(keep));
+for (let i = 0; i < 40000; i += 1) { push(keep, [i]); }
+for (let i = 0; i < 5; i += 1) { gc(); }
+SRC
+
+# Shares are in ms to 3 decimals: a sum may exceed its bound by rounding.
+slack=0.01
+collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
+check "--list-gcs lists collectors" '[ -n "$collectors" ]'
+for gc in $collectors; do
+  no_threads=0
+  "$vm" --list-gcs | grep "^$gc " | grep -q "(no GC threads)" && no_threads=1
+  for threads in 0 1 2; do
+    t="$gc threads=$threads"
+    json="$tmp/$gc-$threads.json"
+    "$vm" --gc="$gc" --gc-threads=$threads --heap=32M --gc-stats=json:"$json" "$tmp/prog.src" >"$tmp/out" 2>"$tmp/err"
+    check "$t: runs" '[ $? -eq 0 ] && [ "$(cat "$tmp/out")" = "done 600" ]'
+    check "$t: collects" 'jq -e ".collections.total > 0 and .detailed" "$json" >/dev/null'
+    check "$t: every counter's unit is in the vocabulary" \
+      'jq -e --argjson units "$units" "[.counters[] | select(.unit as \$u | \$units | index(\$u) | not)] | length == 0" "$json" >/dev/null'
+    bad_units=$(jq -r --argjson units "$units" '.counters[] | select(.unit as $u | $units | index($u) | not) | "\(.name) (\(.unit))"' "$json" 2>/dev/null | paste -sd, -)
+    [ -n "$bad_units" ] && echo "  outside the vocabulary: $bad_units"
+    check "$t: every counter has a kind" 'jq -e "[.counters[] | select(.kind != \"sum\" and .kind != \"peak\")] | length == 0" "$json" >/dev/null'
+    check "$t: a peak's total is its largest collection's" \
+      'jq -e "[.counters[] | select(.kind == \"peak\" and .total != .max_per_collection)] | length == 0" "$json" >/dev/null'
+    check "$t: top-level shares of the pause add up to at most 100%" \
+      'jq -e --argjson slack $slack "([.phases[] | select(.parent == null) | .pause_ms] | add // 0) <= .pause_ms.total + \$slack" "$json" >/dev/null'
+    check "$t: a nested phase's time is within its parent's" \
+      'jq -e --argjson slack $slack ".phases as \$p | [\$p[] | select(.parent != null) | select(.wall_ms > \$p[.parent].wall_ms + \$slack or .pause_ms > \$p[.parent].wall_ms + \$slack or .depth != \$p[.parent].depth + 1)] | length == 0" "$json" >/dev/null'
+    check "$t: nested phases' shares add up to at most their parent's wall time" \
+      'jq -e --argjson slack $slack ".phases as \$p | [range(\$p | length) as \$i | select(([\$p[] | select(.parent == \$i) | .pause_ms] | add // 0) > \$p[\$i].wall_ms + \$slack)] | length == 0" "$json" >/dev/null'
+    want=$threads
+    [ $no_threads -eq 1 ] && want=0
+    check "$t: gc_threads is the $want in use" '[ "$(jq .gc_threads "$json")" -eq $want ]'
+    "$vm" --gc="$gc" --gc-threads=$threads --heap=32M --gc-stats "$tmp/prog.src" >/dev/null 2>"$tmp/table"
+    if [ "$want" -eq 0 ]; then
+      check "$t: the table says serial" 'head -1 "$tmp/table" | grep -q "^GC statistics: $gc, serial (no GC threads), "'
+    else
+      check "$t: the table says $want GC thread(s)" 'head -1 "$tmp/table" | grep -Eq "^GC statistics: $gc, $want GC threads?, "'
+    fi
+  done
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
