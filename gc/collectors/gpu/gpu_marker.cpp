@@ -27,10 +27,15 @@ size_t degree_bucket(uint64_t nrefs) {
   return 9 + (std::bit_width(nrefs - 1) - 4);
 }
 
+// An object's out-degree is its references: the slots holding numbers, nil
+// or booleans are edges of no graph (the paper's Figure 3 counts pointers).
 std::array<uint64_t, kDegreeBuckets> marked_out_degrees(const MarkableHeap& heap) {
   std::array<uint64_t, kDegreeBuckets> h{};
   heap.for_each_object([&](Word* header) {
-    if (Header::is_marked(*header)) ++h[degree_bucket(Header::nrefs(*header))];
+    if (!Header::is_marked(*header)) return;
+    uint64_t refs = 0, n = Header::nrefs(*header);
+    for (uint64_t i = 0; i < n; ++i) refs += ref_slot(header, i).is_ref();
+    ++h[degree_bucket(refs)];
   });
   return h;
 }
