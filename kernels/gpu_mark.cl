@@ -11,11 +11,12 @@
 // --gpu-launch=level; otherwise the length of the width history), or when
 // its queue stays narrow (the CPU tail, L1138-1150).
 //
-// Nothing here relies on memory consistency between work-groups, and no
-// work-item waits for another work-group: partitions run independently, as
-// the paper's two compute units did (L1084-1106), and two partitions that
-// reach the same object both mark it (marking is idempotent, L894-897), so
-// the only shared writes are identical header stores.
+// In `mark` nothing relies on memory consistency between work-groups, and
+// no work-item waits for another work-group: partitions run independently,
+// as the paper's two compute units did (L1084-1106), and two partitions
+// that reach the same object both mark it (marking is idempotent,
+// L894-897), so the only shared writes are identical header stores.
+// `mark_shared` (below) is where work-groups wait on each other.
 //
 // Build options (the host compiles one program per combination):
 //   GRAPH         the condensed reference graph (uint node indices; node =
@@ -314,21 +315,52 @@ ulong count_step(HEAP_ARGS, object_t* o, uint* mine, uint* my_offset, __local st
   return (ulong)t->total + t->wide_refs;
 }
 
+// OpenCL 1.2 makes a plain global store visible to another work-group at
+// no particular time (section 3.3.1), and a compiler may keep a polled
+// value in a register: every word that one work-group waits for another to
+// write is written and read with atomics, 32 bits at a time (the 64-bit
+// atomics are an extension). A 64-bit entry is two such words, each
+// waited for on its own: neither half of a reference is all ones (the high
+// half holds REF_TAG's 0xFFFC, the low half is 8-byte aligned), so a half
+// that reads all ones is one not written yet.
+#define EMPTY_WORD 0xFFFFFFFFu
+uint atomic_read(__global uint* p) { return atomic_or(p, 0u); }
+
+void store_entry(__global qentry* q, ulong i, qentry v) {
+#if defined(GRAPH) || defined(MIRROR)
+  atomic_xchg(q + i, v);
+#else
+  __global uint* w = (__global uint*)(q + i);
+  uint2 halves = as_uint2(v);
+  atomic_xchg(w, halves.s0);
+  atomic_xchg(w + 1, halves.s1);
+#endif
+}
+
+// An entry of `mark`'s own queues, or of mark_shared's shared one, where
+// another work-group may be waiting for it.
+void put_entry(__global qentry* q, ulong i, qentry v, uint shared) {
+  if (shared)
+    store_entry(q, i, v);
+  else
+    q[i] = v;
+}
+
 // A step's second half (lines 5 and 14-18): mark, and append the
-// references at out[at...]. Returns how many it appended: count_step's
-// total.
+// references at out[at...] (`shared`: with store_entry). Returns how many
+// it appended: count_step's total.
 ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qentry* out, ulong at,
-                 __local step_t* t) {
+                 uint shared, __local step_t* t) {
   const uint id = get_local_id(0);
   if (o->fresh) mark_object(heap, *o);
 #if defined(ATOMIC_OFFSETS)
-  for (uint i = 0; i < mine; ++i) out[at + my_offset + i] = next_ref(heap, o, i);
+  for (uint i = 0; i < mine; ++i) put_entry(out, at + my_offset + i, next_ref(heap, o, i), shared);
   uint mine_total = t->total;
 #elif defined(PREFIX_SUM)
   // Each object's references are consecutive, after those of lower ids.
   t->x[id] = mine;
   uint mine_total = exclusive_scan(t->x, id);
-  for (uint i = 0; i < mine; ++i) out[at + t->x[id] + i] = next_ref(heap, o, i);
+  for (uint i = 0; i < mine; ++i) put_entry(out, at + t->x[id] + i, next_ref(heap, o, i), shared);
 #else
   // Algorithm 2: all first references, then all second references, ...
   // hist[i & 3] counts the work-items with an (i+1)-th reference; a slot
@@ -337,7 +369,7 @@ ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qen
   for (uint i = 0; i < t->max_count; ++i) {
     if (i < mine) {
       uint local_offset = atomic_inc(&t->hist[i & 3]);
-      out[at + mine_total + local_offset] = next_ref(heap, o, i);
+      put_entry(out, at + mine_total + local_offset, next_ref(heap, o, i), shared);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     mine_total += t->hist[i & 3];
@@ -356,14 +388,14 @@ ulong write_step(HEAP_ARGS, object_t* o, uint mine, uint my_offset, __global qen
     ulong w = t->stack_at[s];
     uint count = t->stack_count[s];
 #ifdef GRAPH
-    for (uint i = id; i < count; i += WG_SIZE) out[at + i] = heap[w + 1 + i];
+    for (uint i = id; i < count; i += WG_SIZE) put_entry(out, at + i, heap[w + 1 + i], shared);
     at += count;
 #else
     __global word_t* mem = (w & IN_LARGE) ? large : heap;
     w &= ~IN_LARGE;
     for (uint i = id; i < count; i += WG_SIZE) {
       word_t v = mem[w - 1 - i];
-      if (IS_REF(v)) out[at + atomic_inc(&t->wide_len)] = v;
+      if (IS_REF(v)) put_entry(out, at + atomic_inc(&t->wide_len), v, shared);
     }
 #endif
   }
@@ -401,7 +433,7 @@ bool mark_level(HEAP_ARGS, __global const qentry* in, __global qentry* out, ulon
     uint mine = 0, my_offset = 0;
     ulong most = count_step(heap, base, large, large_base, large_words, &o, &mine, &my_offset, t);
     if (*out_len + most > capacity) return false;
-    *out_len += write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, out, *out_len, t);
+    *out_len += write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, out, *out_len, 0, t);
   }
   return true;
 }
@@ -484,16 +516,27 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
 // A work-group claims up to WG_SIZE entries with a compare-and-swap of the
 // head, and reserves its step's places with one of the tail; an entry
 // reserved but not yet written reads as EMPTY_ENTRY, and a claimer waits
-// for it (its writer is inside a step, so it is running). A work-group
-// with nothing to claim leaves the active count and waits while some
-// started work-group is active (it may append); it leaves when none is.
-// Only work-groups that have started count: one that has not can hold no
-// work, so a device that runs the work-groups one after another never
-// waits on one it has not run, and the first does all the marking.
+// for it. A work-group with nothing to claim leaves the active count and
+// waits while some started work-group is active (it may append); it leaves
+// when none is. Every one of these words is read and written with atomics
+// (store_entry, await_entry, atomic_read).
+//
+// Why every wait ends, on a device that runs work-groups concurrently or
+// one after another: a work-group waits only for one that has started (it
+// made the reservation waited on, or counted itself active), and a started
+// work-group, in a step or seeking work, waits for nothing that has not
+// already happened, so it writes what it reserved, and it leaves the
+// active count when it finds nothing to claim. One that has not started
+// holds nothing and is not counted, so a device that runs them one at a
+// time has the first mark everything. The host launches at most one
+// work-group per compute unit (gpu_marker.cpp), so on a GPU every
+// work-group is resident at once and a started one is never left waiting
+// for a place to run.
 //
 // A work-group whose step does not fit stops, leaving its claim in its
-// state words (ST_BEGIN, ST_END), the places it needed (ST_OUT) and WHY_FULL; the host moves the claims and
-// the unclaimed entries to the front of a larger queue and launches again.
+// state words (ST_BEGIN, ST_END), the places it needed (ST_OUT) and
+// WHY_FULL; the host moves the claims and the unclaimed entries to the
+// front of a larger queue and launches again.
 #define Q_HEAD 0
 #define Q_TAIL 1
 #define Q_ACTIVE 2
@@ -506,20 +549,37 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark(
 #define EMPTY_ENTRY 0xFFFFFFFFFFFFFFFFul
 #endif
 
-// The counters are polled with plain (volatile) loads: an atomic read
-// would take the line from the work-group that is updating it.
-uint peek(__global uint* counters, uint which) { return ((volatile __global uint*)counters)[which]; }
+// Entry i, once written. Its place is below the tail, so a work-group
+// reserved it inside a step (or the host wrote it before the launch), and
+// that work-group writes it before the step ends, waiting for nothing in
+// between: the wait ends.
+qentry await_entry(__global qentry* q, ulong i) {
+  __global uint* w = (__global uint*)(q + i);
+  uint lo;
+  while ((lo = atomic_read(w)) == EMPTY_WORD) {
+  }
+#if defined(GRAPH) || defined(MIRROR)
+  return lo;
+#else
+  uint hi;
+  while ((hi = atomic_read(w + 1)) == EMPTY_WORD) {
+  }
+  return as_ulong((uint2)(lo, hi));
+#endif
+}
 
 // Claims up to WG_SIZE entries: returns how many, their first in *first;
-// 0 when the queue is empty or the mark is stopping.
+// 0 when the queue is empty or the mark is stopping. The compare-and-swap
+// fails only when another work-group's succeeded, so the loop ends.
 uint claim(__global uint* counters, __local uint* first, uint tail_width, uint* claims, uint tail_min_claims) {
   for (;;) {
-    if (peek(counters, Q_STOP)) return 0;
-    uint h = peek(counters, Q_HEAD);
-    uint t = peek(counters, Q_TAIL);
+    if (atomic_read(counters + Q_STOP)) return 0;
+    uint h = atomic_read(counters + Q_HEAD);
+    uint t = atomic_read(counters + Q_TAIL);
     if (h >= t) return 0;
     // Narrow: few entries, and no other work-group in a step to add more.
-    if (tail_width && *claims >= tail_min_claims && t - h < tail_width && peek(counters, Q_ACTIVE) <= 1) {
+    if (tail_width && *claims >= tail_min_claims && t - h < tail_width &&
+        atomic_read(counters + Q_ACTIVE) <= 1) {
       atomic_xchg(&counters[Q_STOP], 1u);
       return 0;
     }
@@ -551,15 +611,17 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_shared(
       done = 0;
       n = claim(counters, &first, tail_width, &claims, tail_min_claims);
       while (n == 0 && !done) {
-        // Idle: out of the active count while waiting for work.
+        // Idle: out of the active count while waiting for work. The wait
+        // ends: each active work-group is in a step (which ends, above) or
+        // seeking work, and then claims some or leaves the count.
         atomic_dec(&counters[Q_ACTIVE]);
         for (;;) {
-          if (peek(counters, Q_STOP)) {
+          if (atomic_read(counters + Q_STOP)) {
             done = 1;
             break;
           }
-          if (peek(counters, Q_HEAD) < peek(counters, Q_TAIL)) break;
-          if (peek(counters, Q_ACTIVE) == 0) {
+          if (atomic_read(counters + Q_HEAD) < atomic_read(counters + Q_TAIL)) break;
+          if (atomic_read(counters + Q_ACTIVE) == 0) {
             done = 1;
             break;
           }
@@ -574,19 +636,13 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_shared(
     barrier(CLK_LOCAL_MEM_FENCE);
     if (done) break;
     object_t o = no_object();
-    if (id < n) {
-      volatile __global qentry* slot = queue + first + id;
-      qentry e;
-      while ((e = *slot) == EMPTY_ENTRY) {
-      }
-      o = READ(e);
-    }
+    if (id < n) o = READ(await_entry(queue, first + id));
     uint mine = 0, my_offset = 0;
     ulong most = count_step(heap, base, large, large_base, large_words, &o, &mine, &my_offset, &t);
     if (id == 0) {
       at = capacity;
       for (;;) {
-        uint tl = peek(counters, Q_TAIL);
+        uint tl = atomic_read(counters + Q_TAIL);
         if (tl + most > capacity) break;
         if (atomic_cmpxchg(&counters[Q_TAIL], tl, tl + (uint)most) == tl) {
           at = tl;
@@ -607,8 +663,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void mark_shared(
       return;
     }
     // The claimed entries are consumed: back to empty for the next launch.
-    if (id < n) queue[first + id] = EMPTY_ENTRY;
-    write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, queue, at, &t);
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    if (id < n) store_entry(queue, first + id, EMPTY_ENTRY);
+    write_step(heap, base, large, large_base, large_words, &o, mine, my_offset, queue, at, 1, &t);
   }
 }

@@ -98,16 +98,19 @@ void MarkSweepSpace::describe_events() {
   events_.add_panel(
       {"Cell occupancy",
        "live cells (% of block bytes)",
-       "How much of the blocks' memory holds live objects after each sweep: the rest is free cells, "
-       "cell padding and block tails, which a non-moving collector cannot give back.",
+       "How much of the memory of the blocks in use (those holding a live cell after the sweep) is "
+       "live cells, their padding included: the rest is free cells and block tails, which a "
+       "non-moving collector cannot give back.",
        {{"occupancy", "live cell bytes", "block bytes", 100}}});
   events_.add_panel(
       {"Fragmentation",
        "% of block bytes",
        "Internal: the padding between objects and the size of their cells. External: free cells in "
-       "blocks that also hold live ones (only objects of the same size class can use them).",
+       "blocks that also hold live ones (only objects of the same size class can use them). Tails: "
+       "the end of a block too short for one more cell of its class.",
        {{"internal", "internal fragmentation bytes", "block bytes", 100},
-        {"external", "free cell bytes", "block bytes", 100}}});
+        {"external", "free cell bytes", "block bytes", 100},
+        {"tails", "block tail bytes", "block bytes", 100}}});
 }
 
 // The sweep
@@ -234,6 +237,7 @@ void MarkSweepSpace::account_sweep(const std::vector<SweepTally>& tallies) {
   }
   rebuild_class_lists();
   uint64_t nonempty_bytes = (blocks_.size() - empty_blocks_.size()) * kBlockBytes;
+  events_.count(0, "block bytes", nonempty_bytes);
   events_.count(0, "live cell bytes", cell_bytes_in_use_);
   events_.count(0, "live object bytes", all.live_words * kWordSize);
   events_.count(0, "internal fragmentation bytes", cell_bytes_in_use_ - all.live_words * kWordSize);

@@ -84,6 +84,15 @@ check "compare: a table row per collector" 'grep -q "data-rows=\"$(echo "$collec
 for gc in $collectors; do
   check "compare: $gc in the legends" '[ "$(grep -o "</i>$gc</span>" "$tmp/compare.dom" | wc -l)" -eq 3 ]'
 done
+check "compare: a colour per collector" '[ "$(grep -o "<i style=\"background:[^\"]*\"></i>" "$tmp/compare.dom" | sort -u | wc -l)" -eq "$(echo "$collectors" | wc -l)" ]'
+check "compare: the table has the marked column" 'grep -q "<th>marked</th>" "$tmp/compare.dom"'
+# #log: both pause panels on a logarithmic axis (ticks at powers of ten).
+dump_dom "file://$html#log" >"$tmp/compare.log.dom"
+check "compare #log: script finished" 'grep -q "data-report-status=\"ok\"" "$tmp/compare.log.dom"'
+for p in pauses distribution; do
+  check "compare #log: panel $p drawn" 'panel_drawn "$p" "$tmp/compare.log.dom"'
+done
+check "compare #log: both pause axes are logarithmic" '[ "$(grep -o "data-log=\"[xy]\"" "$tmp/compare.log.dom" | wc -l)" -eq 2 ]'
 "$vm" --compare=semispace,marksweep --gc-report="$html" -e 'print(gc_stats()["collector"]);' </dev/null >/dev/null 2>&1
 dump_dom "file://$html" >"$tmp/compare2.dom"
 check "compare: a disagreement shown" 'grep -q "NO: its output differs from semispace.s at line 1" "$tmp/compare2.dom"'

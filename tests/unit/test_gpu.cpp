@@ -219,6 +219,25 @@ TEST_CASE("gpu: degree buckets cover every count") {
   CHECK(degree_bucket(1u << 30) == 14);
 }
 
+TEST_CASE("gpu: the out-degree of a marked object counts its references, not its slots") {
+  SyntheticHeap heap(1 << 16);
+  Word* target = heap.alloc(0);
+  Word* mixed = heap.alloc(4);  // a reference, a number, nil, a reference
+  link(mixed, 0, target);
+  store(mixed, 1, Value::num(2.5));
+  link(mixed, 3, target);
+  Word* unmarked = heap.alloc(3);
+  link(unmarked, 0, target);
+  *target |= Header::kMarkBit;
+  *mixed |= Header::kMarkBit;
+  auto degrees = marked_out_degrees(heap);
+  CHECK(degrees[0] == 1);
+  CHECK(degrees[2] == 1);
+  CHECK(degrees[3] == 0);
+  CHECK(degrees[4] == 0);
+  heap.clear_marks();
+}
+
 TEST_CASE("gpu: every variant marks a random graph like the CPU") {
   auto device = device_or_skip();
   if (!device) return;

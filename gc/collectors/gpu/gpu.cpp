@@ -93,14 +93,17 @@ void GpuCollector::for_each_object(const std::function<void(Word*)>& f) const {
   space().for_each_object([&](Word* h) { f(h); });
 }
 
-// The tail the GPU left (references to objects it did not reach): those not
-// marked yet are marked here and become the CPU marker's grey set.
+// The tail the GPU left (queue entries: references to objects it did not
+// reach, some twice, some marked since): those not marked yet are marked
+// here and become the CPU marker's grey set. `gpu tail objects` is every
+// object the CPU marks, those and what it reaches from them.
 void GpuCollector::finish_on_cpu(const std::vector<Word*>& gray) {
   std::vector<Word*> grey;
   for (Word* h : gray)
     if (MarkSweepSpace::set_mark(h)) grey.push_back(h);
-  events.count(0, "gpu tail objects", grey.size());
-  if (!grey.empty()) cpu_.mark_from_gray(grey);
+  uint64_t marked = grey.size();
+  if (!grey.empty()) marked += cpu_.mark_from_gray(grey);
+  events.count(0, "gpu tail objects", marked);
 }
 
 void GpuCollector::mark() {

@@ -27,10 +27,15 @@ size_t degree_bucket(uint64_t nrefs) {
   return 9 + (std::bit_width(nrefs - 1) - 4);
 }
 
+// An object's out-degree is its references: the slots holding numbers, nil
+// or booleans are edges of no graph (the paper's Figure 3 counts pointers).
 std::array<uint64_t, kDegreeBuckets> marked_out_degrees(const MarkableHeap& heap) {
   std::array<uint64_t, kDegreeBuckets> h{};
   heap.for_each_object([&](Word* header) {
-    if (Header::is_marked(*header)) ++h[degree_bucket(Header::nrefs(*header))];
+    if (!Header::is_marked(*header)) return;
+    uint64_t refs = 0, n = Header::nrefs(*header);
+    for (uint64_t i = 0; i < n; ++i) refs += ref_slot(header, i).is_ref();
+    ++h[degree_bucket(refs)];
   });
   return h;
 }
@@ -48,8 +53,8 @@ constexpr uint64_t kWhyFull = 1, kWhyLevels = 2, kWhyTail = 3;
 // more launch per this many levels.
 constexpr uint32_t kLevelsPerLaunch = 4096;
 
-// mark_shared's counters (gpu_mark.cl, Q_*), and its largest queue: the
-// kernel indexes it with 32-bit counters.
+// mark_shared's counters (gpu_mark.cl, Q_*: head, tail, active, stop), and
+// its largest queue: the kernel indexes it with 32-bit counters.
 constexpr size_t kQueueCounters = 4;
 constexpr size_t kHead = 0, kTail = 1, kStop = 3;
 constexpr uint64_t kMaxOneQueueEntries = uint64_t{1} << 31;
@@ -78,6 +83,12 @@ GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(s
   // work-group marks as fast there (docs/collectors/gpu.md, Figures) and
   // keeps the level widths.
   groups_ = options.compute_units ? options.compute_units : d.is_gpu ? d.compute_units : 1;
+  // Work-groups sharing one queue wait on each other, so each must keep
+  // running once started: at most one per compute unit, the most a device
+  // is sure to hold at once (how many more fit depends on registers and
+  // local memory OpenCL does not report per compute unit). Under one
+  // launch per level no work-group waits on another.
+  if (!options.launch_per_level) groups_ = std::min(groups_, d.compute_units);
   // The work-group size is a power of two (the prefix sum needs it) that
   // the device accepts.
   wg_size_ = std::bit_floor(std::max(1u, options.work_group_size));

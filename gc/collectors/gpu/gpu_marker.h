@@ -49,7 +49,8 @@ class MarkableHeap {
 constexpr size_t kDegreeBuckets = 15;
 extern const char* const kDegreeCounterNames[kDegreeBuckets];
 size_t degree_bucket(uint64_t nrefs);
-// Out-degree histogram of the marked objects of heap.
+// Out-degree histogram of the marked objects of heap, counting the slots
+// that hold references.
 std::array<uint64_t, kDegreeBuckets> marked_out_degrees(const MarkableHeap& heap);
 
 // Phase names, in pipeline order (gc/observe; docs/collectors/gpu.md).

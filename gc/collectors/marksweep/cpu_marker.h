@@ -35,15 +35,16 @@ class CpuMarker {
   void mark_from_roots(std::span<const RootGroup> roots);
   // From grey objects (marked, slots not yet scanned): marks everything
   // reachable from them; objects marked before keep the tri-colour
-  // invariant (tracer.h).
-  void mark_from_gray(std::span<Word* const> grey);
+  // invariant (tracer.h). Returns how many objects it marked.
+  uint64_t mark_from_gray(std::span<Word* const> grey);
 
  private:
   template <bool kParallel>
   friend class Marker;
 
-  // The mark on every GC thread, from roots and grey objects.
-  void run(std::span<const RootGroup> roots, std::span<Word* const> grey);
+  // The mark on every GC thread, from roots and grey objects; returns the
+  // objects it marked.
+  uint64_t run(std::span<const RootGroup> roots, std::span<Word* const> grey);
 
   bool serial_;
   parallel::WorkerPool& pool_;

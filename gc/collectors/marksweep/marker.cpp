@@ -30,15 +30,15 @@ void CpuMarker::mark_from_roots(std::span<const RootGroup> roots) {
   run(roots, {});
 }
 
-void CpuMarker::mark_from_gray(std::span<Word* const> grey) { run({}, grey); }
+uint64_t CpuMarker::mark_from_gray(std::span<Word* const> grey) { return run({}, grey); }
 
-void CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const> grey) {
+uint64_t CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const> grey) {
   MarkPhaseWork work{{roots}, grey};
   if (serial_) {
     Marker<false> marker(*this, 0);
     marker.run(work);
     totals_[0].add(marker.stats());
-    return;
+    return marker.objects_marked();
   }
   unsigned threads = pool_.size();
   std::vector<Marker<true>> markers;
@@ -46,7 +46,12 @@ void CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const> gre
   for (unsigned w = 0; w < threads; ++w) markers.emplace_back(*this, w);
   // An open phase: a short mark does not wait for a GC thread to wake.
   parallel::trace_open(pool_, termination_, [&](unsigned worker) { markers[worker].run(work); });
-  for (unsigned w = 0; w < threads; ++w) totals_[w].add(markers[w].stats());
+  uint64_t marked = 0;
+  for (unsigned w = 0; w < threads; ++w) {
+    totals_[w].add(markers[w].stats());
+    marked += markers[w].objects_marked();
+  }
+  return marked;
 }
 
 // The serial marker

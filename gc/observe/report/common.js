@@ -8,7 +8,14 @@ window.onerror = function (msg, src, line, col, err) {
 };
 var SVGNS = "http://www.w3.org/2000/svg";
 var COLORS = { full: "#c0392b", young: "#2e86de", size: "#8a94a3", used: "#2e86de", live: "#27ae60",
-               busy: "#2e86de", idle: "#d5dbe3", free: "#eef1f5", series: ["#8e44ad", "#e67e22", "#16a085", "#2c3e50", "#c0a000", "#b03060"] };
+               busy: "#2e86de", idle: "#d5dbe3", free: "#eef1f5",
+               series: ["#8e44ad", "#e67e22", "#16a085", "#2c3e50", "#c0a000", "#b03060", "#2e86de", "#7f8c8d", "#6b8e23", "#d35400"] };
+// The k-th of as many colours as asked for, no two alike: the palette, then
+// hues a golden angle apart (which never repeat).
+function seriesColour(k) {
+  var P = COLORS.series;
+  return k < P.length ? P[k] : "hsl(" + ((k - P.length) * 137.508 + 20) % 360 + ", 60%, 40%)";
+}
 var MANY = 4000;  // above this many marks, one path replaces per-mark shapes and tooltips
 
 function el(tag, attrs, parent, text) {
@@ -58,15 +65,30 @@ function legend(parent, items) {
   items.forEach(function (it) { var s = html("span", {}, d); html("i", { style: "background:" + it[1] }, s); s.appendChild(document.createTextNode(it[0])); });
 }
 
+// A logarithmic axis over [lo, hi] (lo > 0): ticks at the powers of ten
+// that span it; a value at or under lo maps to lo, so a zero still shows.
+function logTicks(lo, hi) {
+  var a = Math.floor(Math.log10(lo)), b = Math.max(a + 1, Math.ceil(Math.log10(hi))), ticks = [];
+  for (var e = a; e <= b; e++) ticks.push(Math.pow(10, e));
+  return { ticks: ticks, min: ticks[0], max: ticks[ticks.length - 1], decimals: Math.max(0, -a) };
+}
+function logScale(lo, hi, p0, p1) {
+  var l0 = Math.log10(lo), span = Math.log10(hi) - l0 || 1;
+  return function (v) { return p0 + (Math.log10(Math.max(v, lo)) - l0) / span * (p1 - p0); };
+}
+
 // Axes with ticks, grid lines and labels; returns scales and the plot group.
+// xLog / yLog: that axis is logarithmic from xMin / yMin (positive).
 function axes(parent, o) {
   var W = o.width || 560, H = o.height || 260, L = o.left || 64, R = o.right || 16, T = 12, B = 46;
   var svg = el("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" }, parent);
-  var xt = niceTicks(o.xMin || 0, o.xMax, 6, o.xInteger);
-  var yt = niceTicks(o.yMin || 0, o.yMax, 5, o.yInteger);
-  var xmax = o.xExact ? o.xMax : xt.max, xmin = o.xMin || 0;
-  var sx = function (v) { return L + (v - xmin) / (xmax - xmin || 1) * (W - L - R); };
-  var sy = function (v) { return H - B - (v - (o.yMin || 0)) / (yt.max - (o.yMin || 0) || 1) * (H - T - B); };
+  if (o.xLog || o.yLog) svg.setAttribute("data-log", o.xLog ? "x" : "y");  // for the tests
+  var xt = o.xLog ? logTicks(o.xMin, o.xMax) : niceTicks(o.xMin || 0, o.xMax, 6, o.xInteger);
+  var yt = o.yLog ? logTicks(o.yMin, o.yMax) : niceTicks(o.yMin || 0, o.yMax, 5, o.yInteger);
+  var xmax = o.xExact ? o.xMax : xt.max, xmin = o.xLog ? xt.min : o.xMin || 0;
+  var sx = o.xLog ? logScale(xmin, xmax, L, W - R) : function (v) { return L + (v - xmin) / (xmax - xmin || 1) * (W - L - R); };
+  var sy = o.yLog ? logScale(yt.min, yt.max, H - B, T)
+                  : function (v) { return H - B - (v - (o.yMin || 0)) / (yt.max - (o.yMin || 0) || 1) * (H - T - B); };
   var grid = el("g", { "class": "grid" }, svg), ax = el("g", { "class": "axis" }, svg);
   yt.ticks.forEach(function (t) {
     el("line", { x1: L, x2: W - R, y1: sy(t), y2: sy(t) }, grid);

@@ -1,7 +1,8 @@
 // The --compare --gc-report page: one program under several collectors.
 // DATA is {program, runs: [{collector, exit_status, disagreement, data}]},
 // data being the run's report_data_json or null (compare_report_html in
-// report.cpp). Each collector keeps one colour in every panel.
+// report.cpp). Each collector keeps one colour in every panel, by its place
+// in RUNS, and no two share one however many there are (seriesColour).
 var DATA = /*GCLAB_DATA*/null;
 
 var RUNS = DATA.runs.filter(function (r) { return r.data !== null; }).map(function (r) {
@@ -9,8 +10,7 @@ var RUNS = DATA.runs.filter(function (r) { return r.data !== null; }).map(functi
   r.data.exit_status = r.exit_status;
   return r.data;
 });
-function colour(k) { return COLORS.series[k % COLORS.series.length]; }
-function runLegend(s) { legend(s, RUNS.map(function (r, k) { return [r.collector, colour(k)]; })); }
+function runLegend(s) { legend(s, RUNS.map(function (r, k) { return [r.collector, seriesColour(k)]; })); }
 function pausesOf(r) { return r.collections.pause_ms; }
 function longestRun() { return Math.max.apply(null, RUNS.map(function (r) { return r.summary.run_time_ms / 1000; }).concat([0.001])); }
 function longestPause() {
@@ -18,24 +18,48 @@ function longestPause() {
   RUNS.forEach(function (r) { pausesOf(r).forEach(function (p) { m = Math.max(m, p); }); });
   return m;
 }
+function shortestPause() {
+  var m = Infinity;
+  RUNS.forEach(function (r) { pausesOf(r).forEach(function (p) { if (p > 0) m = Math.min(m, p); }); });
+  return m === Infinity ? 0.001 : m;
+}
+// One collector's long pauses flatten every other curve on a linear axis: a
+// box switches the panel's pause axis to a logarithmic one, redrawing it
+// (compare.html#log opens the page with every box ticked).
+function withLogToggle(s, id, draw) {
+  var ctl = html("div", { "class": "controls" }, s), holder = html("div", {}, s);
+  var box = html("input", { type: "checkbox", id: id }, ctl);
+  box.checked = /(^#|&)log(&|$)/.test(location.hash);
+  html("label", { "for": id }, ctl, " logarithmic pause axis");
+  function redraw() { holder.textContent = ""; return draw(holder, box.checked); }
+  box.addEventListener("change", redraw);
+  return redraw();
+}
+// The total of counter `name` over the run, or null where the collector
+// does not count it.
+function counterTotal(r, name) {
+  var c = r.summary.counters.filter(function (k) { return k.name === name; });
+  return c.length ? c[0].total : null;
+}
 
 // --- the cards: one per collector, and the table of the text output
 function drawCards() {
   document.getElementById("title").textContent = "gclab comparison: " + DATA.program;
   document.getElementById("subtitle").textContent = DATA.runs.length + " collectors, the same program, input and heap limit" +
       (RUNS.length < DATA.runs.length ? " (" + (DATA.runs.length - RUNS.length) + " ended before they could report)" : "");
-  var s = panel("table", "Side by side", "The numbers of --compare's table: time, the share of it spent paused, collections, pause percentiles and the heap. The first collector is the reference; every other must print the same output and exit the same way.");
+  var s = panel("table", "Side by side", "The numbers of --compare's table: time, the share of it spent paused, collections, pause percentiles, the heap, bytes copied and objects marked (where the collector counts them). The first collector is the reference; every other must print the same output and exit the same way.");
   s.classList.add("wide");
   var t = html("table", { "class": "compare" }, s), head = html("tr", {}, t);
-  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses", "peak heap", "peak live", "copied", "exit", "agrees"].forEach(function (h) { html("th", {}, head, h); });
+  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses", "peak heap", "peak live", "copied", "marked", "exit", "agrees"].forEach(function (h) { html("th", {}, head, h); });
   RUNS.forEach(function (r, k) {
     var m = r.summary, tr = html("tr", {}, t), name = html("td", {}, tr);
-    html("i", { style: "background:" + colour(k) }, name);
+    html("i", { style: "background:" + seriesColour(k) }, name);
     name.appendChild(document.createTextNode(r.collector));
     [fmt(m.run_time_ms), fmt(100 * m.gc_share, 1) + " %", String(m.collections.by_kind.Young), String(m.collections.by_kind.Full),
      fmt(m.pause_ms.p50, 2), fmt(m.pause_ms.p99, 2), fmt(m.pause_ms.max, 2),
      m.pause_ms.simulated_collections ? "simulated" : "measured", bytes(m.heap.peak_size_bytes),
-     bytes(m.heap.peak_live_bytes), m.heap.copied_bytes ? bytes(m.heap.copied_bytes) : "-", String(r.exit_status),
+     bytes(m.heap.peak_live_bytes), m.heap.copied_bytes ? bytes(m.heap.copied_bytes) : "-",
+     counterTotal(r, "objects marked") === null ? "-" : String(counterTotal(r, "objects marked")), String(r.exit_status),
      k === 0 ? "reference" : r.disagreement ? "NO: " + r.disagreement : "yes"].forEach(function (v) { html("td", {}, tr, v); });
   });
   s.setAttribute("data-rows", String(RUNS.length));
@@ -46,19 +70,23 @@ function drawPauses() {
   var s = panel("pauses", "Pause timelines", "Each dot is one collection of one collector: when it happened (x) and how long the program was stopped (y).");
   if (!RUNS.length) return empty(s, "No run reported.");
   runLegend(s);
-  var a = axes(s, { xMax: longestRun(), yMax: (longestPause() || 1) * 1.05, xLabel: "time since start (s)", yLabel: "pause (ms)" });
+  return withLogToggle(s, "pauses-log", drawPauseDots);
+}
+function drawPauseDots(s, log) {
+  var a = axes(s, { xMax: longestRun(), yLog: log, yMin: log ? shortestPause() : 0, yMax: (longestPause() || 1) * 1.05,
+                    xLabel: "time since start (s)", yLabel: "pause (ms)" });
   var n = 0;
   RUNS.forEach(function (r, k) {
     var C = r.collections, d = "";
     for (var i = 0; i < C.id.length; i++) {
       var x = a.sx((C.start_ms[i] + C.pause_ms[i] / 2) / 1000), y = a.sy(C.pause_ms[i]);
       if (C.id.length > MANY) { d += "M" + x.toFixed(1) + " " + y.toFixed(1) + "h1"; n++; continue; }
-      var c = el("circle", { cx: x, cy: y, r: 2.5, fill: colour(k), "fill-opacity": 0.8 }, a.g);
+      var c = el("circle", { cx: x, cy: y, r: 2.5, fill: seriesColour(k), "fill-opacity": 0.8 }, a.g);
       tip(c, r.collector + " GC(" + C.id[i] + ") at " + fmt(C.start_ms[i] / 1000, 3) + " s: " + fmt(C.pause_ms[i], 3) + " ms" +
           (C.simulated[i] ? " simulated" : ""));
       n++;
     }
-    if (d) el("path", { d: d, stroke: colour(k), "stroke-width": 3 }, a.g);
+    if (d) el("path", { d: d, stroke: seriesColour(k), "stroke-width": 3 }, a.g);
   });
   return marks(a, n);
 }
@@ -68,14 +96,18 @@ function drawDistribution() {
   var s = panel("distribution", "Pause distributions", "For each collector, the share of its collections that paused for at most x ms: a curve that rises early and reaches 1 soon pauses briefly.");
   if (!RUNS.length) return empty(s, "No run reported.");
   runLegend(s);
-  var a = axes(s, { xMax: (longestPause() || 1) * 1.05, yMax: 1, xLabel: "pause (ms)", yLabel: "share of collections" });
+  return withLogToggle(s, "distribution-log", drawDistributionCurves);
+}
+function drawDistributionCurves(s, log) {
+  var a = axes(s, { xLog: log, xMin: log ? shortestPause() : 0, xMax: (longestPause() || 1) * 1.05, yMax: 1,
+                    xLabel: "pause (ms)", yLabel: "share of collections" });
   var n = 0;
   RUNS.forEach(function (r, k) {
     var p = pausesOf(r).slice().sort(function (x, y) { return x - y; });
     if (!p.length) return;
     var d = "M" + a.sx(0).toFixed(1) + " " + a.sy(0).toFixed(1);
     p.forEach(function (v, i) { d += "H" + a.sx(v).toFixed(1) + "V" + a.sy((i + 1) / p.length).toFixed(1); });
-    var path = el("path", { d: d, stroke: colour(k), fill: "none", "stroke-width": 2 }, a.g);
+    var path = el("path", { d: d, stroke: seriesColour(k), fill: "none", "stroke-width": 2 }, a.g);
     tip(path, r.collector + ": " + p.length + " collections, p50 " + fmt(r.summary.pause_ms.p50, 3) + " ms, p99 " +
         fmt(r.summary.pause_ms.p99, 3) + " ms, max " + fmt(r.summary.pause_ms.max, 3) + " ms");
     n++;
@@ -103,7 +135,7 @@ function drawHeap() {
            "L" + a.sx((C.start_ms[i] + C.pause_ms[i]) / 1000).toFixed(1) + " " + a.sy(mib(C.used_after[i])).toFixed(1);
     }
     d += "L" + a.sx(r.summary.run_time_ms / 1000).toFixed(1) + " " + a.sy(mib(r.summary.heap.used_bytes)).toFixed(1);
-    var path = el("path", { d: d, stroke: colour(k), fill: "none", "stroke-width": 1.5 }, a.g);
+    var path = el("path", { d: d, stroke: seriesColour(k), fill: "none", "stroke-width": 1.5 }, a.g);
     tip(path, r.collector + ": peak heap " + bytes(r.summary.heap.peak_size_bytes) + ", peak live " + bytes(r.summary.heap.peak_live_bytes));
     n++;
   });

@@ -277,7 +277,7 @@ function drawCollectorPanels() {
     });
     var ymax = 0;
     lines.forEach(function (l) { l.forEach(function (v) { ymax = Math.max(ymax, v); }); });
-    if (p.series.length > 1) legend(s, p.series.map(function (sr, k) { return [sr.label, COLORS.series[k % COLORS.series.length]]; }));
+    if (p.series.length > 1) legend(s, p.series.map(function (sr, k) { return [sr.label, seriesColour(k)]; }));
     var a = axes(s, { xMin: -0.5, xMax: N - 0.5, xExact: true, xInteger: true, yMax: ymax || 1, xLabel: "collection (GC number)", yLabel: p.y_label });
     var n = 0, bw = Math.max(1, (a.sx(1) - a.sx(0)) / lines.length - 1);
     lines.forEach(function (l, k) {
@@ -285,11 +285,11 @@ function drawCollectorPanels() {
       l.forEach(function (v, i) {
         var x = a.sx(i - 0.5) + k * bw + (a.sx(1) - a.sx(0) > 4 ? 1 : 0);
         if (N > MANY) { d += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + a.sy(v).toFixed(1); if (v > 0) n++; return; }
-        var r = el("rect", { x: x, width: bw, y: a.sy(v), height: Math.max(0, a.sy(0) - a.sy(v)), fill: COLORS.series[k % COLORS.series.length] }, a.g);
+        var r = el("rect", { x: x, width: bw, y: a.sy(v), height: Math.max(0, a.sy(0) - a.sy(v)), fill: seriesColour(k) }, a.g);
         tip(r, "GC(" + C.id[i] + "): " + p.series[k].label + " " + fmt(v, 2) + " (" + p.y_label + ")");
         if (v > 0) n++;
       });
-      if (d) el("path", { d: d, stroke: COLORS.series[k % COLORS.series.length] }, a.g);
+      if (d) el("path", { d: d, stroke: seriesColour(k) }, a.g);
     });
     marks(a, n);
   });
