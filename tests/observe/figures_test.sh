@@ -8,16 +8,7 @@
 # new one is covered without a change here.
 #   tests/observe/figures_test.sh VM_BINARY SOURCE_DIR
 set -u
-vm=$1
-top=$2
-command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/bootstrap installs it)"; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gclab-figures.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+. "$(dirname "$0")/lib.sh" "$1" "$2" figures
 
 # The vocabulary, read from its one definition.
 units=$(sed -n '/kCounterUnits\[\] = {/,/^};/p' "$top/gc/observe/recorder.h" | grep -o '^ *"[a-z]*"' | tr -d ' "' |

@@ -3,16 +3,7 @@
 # formats, content, and that nothing of them reaches the program's stdout.
 #   tests/observe/outputs_test.sh VM_BINARY SOURCE_DIR
 set -u
-vm=$1
-top=$2
-command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/bootstrap installs it)"; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gclab-observe.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+. "$(dirname "$0")/lib.sh" "$1" "$2" observe
 
 # Seven explicit collections, then allocation that must collect too.
 cat >"$tmp/prog.src" <<'SRC'

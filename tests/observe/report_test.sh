@@ -6,26 +6,7 @@
 # Exits 77 (skipped) when no chromium is installed (scripts/bootstrap
 # installs Debian's chromium).
 set -u
-vm=$1
-top=$2
-browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
-if [ -z "$browser" ]; then
-  echo "SKIP: no chromium (scripts/bootstrap installs it)"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gclab-report.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-
-dump_dom() {  # URL -> the DOM after scripts ran, on stdout
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
-    --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" --virtual-time-budget=10000 --dump-dom "$1" 2>/dev/null
-}
+. "$(dirname "$0")/lib.sh" "$1" "$2" report browser
 
 # panel_drawn ID DOM: the <section id="panel-ID"> has an SVG with data-marks > 0.
 panel_drawn() {
