@@ -49,6 +49,8 @@ set_tests_properties(repl PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test.sh $<TARGET_FILE:vm>)
 # --gpu-heap=shared marks the heap in place and transfers nothing.
 add_test(NAME gpu/shared_heap COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/shared_heap_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
+# Work-groups sharing one queue end their waits with one device thread or two.
+add_test(NAME gpu/shared_queue COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/shared_queue_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 
 # The command line built from the VM's and the collectors' option tables.
 add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh $<TARGET_FILE:vm>)

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <regex>
@@ -269,14 +270,23 @@ struct NoRoots final : gc::RootSet {
 };
 class FakeCollector final : public gc::Collector {
  public:
-  FakeCollector(gc::RootSet& r, const gc::HeapOptions& o) : Collector(r, o) {}
+  // A collection's work between its start and end: by default one phase
+  // and one counter.
+  using Work = std::function<void(gc::observe::Recorder&)>;
+  FakeCollector(gc::RootSet& r, const gc::HeapOptions& o, Work work = {},
+                gc::observe::CollectionKind kind = gc::observe::CollectionKind::kYoung)
+      : Collector(r, o), work_(std::move(work)), kind_(kind) {}
   gc::Word* allocate_slow(uint32_t, uint64_t, uint64_t) override { return nullptr; }
   gc::Word* allocate_pinned(uint32_t, uint64_t, uint64_t) override { return nullptr; }
   void collect(gc::GcCause cause) override {
-    events.collection_start(gc::observe::CollectionKind::kYoung, cause, *this);
-    events.phase_start(0, "work");
-    events.count(0, "objects", 3);
-    events.phase_end(0, "work");
+    events.collection_start(kind_, cause, *this);
+    if (work_) {
+      work_(events);
+    } else {
+      events.phase_start(0, "work");
+      events.count(0, "objects", 3);
+      events.phase_end(0, "work");
+    }
     events.collection_end(*this);
   }
   const char* name() const override { return "fake"; }
@@ -284,6 +294,10 @@ class FakeCollector final : public gc::Collector {
   uint64_t heap_size() const override { return 4000; }
   bool in_heap(const void*) const override { return false; }
   uint64_t identity_hash(gc::Word*) override { return 0; }
+
+ private:
+  Work work_;
+  gc::observe::CollectionKind kind_;
 };
 
 }  // namespace
@@ -306,36 +320,24 @@ TEST_CASE("observe: a disabled recorder records no phases or counters, but count
   check_against_schema(gc::observe::stats_json(s));
 }
 
-// A collector that models its pauses: a host phase of 2 ms around two
-// simulated ones of 30 and 70 us.
-class SimulatedCollector final : public gc::Collector {
- public:
-  SimulatedCollector(gc::RootSet& r, const gc::HeapOptions& o) : Collector(r, o) {}
-  gc::Word* allocate_slow(uint32_t, uint64_t, uint64_t) override { return nullptr; }
-  gc::Word* allocate_pinned(uint32_t, uint64_t, uint64_t) override { return nullptr; }
-  void collect(gc::GcCause cause) override {
-    events.collection_start(gc::observe::CollectionKind::kFull, cause, *this);
-    events.phase(0, "simulation", [&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      events.simulated_phase(0, "mark", 30'000);
-      events.simulated_phase(0, "sweep", 70'000);
-    });
-    events.collection_end(*this);
-  }
-  const char* name() const override { return "simulated"; }
-  uint64_t heap_used() const override { return 1000; }
-  uint64_t heap_size() const override { return 4000; }
-  bool in_heap(const void*) const override { return false; }
-  uint64_t identity_hash(gc::Word*) override { return 0; }
-};
-
 TEST_CASE(
     "observe: a modelled pause is the simulated time, its phases the simulated ones, the host's beside") {
   NoRoots roots;
   gc::HeapOptions o;
   o.record_events = true;
   o.keep_event_history = true;
-  SimulatedCollector c(roots, o);
+  // A collector that models its pauses: a host phase of 2 ms around two
+  // simulated ones of 30 and 70 us.
+  FakeCollector c(
+      roots, o,
+      [](gc::observe::Recorder& events) {
+        events.phase(0, "simulation", [&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          events.simulated_phase(0, "mark", 30'000);
+          events.simulated_phase(0, "sweep", 70'000);
+        });
+      },
+      gc::observe::CollectionKind::kFull);
   for (int i = 0; i < 3; ++i) c.collect(gc::GcCause::kExplicit);
   const gc::observe::CollectionRecord& r = c.events.records().back();
   CHECK(r.simulated());

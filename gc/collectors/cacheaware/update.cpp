@@ -87,8 +87,8 @@ class UpdatePhase::Runner {
     UpdateCounters& counters = u_.cores_[c]->counters;
     if (!map.contains(begin)) return;  // pinned objects lie outside the partitions
     counters.lines += map.lines(begin, words);
-    if (map.homing() == Homing::kLines || map.host(map.partition_of(begin)) != c ||
-        map.partition_of(begin) != map.partition_of(begin + words - 1))
+    uint32_t p = map.partition_of(begin);
+    if (map.homing() == Homing::kLines || map.host(p) != c || p != map.partition_of(begin + words - 1))
       counters.line_hops += map.line_hops(c, begin, words);
   }
 
