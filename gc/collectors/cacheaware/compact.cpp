@@ -15,6 +15,22 @@ namespace {
 
 bool covered(const PartitionState& s, Word* end) { return s.floor >= end; }
 
+// What a core counts while it slides, kept in registers: the words it
+// moves could otherwise alias its counters in memory.
+struct Tally {
+  uint64_t objects_placed = 0, placed_at_home = 0, objects_moved = 0, bytes_moved = 0, balanced_bytes = 0,
+           lines = 0, line_hops = 0;
+  void add_to(CompactCounters& counters) const {
+    counters.objects_placed += objects_placed;
+    counters.placed_at_home += placed_at_home;
+    counters.objects_moved += objects_moved;
+    counters.bytes_moved += bytes_moved;
+    counters.balanced_bytes += balanced_bytes;
+    counters.lines += lines;
+    counters.line_hops += line_hops;
+  }
+};
+
 }  // namespace
 
 // The master's table of free space (section 3.3).
@@ -214,6 +230,13 @@ class CompactPhase::Slider {
   // Walks the source from where it stopped; false if an object found no
   // room below the bound (pending_words_ says how much it needs).
   bool slide() {
+    Tally tally;
+    bool done = slide(tally);
+    tally.add_to(counters_);
+    return done;
+  }
+
+  bool slide(Tally& tally) {
     while (src_rank_ < ranks_) {
       uint32_t p = hosted_[src_rank_];
       PartitionState& s = c_.partitions_[p];
@@ -222,7 +245,7 @@ class CompactPhase::Slider {
         Word* h = header_from_start(src_);
         Word hw = *h;
         uint64_t words = object_words(hw);
-        if (Header::is_marked(hw) && !place(src_, h, hw, words)) return false;
+        if (Header::is_marked(hw) && !place(src_, h, hw, words, tally)) return false;
         src_ += words;
       }
       if (++src_rank_ < ranks_) src_ = c_.partitions_[hosted_[src_rank_]].floor;
@@ -238,15 +261,15 @@ class CompactPhase::Slider {
 
   // One marked object at `start`: moved to the destination, or left where
   // it is when the destination has caught up with it.
-  bool place(Word* start, Word* h, Word hw, uint64_t words) {
+  bool place(Word* start, Word* h, Word hw, uint64_t words, Tally& tally) {
     uint64_t need = words + growth(hw);
     bool at_home = (hw & kDisplacedBit) == 0;
     for (;;) {
       if (foreign_) {
         if (static_cast<uint64_t>(dest_end_ - dest_) >= need) {
-          counters_.balanced_bytes += need * kWordSize;
-          count_placed(false);
-          move(start, h, hw | kDisplacedBit, words);
+          tally.balanced_bytes += need * kWordSize;
+          count_placed(false, tally);
+          move(start, h, hw | kDisplacedBit, words, tally);
           return true;
         }
         close_foreign();
@@ -263,17 +286,17 @@ class CompactPhase::Slider {
           *h = hw & ~Header::kMarkBit;
           dest_ = start + words;
           local_dest_ = dest_;
-          count_placed(at_home);
+          count_placed(at_home, tally);
           return true;
         }
-        count_placed(at_home);
-        move(start, h, hw, words);
+        count_placed(at_home, tally);
+        move(start, h, hw, words, tally);
         local_dest_ = dest_;
         return true;
       }
       if (static_cast<uint64_t>(dest_end_ - dest_) >= need) {
-        count_placed(at_home);
-        move(start, h, hw, words);
+        count_placed(at_home, tally);
+        move(start, h, hw, words, tally);
         local_dest_ = dest_;
         return true;
       }
@@ -327,24 +350,24 @@ class CompactPhase::Slider {
     dest_end_ = c_.map_.end(hosted_[dest_rank_]);
   }
 
-  void count_placed(bool at_home) {
-    counters_.objects_placed++;
-    counters_.placed_at_home += at_home;
+  static void count_placed(bool at_home, Tally& tally) {
+    tally.objects_placed++;
+    tally.placed_at_home += at_home;
   }
 
   // The lines a move reads and writes. Under partition homing the source
   // is this core's, and so is a local destination: only a balancing
   // destination is remote.
-  void count_lines(const Word* from, uint64_t words, const Word* to, uint64_t total) {
+  void count_lines(const Word* from, uint64_t words, const Word* to, uint64_t total, Tally& tally) {
     const PartitionMap& map = c_.map_;
-    counters_.lines += map.lines(from, words) + map.lines(to, total);
+    tally.lines += map.lines(from, words) + map.lines(to, total);
     if (map.homing() == Homing::kLines)
-      counters_.line_hops += map.line_hops(core_, from, words) + map.line_hops(core_, to, total);
+      tally.line_hops += map.line_hops(core_, from, words) + map.line_hops(core_, to, total);
     else if (foreign_)
-      counters_.line_hops += map.line_hops(core_, to, total);
+      tally.line_hops += map.line_hops(core_, to, total);
   }
 
-  void move(Word* start, Word* h, Word hw, uint64_t words) {
+  void move(Word* start, Word* h, Word hw, uint64_t words, Tally& tally) {
     uint64_t n = Header::nrefs(hw);
     Word* new_start = dest_;
     Word* new_h = new_start + words_below(n);
@@ -366,10 +389,10 @@ class CompactPhase::Slider {
     }
     *new_h = hw;
     forwarding_.moved(start, words, new_start);
-    count_lines(start, words, new_start, total);
+    count_lines(start, words, new_start, total, tally);
     dest_ += total;
-    counters_.objects_moved++;
-    counters_.bytes_moved += total * kWordSize;
+    tally.objects_moved++;
+    tally.bytes_moved += total * kWordSize;
   }
 
   CompactPhase& c_;

@@ -39,23 +39,11 @@ void ForwardingMap::Writer::clear(Word* begin, Word* end) {
   touched_ = std::max(touched_, last);
 }
 
-void ForwardingMap::Writer::moved(Word* from, uint64_t words, Word* to) {
-  uint64_t offset = static_cast<uint64_t>(from - map_->base_);
-  uint64_t chunk = offset / kChunkWords;
+// The object's words past its first chunk: each later chunk it reaches
+// begins with it.
+void ForwardingMap::Writer::moved_across(uint64_t offset, uint64_t words, Word* to) {
   Chunk* chunks = map_->chunks_;
-  if (chunk != chunk_)
-    chunks[chunk].destination = reinterpret_cast<uint64_t>(to);
-  else if (to != next_)
-    split(chunk, offset % kChunkWords, to);
-  next_ = to + words;
-  uint64_t lo = offset % kChunkWords;
-  if (lo + words <= kChunkWords) [[likely]] {
-    chunks[chunk].moved |= (words == kChunkWords ? ~uint64_t{0} : (uint64_t{1} << words) - 1) << lo;
-    chunk_ = chunk;
-    return;
-  }
-  // The object's words, and each later chunk it reaches begins with it.
-  uint64_t end = offset + words;
+  uint64_t chunk = offset / kChunkWords, lo = offset % kChunkWords, end = offset + words;
   for (uint64_t k = chunk; k * kChunkWords < end; ++k) {
     uint64_t hi = std::min(end - k * kChunkWords, kChunkWords);
     uint64_t bits = hi == kChunkWords ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;

@@ -46,11 +46,27 @@ class ForwardingMap {
     void clear(Word* begin, Word* end);
     // The object of `words` words at `from` (its first word) now starts
     // at `to`.
-    void moved(Word* from, uint64_t words, Word* to);
+    void moved(Word* from, uint64_t words, Word* to) {
+      uint64_t offset = static_cast<uint64_t>(from - map_->base_);
+      uint64_t chunk = offset / kChunkWords, lo = offset % kChunkWords;
+      Chunk& c = map_->chunks_[chunk];
+      if (chunk != chunk_)
+        c.destination = reinterpret_cast<uint64_t>(to);
+      else if (to != next_)
+        split(chunk, lo, to);
+      next_ = to + words;
+      if (lo + words < kChunkWords) [[likely]] {
+        c.moved |= ((uint64_t{1} << words) - 1) << lo;
+        chunk_ = chunk;
+        return;
+      }
+      moved_across(offset, words, to);
+    }
 
    private:
     friend class ForwardingMap;
     void split(uint64_t chunk, uint64_t offset, Word* to);
+    void moved_across(uint64_t offset, uint64_t words, Word* to);
 
     ForwardingMap* map_ = nullptr;
     unsigned index_ = 0;

@@ -15,7 +15,7 @@ constexpr unsigned kScanSlice = 256;
 
 // What an object costs in the heap after compaction: a hashed object grows
 // the word that keeps its hash when it moves.
-uint64_t compacted_words(Word hw) {
+[[gnu::always_inline]] inline uint64_t compacted_words(Word hw) {
   uint64_t words = object_words(hw);
   if (Header::hash_state(hw) == HashState::kHashed) {
     uint64_t raw = Header::raw_words(hw);
@@ -23,6 +23,19 @@ uint64_t compacted_words(Word hw) {
   }
   return words;
 }
+
+// What a core counts while it marks, kept in registers: the headers it
+// writes could otherwise alias its counters in memory.
+struct Tally {
+  uint64_t objects = 0, objects_at_home = 0, words = 0, lines = 0, line_hops = 0;
+  void add_to(MarkCounters& counters) const {
+    counters.objects += objects;
+    counters.objects_at_home += objects_at_home;
+    counters.words += words;
+    counters.lines += lines;
+    counters.line_hops += line_hops;
+  }
+};
 
 size_t cache_index(const Word* ref, unsigned mask) {
   uint64_t x = reinterpret_cast<uintptr_t>(ref) >> 3;
@@ -106,9 +119,10 @@ class MarkPhase::Runner {
     for (Batch* b = core.inbox.take_all(); b;) {
       core.counters.received += b->count;
       received_ = true;
+      Tally tally;
       for (uint32_t i = 0; i < b->count; ++i) {
         Word* h = b->refs[i];
-        if (mark_local(c, h)) {
+        if (mark_local(c, h, tally)) {
           if (Header::nrefs(*h)) core.queue.push_back(reinterpret_cast<uintptr_t>(h) | kMarkedEntry);
           if (core.requests.size() < m_.request_list_) {
             core.requests.push_back(h);
@@ -118,6 +132,7 @@ class MarkPhase::Runner {
           }
         }
       }
+      tally.add_to(core.counters);
       Batch* next = b->next;
       delete b;
       b = next;
@@ -127,6 +142,13 @@ class MarkPhase::Runner {
   // Scans up to `budget` queued objects; true if some are left.
   bool scan(unsigned c, unsigned budget) {
     Core& core = *m_.cores_[c];
+    Tally tally;
+    bool left = scan_slice(c, core, budget, tally);
+    tally.add_to(core.counters);
+    return left;
+  }
+
+  bool scan_slice(unsigned c, Core& core, unsigned budget, Tally& tally) {
     for (;;) {
       while (core.window_count < kWindow && !core.queue.empty()) {
         uintptr_t e = core.queue.back();
@@ -140,7 +162,7 @@ class MarkPhase::Runner {
       core.window_head = (core.window_head + 1) % kWindow;
       core.window_count--;
       Word* h = reinterpret_cast<Word*>(e & ~kMarkedEntry);
-      if (!(e & kMarkedEntry) && !mark_local(c, h)) continue;
+      if (!(e & kMarkedEntry) && !mark_local(c, h, tally)) continue;
       budget--;
       // Atomic: a pinned object's header may be getting another thread's
       // mark bit (mark_unhosted) while this one scans it.
@@ -150,7 +172,7 @@ class MarkPhase::Runner {
     }
   }
 
-  void reach(unsigned c, Value v) {
+  [[gnu::always_inline]] void reach(unsigned c, Value v) {
     if (!v.is_ref()) return;
     Word* h = v.as_ref();
     const PartitionMap& map = m_.map_;
@@ -172,26 +194,20 @@ class MarkPhase::Runner {
 
   // Only the host marks an object in a partition, so its mark bit needs no
   // atomic operation (L194 of Flood et al. makes the same point).
-  bool mark_local(unsigned c, Word* h) {
-    Core& core = *m_.cores_[c];
+  // The lines counted are what marking reads and writes: the header and
+  // the slots below it. Under partition homing their home is this core,
+  // the host, so the hops are zero without asking.
+  [[gnu::always_inline]] bool mark_local(unsigned c, Word* h, Tally& tally) {
     Word hw = *h;
     if (Header::is_marked(hw)) return false;
     *h = hw | Header::kMarkBit;
-    core.counters.objects++;
-    core.counters.objects_at_home += (hw & kDisplacedBit) == 0;
-    core.counters.words += compacted_words(hw);
+    tally.objects++;
+    tally.objects_at_home += (hw & kDisplacedBit) == 0;
+    tally.words += compacted_words(hw);
     uint64_t n = Header::nrefs(hw);
-    count_lines(c, h - n, n + 1);
+    tally.lines += m_.map_.lines(h - n, n + 1);
+    if (m_.map_.homing() == Homing::kLines) tally.line_hops += m_.map_.line_hops(c, h - n, n + 1);
     return true;
-  }
-
-  // The lines of what marking reads and writes: the header and the slots
-  // below it. Under partition homing their home is this core, the host, so
-  // the hops are zero without asking.
-  void count_lines(unsigned c, const Word* begin, uint64_t words) {
-    MarkCounters& counters = m_.cores_[c]->counters;
-    counters.lines += m_.map_.lines(begin, words);
-    if (m_.map_.homing() == Homing::kLines) counters.line_hops += m_.map_.line_hops(c, begin, words);
   }
 
   void mark_unhosted(Core& core, Word* h) {

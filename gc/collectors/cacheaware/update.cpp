@@ -27,29 +27,29 @@ class UpdatePhase::Runner {
     uint64_t start = parallel::now_ns();
     if (mine_.empty()) return;
     unsigned first = mine_.front();
+    Tally roots_tally;
     for (;;) {
       size_t i = roots.next.fetch_add(1, std::memory_order_relaxed);
       if (i >= roots.groups.size()) break;
       const RootGroup& g = roots.groups[i];
-      for (size_t k = 0; k < g.count; ++k) update(first, g.slots + k);
+      for (size_t k = 0; k < g.count; ++k) update(first, g.slots + k, roots_tally);
     }
     for (;;) {
       size_t i = next_extra.fetch_add(1, std::memory_order_relaxed);
       if (i >= extra.size()) break;
-      update_object(first, extra[i]);
+      Word* h = extra[i];
+      uint64_t n = Header::nrefs(*h);
+      count_lines(first, h - n, n + 1, roots_tally);
+      update_slots(first, h, n, roots_tally);
     }
+    roots_tally.add_to(u_.cores_[first]->counters);
     // Queries are answered after each partition, not only at the end, so
     // that a core whose partitions refer into a busy core's does not idle
     // until that core has updated all of its own.
     for (unsigned c : mine_) {
       for (uint32_t p : u_.map_.hosted_by(c)) {
         if (p >= u_.frontier_) break;
-        const PartitionState& s = u_.partitions_[p];
-        for (Word* w = s.floor; w < s.top;) {
-          Word* h = header_from_start(w);
-          update_object(c, h);
-          w += object_words(*h);
-        }
+        update_partition(c, u_.partitions_[p]);
         for (unsigned k : mine_) answer(k);
       }
     }
@@ -72,46 +72,75 @@ class UpdatePhase::Runner {
   }
 
  private:
-  void update_object(unsigned c, Word* h) {
-    uint64_t n = Header::nrefs(*h);
-    Value* slots = ref_slots_begin(h, n);
-    count_lines(c, h - n, n + 1);
-    for (uint64_t i = 0; i < n; ++i) update(c, slots + i);
+  // What a core counts while it updates, kept in registers: the slots it
+  // writes could otherwise alias its counters in memory.
+  struct Tally {
+    uint64_t slots = 0, local_hits = 0, shared_hits = 0, lines = 0, line_hops = 0;
+    void add_to(UpdateCounters& counters) const {
+      counters.slots += slots;
+      counters.local_hits += local_hits;
+      counters.shared_hits += shared_hits;
+      counters.lines += lines;
+      counters.line_hops += line_hops;
+    }
+  };
+
+  // A partition of the core's own, compacted: its objects lie from floor
+  // to top, each within the partition (huge objects cover theirs and are
+  // updated as extra objects), so under partition homing their lines are
+  // the core's.
+  void update_partition(unsigned c, const PartitionState& s) {
+    const PartitionMap& map = u_.map_;
+    bool lines_homed_apart = map.homing() == Homing::kLines;
+    Tally tally;
+    for (Word* w = s.floor; w < s.top;) {
+      Word* h = header_from_start(w);
+      Word hw = *h;
+      uint64_t n = Header::nrefs(hw);
+      tally.lines += map.lines(h - n, n + 1);
+      if (lines_homed_apart) tally.line_hops += map.line_hops(c, h - n, n + 1);
+      update_slots(c, h, n, tally);
+      w = h + 1 + Header::raw_words(hw);
+    }
+    tally.add_to(u_.cores_[c]->counters);
   }
 
-  // The lines of the header and slots. Under partition homing a core's own
-  // partitions are homed on it; the pinned and huge objects any thread
-  // claims may not be.
-  void count_lines(unsigned c, const Word* begin, uint64_t words) {
+  [[gnu::always_inline]] void update_slots(unsigned c, Word* h, uint64_t n, Tally& tally) {
+    Value* slots = ref_slots_begin(h, n);
+    for (uint64_t i = 0; i < n; ++i) update(c, slots + i, tally);
+  }
+
+  // The lines of the header and slots of an object outside the core's
+  // partitions: the pinned and huge objects any thread claims, whose lines
+  // may be homed elsewhere even under partition homing.
+  void count_lines(unsigned c, const Word* begin, uint64_t words, Tally& tally) {
     const PartitionMap& map = u_.map_;
-    UpdateCounters& counters = u_.cores_[c]->counters;
     if (!map.contains(begin)) return;  // pinned objects lie outside the partitions
-    counters.lines += map.lines(begin, words);
+    tally.lines += map.lines(begin, words);
     uint32_t p = map.partition_of(begin);
     if (map.homing() == Homing::kLines || map.host(p) != c || p != map.partition_of(begin + words - 1))
-      counters.line_hops += map.line_hops(c, begin, words);
+      tally.line_hops += map.line_hops(c, begin, words);
   }
 
-  [[gnu::always_inline]] void update(unsigned c, Value* slot) {
+  [[gnu::always_inline]] void update(unsigned c, Value* slot, Tally& tally) {
     Value v = *slot;
     if (!v.is_ref()) return;
     Word* h = v.as_ref();
     const PartitionMap& map = u_.map_;
     if (!map.contains(h)) return;
-    UpdateCounters& counters = u_.cores_[c]->counters;
-    counters.slots++;
+    tally.slots++;
     unsigned host = map.host(map.partition_of(h));
     if (host == c) {
       Word* moved = forwarding_.forward(h);
       if (moved != h) {
         *slot = Value::ref(moved);
-        counters.local_hits++;
+        tally.local_hits++;
       }
       return;
     }
     if (Word* moved = shared_[host]->find(h)) {
       *slot = Value::ref(moved);
-      counters.shared_hits++;
+      tally.shared_hits++;
       return;
     }
     query(c, host, slot, h);
