@@ -32,6 +32,8 @@
 namespace gc::cacheaware {
 
 class ForwardingMap {
+  struct Chunk;
+
  public:
   static constexpr uint64_t kChunkWords = 64;
 
@@ -81,18 +83,36 @@ class ForwardingMap {
   // A huge object's move (after compaction), by its header.
   void huge_moved(const Word* from, Word* to);
 
-  // Where the object with header `h` is now (h itself if it did not move).
-  Word* forward(Word* h) const {
-    uint64_t offset = static_cast<uint64_t>(h - base_);
-    const Chunk& c = chunks_[offset / kChunkWords];
-    uint64_t bit = offset % kChunkWords;
-    uint64_t below = c.moved & ((uint64_t{1} << bit) - 1);
-    if (!(c.moved >> bit & 1)) [[unlikely]]
-      return huge_.empty() ? h : forward_huge(h);
-    if (!(c.destination & kSplit)) [[likely]]
-      return reinterpret_cast<Word*>(c.destination) + bit_count(below);
-    return forward_split(c.destination, bit, below);
-  }
+  // forward() with the map's fields as plain values: the loops that store
+  // into the heap keep one in registers, where a store could otherwise
+  // alias the fields and force them to be loaded again for every
+  // reference. Valid until the next move is recorded.
+  class Reader {
+   public:
+    explicit Reader(const ForwardingMap& map)
+        : base_(map.base_), chunks_(map.chunks_), any_huge_(!map.huge_.empty()), map_(&map) {}
+
+    // Where the object with header `h` is now (h itself if it did not
+    // move).
+    Word* forward(Word* h) const {
+      uint64_t offset = static_cast<uint64_t>(h - base_);
+      const Chunk& c = chunks_[offset / kChunkWords];
+      uint64_t bit = offset % kChunkWords;
+      uint64_t below = c.moved & ((uint64_t{1} << bit) - 1);
+      if (!(c.moved >> bit & 1)) [[unlikely]]
+        return any_huge_ ? map_->forward_huge(h) : h;
+      if (!(c.destination & kSplit)) [[likely]]
+        return reinterpret_cast<Word*>(c.destination) + bit_count(below);
+      return map_->forward_split(c.destination, bit, below);
+    }
+
+   private:
+    const Word* base_;
+    const Chunk* chunks_;
+    bool any_huge_;
+    const ForwardingMap* map_;
+  };
+  Word* forward(Word* h) const { return Reader(*this).forward(h); }
 
   // The memory held: chunks up to the highest touched, runs and the huge
   // objects' list.

@@ -40,12 +40,12 @@ PartitionMap::PartitionMap(Word* base, uint64_t partition_words, uint32_t partit
       words_(partition_words),
       count_(partitions),
       host_(partitions),
+      lookup_(base, partition_words, partitions, host_.data()),
       rank_(partitions),
       hosted_(mesh.cores()),
       homing_(homing),
       width_(mesh.width()),
       cores_(mesh.cores()) {
-  if (std::has_single_bit(words_)) shift_ = static_cast<unsigned>(std::countr_zero(words_));
   const std::vector<unsigned>& order = mesh.snake();
   unsigned cores = mesh.cores();
   for (uint32_t p = 0; p < partitions; ++p) {

@@ -23,6 +23,7 @@
 // work, are the same either way; the homes say what each access costs.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -69,24 +70,53 @@ class Mesh {
   std::vector<std::vector<unsigned>> ring1_, ring2_;
 };
 
+// Which partition an address lies in and which core hosts it, as plain
+// values: the loops that store into the heap keep a copy in registers,
+// where a store could otherwise alias the map's fields and force them to
+// be loaded again for every reference.
+class HostLookup {
+ public:
+  HostLookup(Word* base, uint64_t partition_words, uint32_t partitions, const uint16_t* hosts)
+      : base_(base),
+        extent_(partition_words * partitions),
+        words_(partition_words),
+        shift_(std::has_single_bit(partition_words) ? static_cast<unsigned>(std::countr_zero(partition_words))
+                                                    : 0),
+        hosts_(hosts) {}
+
+  bool contains(const void* p) const {
+    return static_cast<uint64_t>(static_cast<const Word*>(p) - base_) < extent_ && p >= base_;
+  }
+  uint32_t partition_of(const void* p) const {
+    uint64_t offset = static_cast<uint64_t>(static_cast<const Word*>(p) - base_);
+    return static_cast<uint32_t>(shift_ ? offset >> shift_ : offset / words_);
+  }
+  unsigned host_of(const void* p) const { return hosts_[partition_of(p)]; }
+
+ private:
+  Word* base_;
+  uint64_t extent_;
+  uint64_t words_;
+  unsigned shift_;  // log2(words_) when a power of two, else 0
+  const uint16_t* hosts_;
+};
+
 // Where each partition is and which core hosts it. The partitions are
 // contiguous, from base, each partition_words long.
 class PartitionMap {
  public:
   PartitionMap(Word* base, uint64_t partition_words, uint32_t partitions, const Mesh& mesh,
                Homing homing = Homing::kPartition);
+  PartitionMap(const PartitionMap&) = delete;  // lookup_ points into host_
+  PartitionMap& operator=(const PartitionMap&) = delete;
 
   uint32_t count() const { return count_; }
   uint64_t partition_words() const { return words_; }
   Word* base() const { return base_; }
   Word* limit() const { return base_ + words_ * count_; }
-  bool contains(const void* p) const {
-    return static_cast<uint64_t>(static_cast<const Word*>(p) - base_) < words_ * count_ && p >= base_;
-  }
-  uint32_t partition_of(const void* p) const {
-    uint64_t offset = static_cast<uint64_t>(static_cast<const Word*>(p) - base_);
-    return static_cast<uint32_t>(shift_ ? offset >> shift_ : offset / words_);
-  }
+  bool contains(const void* p) const { return lookup_.contains(p); }
+  uint32_t partition_of(const void* p) const { return lookup_.partition_of(p); }
+  const HostLookup& lookup() const { return lookup_; }
   Word* begin(uint32_t partition) const { return base_ + words_ * partition; }
   Word* end(uint32_t partition) const { return begin(partition) + words_; }
   unsigned host(uint32_t partition) const { return host_[partition]; }
@@ -116,9 +146,9 @@ class PartitionMap {
 
   Word* base_;
   uint64_t words_;
-  unsigned shift_ = 0;  // log2(words_) when a power of two, else 0
   uint32_t count_;
   std::vector<uint16_t> host_;
+  HostLookup lookup_;
   std::vector<uint32_t> rank_;
   std::vector<std::vector<uint32_t>> hosted_;
   Homing homing_;

@@ -71,9 +71,10 @@ class MarkPhase::Runner {
   // sends do not depend on which thread got to a group first.
   void scan_roots(std::span<const RootGroup> roots) {
     unsigned cores = m_.mesh_.cores();
+    HostLookup hosts = m_.map_.lookup();
     for (unsigned c : mine_)
       for (size_t i = c; i < roots.size(); i += cores)
-        for (size_t k = 0; k < roots[i].count; ++k) reach(c, roots[i].slots[k]);
+        for (size_t k = 0; k < roots[i].count; ++k) reach(c, roots[i].slots[k], hosts);
   }
 
   void loop() {
@@ -149,6 +150,7 @@ class MarkPhase::Runner {
   }
 
   bool scan_slice(unsigned c, Core& core, unsigned budget, Tally& tally) {
+    HostLookup hosts = m_.map_.lookup();
     for (;;) {
       while (core.window_count < kWindow && !core.queue.empty()) {
         uintptr_t e = core.queue.back();
@@ -168,19 +170,18 @@ class MarkPhase::Runner {
       // mark bit (mark_unhosted) while this one scans it.
       uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
       Value* slots = ref_slots_begin(h, n);
-      for (uint64_t i = n; i-- > 0;) reach(c, slots[i]);
+      for (uint64_t i = n; i-- > 0;) reach(c, slots[i], hosts);
     }
   }
 
-  [[gnu::always_inline]] void reach(unsigned c, Value v) {
+  [[gnu::always_inline]] void reach(unsigned c, Value v, const HostLookup& hosts) {
     if (!v.is_ref()) return;
     Word* h = v.as_ref();
-    const PartitionMap& map = m_.map_;
-    if (!map.contains(h)) {
+    if (!hosts.contains(h)) {
       mark_unhosted(*m_.cores_[c], h);
       return;
     }
-    unsigned host = map.host(map.partition_of(h));
+    unsigned host = hosts.host_of(h);
     if (host == c) {
       m_.cores_[c]->queue.push_back(reinterpret_cast<uintptr_t>(h));
       return;

@@ -28,11 +28,12 @@ class UpdatePhase::Runner {
     if (mine_.empty()) return;
     unsigned first = mine_.front();
     Tally roots_tally;
+    Lookups at(u_.map_, forwarding_);
     for (;;) {
       size_t i = roots.next.fetch_add(1, std::memory_order_relaxed);
       if (i >= roots.groups.size()) break;
       const RootGroup& g = roots.groups[i];
-      for (size_t k = 0; k < g.count; ++k) update(first, g.slots + k, roots_tally);
+      for (size_t k = 0; k < g.count; ++k) update(first, g.slots + k, at, roots_tally);
     }
     for (;;) {
       size_t i = next_extra.fetch_add(1, std::memory_order_relaxed);
@@ -40,7 +41,7 @@ class UpdatePhase::Runner {
       Word* h = extra[i];
       uint64_t n = Header::nrefs(*h);
       count_lines(first, h - n, n + 1, roots_tally);
-      update_slots(first, h, n, roots_tally);
+      update_slots(first, h, n, at, roots_tally);
     }
     roots_tally.add_to(u_.cores_[first]->counters);
     // Queries are answered after each partition, not only at the end, so
@@ -74,6 +75,14 @@ class UpdatePhase::Runner {
  private:
   // What a core counts while it updates, kept in registers: the slots it
   // writes could otherwise alias its counters in memory.
+  // The maps the slot loop reads, as values (HostLookup, ForwardingMap::Reader).
+  struct Lookups {
+    Lookups(const PartitionMap& map, const ForwardingMap& forwarding)
+        : hosts(map.lookup()), moves(forwarding) {}
+    HostLookup hosts;
+    ForwardingMap::Reader moves;
+  };
+
   struct Tally {
     uint64_t slots = 0, local_hits = 0, shared_hits = 0, lines = 0, line_hops = 0;
     void add_to(UpdateCounters& counters) const {
@@ -92,6 +101,7 @@ class UpdatePhase::Runner {
   void update_partition(unsigned c, const PartitionState& s) {
     const PartitionMap& map = u_.map_;
     bool lines_homed_apart = map.homing() == Homing::kLines;
+    Lookups at(map, forwarding_);
     Tally tally;
     for (Word* w = s.floor; w < s.top;) {
       Word* h = header_from_start(w);
@@ -99,15 +109,15 @@ class UpdatePhase::Runner {
       uint64_t n = Header::nrefs(hw);
       tally.lines += map.lines(h - n, n + 1);
       if (lines_homed_apart) tally.line_hops += map.line_hops(c, h - n, n + 1);
-      update_slots(c, h, n, tally);
+      update_slots(c, h, n, at, tally);
       w = h + 1 + Header::raw_words(hw);
     }
     tally.add_to(u_.cores_[c]->counters);
   }
 
-  [[gnu::always_inline]] void update_slots(unsigned c, Word* h, uint64_t n, Tally& tally) {
+  [[gnu::always_inline]] void update_slots(unsigned c, Word* h, uint64_t n, const Lookups& at, Tally& tally) {
     Value* slots = ref_slots_begin(h, n);
-    for (uint64_t i = 0; i < n; ++i) update(c, slots + i, tally);
+    for (uint64_t i = 0; i < n; ++i) update(c, slots + i, at, tally);
   }
 
   // The lines of the header and slots of an object outside the core's
@@ -122,16 +132,15 @@ class UpdatePhase::Runner {
       tally.line_hops += map.line_hops(c, begin, words);
   }
 
-  [[gnu::always_inline]] void update(unsigned c, Value* slot, Tally& tally) {
+  [[gnu::always_inline]] void update(unsigned c, Value* slot, const Lookups& at, Tally& tally) {
     Value v = *slot;
     if (!v.is_ref()) return;
     Word* h = v.as_ref();
-    const PartitionMap& map = u_.map_;
-    if (!map.contains(h)) return;
+    if (!at.hosts.contains(h)) return;
     tally.slots++;
-    unsigned host = map.host(map.partition_of(h));
+    unsigned host = at.hosts.host_of(h);
     if (host == c) {
-      Word* moved = forwarding_.forward(h);
+      Word* moved = at.moves.forward(h);
       if (moved != h) {
         *slot = Value::ref(moved);
         tally.local_hits++;
