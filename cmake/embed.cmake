@@ -3,7 +3,7 @@
 # text it uses is always the one it was built with. A line that is exactly
 # /*GCLAB_INLINE NAME*/ is replaced by the file NAME beside SRC, so that a
 # page kept as HTML, CSS and script is still one self-contained string.
-#   cmake -DSRC=kernels/gpu_mark.cl -DOUT=gpu_mark.cpp -DNAMESPACE=gc::gpu -DNAME=kMarkKernelSource -P embed.cmake
+#   cmake -DSRC=gc/collectors/gpu/gpu_mark.cl -DOUT=gpu_mark.cpp -DNAMESPACE=gc::gpu -DNAME=kMarkKernelSource -P embed.cmake
 file(READ ${SRC} text)
 get_filename_component(dir ${SRC} DIRECTORY)
 string(REGEX MATCHALL "/\\*GCLAB_INLINE [^*\n]+\\*/\n" markers "${text}")

@@ -233,6 +233,8 @@ class Collector {
 struct CollectorInfo {
   const char* name;
   const char* description;
+  // Throws CreationError (gc/exit_status.h) when the collector cannot be
+  // made: the VM reports it and exits with its status.
   std::unique_ptr<Collector> (*create)(RootSet& roots, const HeapOptions& options);
   // Why the collector cannot run on this machine (--list-gcs says so and
   // the test suite skips it), or empty; nullptr: it always can.

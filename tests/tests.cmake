@@ -45,12 +45,17 @@ set_tests_properties(observe/panels PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME repl COMMAND ${CMAKE_SOURCE_DIR}/tests/repl/repl_test.sh $<TARGET_FILE:vm>)
 set_tests_properties(repl PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 
-# The gpu collector where there is no OpenCL device.
-add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test.sh $<TARGET_FILE:vm>)
-# --gpu-heap=shared marks the heap in place and transfers nothing.
-add_test(NAME gpu/shared_heap COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/shared_heap_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
-# Work-groups sharing one queue end their waits with one device thread or two.
-add_test(NAME gpu/shared_queue COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/shared_queue_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
+if(GCLAB_OPENCL)
+  # The gpu collector where there is no OpenCL device.
+  add_test(NAME gpu/no_device COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/no_device_test.sh $<TARGET_FILE:vm>)
+  # --gpu-heap=shared marks the heap in place and transfers nothing.
+  add_test(NAME gpu/shared_heap COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/shared_heap_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
+  # Work-groups sharing one queue end their waits with one device thread or two.
+  add_test(NAME gpu/shared_queue COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/shared_queue_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
+else()
+  # A vm built without OpenCL: gpu says why it cannot run; the others run.
+  add_test(NAME gpu/without_opencl COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/without_opencl_test.sh $<TARGET_FILE:vm>)
+endif()
 
 # The command line built from the VM's and the collectors' option tables.
 add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh $<TARGET_FILE:vm>)

@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "gc/exit_status.h"
 #include "gc/observe/json.h"
 #include "gc/observe/outputs.h"
 #include "gc/observe/stats.h"
@@ -22,7 +23,7 @@ namespace vm {
 
 namespace {
 
-constexpr int kExitSoftware = 70;
+using gc::kExitSoftware;
 
 // What the table shows of one run, as the child measured it.
 struct Row {
@@ -152,6 +153,9 @@ std::optional<uint64_t> first_different_line(std::FILE* a, std::FILE* b) {
   } catch (RuntimeError& e) {
     std::cerr << "error: " << e.message << "\n";
     status = kExitSoftware;
+  } catch (const gc::CreationError& e) {
+    std::cerr << "vm: " << e.what() << "\n";
+    status = e.status();
   }
   std::cout.flush();
   std::fflush(nullptr);

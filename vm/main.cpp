@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "gc/exit_status.h"
 #include "gc/observe/log.h"
 #include "gc/observe/outputs.h"
 #include "gc/observe/stats.h"
@@ -40,10 +41,10 @@
 
 namespace {
 
-constexpr int kExitUsage = 64;
-constexpr int kExitDataError = 65;
-constexpr int kExitNoInput = 66;
-constexpr int kExitSoftware = 70;
+using gc::kExitDataError;
+using gc::kExitNoInput;
+using gc::kExitSoftware;
+using gc::kExitUsage;
 
 const char* const kVersion = "gclab 0.1.0";
 
@@ -426,8 +427,9 @@ options:
   }
   std::cout << R"(
 exit status: 0 success, 64 bad command line, 65 compile error or damaged heap
-snapshot, 66 unreadable file, 70 runtime error (including out of memory and
-stack overflow), 71 heap verification failure, or the status given to exit().
+snapshot, 66 unreadable file, 69 the collector cannot run on this machine, 70
+runtime error (including out of memory and stack overflow), 71 heap
+verification failure, or the status given to exit().
 )";
 }
 
@@ -844,6 +846,10 @@ int main(int argc, char** argv) {
     if (line.compare) return compare(line, program);
     std::unique_ptr<gc::observe::Log> log = set_up_observability(line, program);
     return run(line, program);
+  } catch (const gc::CreationError& e) {
+    std::cout.flush();
+    std::cerr << "vm: " << e.what() << "\n";
+    return e.status();
   } catch (const std::bad_alloc&) {
     std::cout.flush();
     std::cerr << "error: out of memory: the VM's own memory, outside the heap, ran out\n";

@@ -2,23 +2,27 @@
 
 #include <sstream>
 
+#include "gc/exit_status.h"
+
 namespace vm {
 
 namespace {
 
-struct ExitStatus {
-  const char* status;
+struct ExitStatusMeaning {
+  gc::ExitStatus status;
   const char* meaning;
 };
 
 // The statuses --help lists (tests/cli/install_test.sh checks that the two agree).
-constexpr ExitStatus kExitStatuses[] = {
-    {"0", "success"},
-    {"64", "bad command line"},
-    {"65", "compile error, or a damaged heap snapshot (--replay)"},
-    {"66", "unreadable file"},
-    {"70", "runtime error (including out of memory and stack overflow)"},
-    {"71", "heap verification failure"},
+constexpr ExitStatusMeaning kExitStatuses[] = {
+    {gc::kExitSuccess, "success"},
+    {gc::kExitUsage, "bad command line"},
+    {gc::kExitDataError, "compile error, or a damaged heap snapshot (--replay)"},
+    {gc::kExitNoInput, "unreadable file"},
+    {gc::kExitUnavailable,
+     "the collector cannot run on this machine (no OpenCL device, or a vm built without OpenCL)"},
+    {gc::kExitSoftware, "runtime error (including out of memory and stack overflow)"},
+    {gc::kExitVerifyFailure, "heap verification failure"},
 };
 
 // One option as a tagged paragraph: its spelling as --help shows it, then
@@ -127,7 +131,7 @@ print the options; with \fB\-\-gc\fR=\fINAME\fR, that collector's options only
     out << ".TP\n\\fB" << roff_escape(c.name) << "\\fR\n"
         << roff_escape(c.description) << (c.uses_gc_threads ? "" : " (no GC threads)") << "\n";
   out << ".SH EXIT STATUS\n";
-  for (const ExitStatus& s : kExitStatuses)
+  for (const ExitStatusMeaning& s : kExitStatuses)
     out << ".TP\n.B " << s.status << "\n" << roff_escape(s.meaning) << "\n";
   out << R"(.PP
 Otherwise, the status the program gave to \fBexit()\fR.

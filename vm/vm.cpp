@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler/compiler.h"
+#include "gc/exit_status.h"
 #include "vm/fiber.h"
 
 #if defined(GCLAB_TSAN)
@@ -199,7 +200,7 @@ int VM::run_function(uint32_t function) {
   } catch (RuntimeError& e) {
     std::fflush(stdout);
     print_error(e);
-    return 70;
+    return gc::kExitSoftware;
   } catch (ExitRequest& e) {
     std::fflush(stdout);
     return e.status;
@@ -215,7 +216,7 @@ int VM::run_source(const std::string& name, std::string_view source) {
   compiler::CompileResult r = compiler::compile_source(program_, name, source);
   if (!r.ok) {
     print_diagnostics(r);
-    return 65;
+    return gc::kExitDataError;
   }
   link_new_functions();
   return run_function(r.function);
@@ -256,7 +257,7 @@ int VM::disassemble_source(const std::string& name, std::string_view source, std
   compiler::CompileResult r = compiler::compile_source(program_, name, source);
   if (!r.ok) {
     print_diagnostics(r);
-    return 65;
+    return gc::kExitDataError;
   }
   compiler::disassemble(program_, r.function, out);
   return 0;

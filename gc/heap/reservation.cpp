@@ -2,30 +2,29 @@
 
 #include <sys/mman.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "gc/collector.h"
+#include "gc/exit_status.h"
 
 namespace gc {
 
 namespace {
 
-void* reserve_or_die(uint64_t bytes, const char* what) {
+void* reserve(uint64_t bytes, const char* what) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    std::fprintf(stderr, "gc: cannot reserve %llu bytes of address space for the %s: %s\n",
-                 static_cast<unsigned long long>(bytes), what, std::strerror(errno));
-    std::exit(70);
-  }
+  if (p == MAP_FAILED)
+    throw CreationError(kExitSoftware, "cannot reserve " + std::to_string(bytes) +
+                                           " bytes of address space for the " + what + ": " +
+                                           std::strerror(errno));
   return p;
 }
 
 }  // namespace
 
 Reservation::Reservation(uint64_t bytes) : size_(round_up_pages(bytes)) {
-  base_ = static_cast<Word*>(reserve_or_die(size_, "heap"));
+  base_ = static_cast<Word*>(reserve(size_, "heap"));
   // Transparent huge pages where the system allows them: a trace of a
   // large heap touches a new page at nearly every object, and with 4 KB
   // pages each of those loads also waits on a page-table walk. A failure
@@ -67,7 +66,7 @@ CardTable::CardTable(const Reservation& heap) {
   uintptr_t first = reinterpret_cast<uintptr_t>(heap.base()) >> kCardShift;
   uintptr_t last = (reinterpret_cast<uintptr_t>(heap.end()) + (1u << kCardShift) - 1) >> kCardShift;
   table_bytes_ = round_up_pages(last - first);
-  table_ = static_cast<uint8_t*>(reserve_or_die(table_bytes_, "card table"));
+  table_ = static_cast<uint8_t*>(reserve(table_bytes_, "card table"));
   // Computed on integers: the biased pointer lies outside the table, and
   // only biased_ + (address >> kCardShift) is ever dereferenced.
   biased_ = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(table_) - first);

@@ -2,10 +2,8 @@
 
 #include <sys/mman.h>
 
-#include <cstdio>
-#include <cstdlib>
-
 #include "gc/alloc/lab.h"
+#include "gc/exit_status.h"
 #include "gc/heap/reservation.h"
 
 namespace gc {
@@ -15,10 +13,8 @@ OffsetTable::OffsetTable(Word* begin, Word* end)
       cards_((reinterpret_cast<uintptr_t>(end) >> kCardShift) - first_card_) {
   uint64_t bytes = round_up_pages(cards_ * sizeof(uint32_t) + 1);
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    std::fprintf(stderr, "gc: cannot reserve the offset table\n");
-    std::exit(70);
-  }
+  if (p == MAP_FAILED)
+    throw CreationError(kExitSoftware, "cannot reserve address space for the offset table");
   entries_ = static_cast<uint32_t*>(p);
 }
 

@@ -203,7 +203,7 @@ std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint6
 void report_and_exit(const Failure& failure) {
   std::fprintf(stderr, "%s\n", failure.message().c_str());
   std::fflush(stderr);
-  std::_Exit(kVerifyExitStatus);
+  std::_Exit(kExitVerifyFailure);
 }
 
 void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection) {

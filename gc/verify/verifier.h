@@ -15,7 +15,7 @@
 // check_heap returns the first failure (tests use this);
 // verify_heap_or_exit prints it as
 //   gc-verify: <what> (object 0x..., slot i, space ..., collection N)
-// and exits with status kVerifyExitStatus.
+// and exits with status kExitVerifyFailure.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +24,10 @@
 #include <vector>
 
 #include "gc/collector.h"
+#include "gc/exit_status.h"
 #include "gc/layout.h"
 
 namespace gc::verify {
-
-// 71 is EX_OSERR's neighbour in sysexits.h, otherwise unused by the VM: a
-// corrupted heap is an internal error, and scripts and tests can tell it
-// from a program's own failure (exit 1) and from out of memory.
-constexpr int kVerifyExitStatus = 71;
 
 struct SpaceRange {
   const char* name;
@@ -95,10 +91,10 @@ std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint6
 // verify_heap_or_exit.
 void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection);
 // Prints a failure found elsewhere (a collector's own structure) the same
-// way, and exits with kVerifyExitStatus.
+// way, and exits with kExitVerifyFailure.
 [[noreturn]] void report_and_exit(const Failure& failure);
 // The --gc-verify path: on failure prints Failure::message() (prefixed with
-// `when`, e.g. "before" or "after") and exits with kVerifyExitStatus.
+// `when`, e.g. "before" or "after") and exits with kExitVerifyFailure.
 void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when);
 
 }  // namespace gc::verify

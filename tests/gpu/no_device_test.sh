@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --gc=gpu on a machine with no OpenCL device (the ICD loader pointed at an
-# empty vendor directory): one clear line and exit status 70; --list-gcs says
+# empty vendor directory): one clear line and exit status 69; --list-gcs says
 # gpu cannot run (so the suite skips it); --gpu-fallback=cpu marks on the CPU.
 #   tests/gpu/no_device_test.sh VM
 set -u
@@ -13,7 +13,7 @@ check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 
 err=$("$vm" --gc=gpu -e 'print(1);' 2>&1 >/dev/null)
 status=$?
-check "exit status 70" '[ "$status" -eq 70 ]'
+check "exit status 69" '[ "$status" -eq 69 ]'
 check "one line" '[ "$(printf "%s\n" "$err" | wc -l)" -eq 1 ]'
 check "says there is no device and how to get one" \
   'printf "%s" "$err" | grep -q "no OpenCL device.*pocl-opencl-icd.*--gpu-fallback=cpu"'

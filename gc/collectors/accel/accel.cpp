@@ -219,7 +219,7 @@ void AccelCollector::check_sweep(const accel::SweepBlock& swept, const MarkSweep
                static_cast<unsigned long long>(events.current_collection()), static_cast<void*>(swept.begin),
                why.c_str());
   std::fflush(stderr);
-  std::_Exit(verify::kVerifyExitStatus);
+  std::_Exit(kExitVerifyFailure);
 }
 
 std::unique_ptr<Collector> create_accel(RootSet& roots, const HeapOptions& options) {

@@ -1,9 +1,8 @@
 #include "gc/collectors/cacheaware/cacheaware.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
+#include "gc/exit_status.h"
 #include "gc/heap/identity_hash.h"
 
 namespace gc {
@@ -26,10 +25,7 @@ constexpr uint32_t kMapBars = 512;
 Options checked_options(const HeapOptions& heap) {
   std::string error;
   Options o = cacheaware_options(heap, &error);
-  if (!error.empty()) {
-    std::fprintf(stderr, "cacheaware: %s\n", error.c_str());
-    std::exit(64);
-  }
+  if (!error.empty()) throw CreationError(kExitUsage, "--gc=cacheaware: " + error);
   return o;
 }
 

@@ -1,19 +1,12 @@
 #include "gc/collectors/gpu/gpu.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 #include "gc/collectors/gpu/gpu_options.h"
+#include "gc/exit_status.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
 
 namespace {
-
-// Exit status for "--gc=gpu but no device": the runtime-error status of
-// the VM (LANGUAGE.md's 70), since nothing in the program is at fault.
-constexpr int kExitNoDevice = 70;
-constexpr int kExitUsage = 64;
 
 const char* const kPhaseCpuTail = "gpu cpu tail";
 const char* const kPhaseOutDegrees = "gpu out-degree statistics";
@@ -153,20 +146,16 @@ void GpuCollector::report(const gpu::MarkReport& r) {
 std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options) {
   std::string why;
   std::unique_ptr<gpu::ClDevice> device = gpu::choose_device(gpu_options(options).device, &why);
-  if (!device && !gpu_options(options).cpu_when_no_device) {
-    std::fprintf(stderr, "vm: --gc=gpu: %s\n", why.c_str());
-    std::exit(kExitNoDevice);
-  }
+  if (!device && !gpu_options(options).cpu_when_no_device)
+    throw CreationError(kExitUnavailable, "--gc=gpu: " + why);
   // Checked here, not with the other options: asking OpenCL before the VM
   // forks the runs of --compare would leave the children a driver that is
   // not safe to use after fork().
-  if (device && gpu_options(options).shared_heap && !device->host_unified_memory) {
-    std::fprintf(stderr,
-                 "vm: --gpu-heap=shared needs a device that shares memory with the host, and %s does not "
-                 "(--cl-list says which do; --gpu-heap=direct copies the heap instead)\n",
-                 device->name.c_str());
-    std::exit(kExitUsage);
-  }
+  if (device && gpu_options(options).shared_heap && !device->host_unified_memory)
+    throw CreationError(
+        kExitUsage, "--gpu-heap=shared needs a device that shares memory with the host, and " + device->name +
+                        " does not (--cl-list says which do; --gpu-heap=direct copies the heap "
+                        "instead)");
   return std::make_unique<GpuCollector>(roots, options, std::move(device));
 }
 

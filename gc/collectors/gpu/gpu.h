@@ -7,7 +7,7 @@
 // reference graph (--gpu-heap=graph: rebuilt, or only its new nodes where
 // the write barrier keeps it; direct offloads the heap as it is);
 // 2. copy it and the roots to the device; 3. mark, one kernel launch
-// (kernels/gpu_mark.cl) looping over the frontier queue until it is empty
+// (gpu_mark.cl) looping over the frontier queue until it is empty
 // or narrow enough for the CPU marker (--gpu-launch=level: a launch per
 // level); 4. copy back and apply the marks; then the space's parallel
 // sweep on the CPU (L485-501).
@@ -17,6 +17,7 @@
 #include <string>
 
 #include "gc/collectors/gpu/gpu_marker.h"
+#include "gc/collectors/gpu/registration.h"
 #include "gc/collectors/marksweep/cpu_marker.h"
 #include "gc/spaces/marksweep_heap.h"
 
@@ -46,13 +47,5 @@ class GpuCollector final : public MarkSweepHeap, private gpu::MarkableHeap {
   CpuMarker cpu_;
   std::vector<Word*> roots_scratch_;
 };
-
-std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options);
-// Why gpu cannot run here (no OpenCL device), or empty.
-std::string gpu_unavailable();
-// A --cl-device that names none of the devices there are: a bad command
-// line (exit 64), found before anything runs. Where there is no device at
-// all, creating the collector says so instead.
-std::string gpu_check_configuration(const HeapOptions& options);
 
 }  // namespace gc

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "gc/collectors/gpu/opencl.h"
+#include "gc/collectors/gpu/devices.h"
 #include "gc/collectors/gpu/reference_mirror.h"
 #include "gc/spaces/marksweep_space.h"
 

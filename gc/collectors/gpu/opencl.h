@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gc/collectors/gpu/devices.h"
+
 namespace gc::gpu {
 
 struct ClDevice {
@@ -30,15 +32,11 @@ struct ClDevice {
 
 // Every device of every platform, in platform order.
 std::vector<ClDevice> list_devices();
-// The --cl-list text: one device a line, with its index and what it is.
-std::string describe_devices();
 // The device --cl-device=spec names: an index into list_devices(), or the
 // first device whose name contains spec (case-insensitive); an empty spec
 // picks the first GPU, else the first device. nullptr with *why set if
 // there is none.
 std::unique_ptr<ClDevice> choose_device(const std::string& spec, std::string* why);
-// Why no device can run the gpu collector, or empty if one can.
-std::string unavailable_reason(const std::string& spec);
 
 // Where to get a device when there is none (one line, for messages).
 extern const char* const kNoDeviceHint;
@@ -75,7 +73,7 @@ class ClSession {
 // here is a bug or a broken driver, not something a program can cause.
 void check(cl_int err, const char* what);
 
-// The kernel source embedded at build time (kernels/gpu_mark.cl).
+// The kernel source embedded at build time (gpu_mark.cl).
 extern const char* const kMarkKernelSource;
 
 }  // namespace gc::gpu

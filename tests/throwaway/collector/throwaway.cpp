@@ -5,6 +5,10 @@
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/reservation.h"
 
+#ifndef GCLAB_THROWAWAY_BUILD_PART
+#error "built without gc/collectors/throwaway/collector.cmake, the folder's own build part"
+#endif
+
 namespace gc {
 
 namespace {

@@ -1,0 +1,34 @@
+// The VM's exit statuses, after sysexits.h: the one place that gives each
+// its number. The manual page and --help list them from here.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gc {
+
+enum ExitStatus : int {
+  kExitSuccess = 0,
+  kExitUsage = 64,          // a bad command line
+  kExitDataError = 65,      // a compile error, or a damaged heap snapshot
+  kExitNoInput = 66,        // a file that cannot be read
+  kExitUnavailable = 69,    // the collector cannot run on this machine
+  kExitSoftware = 70,       // a runtime error, out of memory and stack overflow included
+  // Heap verification found a fault: an internal error, which scripts and
+  // tests can tell from a program's own failure and from out of memory.
+  kExitVerifyFailure = 71,
+};
+
+// Why a collector could not be created, with the status the VM ends with:
+// creation throws it, from whatever part of the collector failed (a
+// constructor has no other way to fail), and the VM reports it.
+class CreationError : public std::runtime_error {
+ public:
+  CreationError(ExitStatus status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  ExitStatus status() const { return status_; }
+
+ private:
+  ExitStatus status_;
+};
+
+}  // namespace gc
