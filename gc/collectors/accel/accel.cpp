@@ -36,9 +36,9 @@ void AccelCollector::describe_events() {
                         "cpu sweep cycles", "cpu cycles"})
     events.describe_counter(c, "cycles");
   for (const char* c : kRequestCounters) events.describe_counter(c, "requests");
-  for (const char* c :
-       {"accel bytes moved", "accel spilled bytes", "accel spill peak", "accel spill beyond region"})
-    events.describe_counter(c, "bytes");
+  for (const char* c : {"accel bytes moved", "accel spilled bytes"}) events.describe_counter(c, "bytes");
+  for (const char* c : {"accel spill peak", "accel spill beyond region"})
+    events.describe_counter(c, "bytes", observe::CounterKind::kPeak);
   // The simulation's own cost on this machine, each part apart.
   for (const char* c :
        {"host ns: cpu mark", "host ns: accel mark", "host ns: cpu sweep", "host ns: accel sweep"})
@@ -52,7 +52,7 @@ void AccelCollector::describe_events() {
   events.describe_counter("accel queue peak", "entries", observe::CounterKind::kPeak);
   events.describe_counter("accel tracer throttled cycles", "cycles");
   events.describe_counter("accel port busy cycles", "cycles");
-  events.describe_counter("accel sample cycles", "cycles");
+  events.describe_counter("accel sample cycles", "cycles", observe::CounterKind::kPeak);  // an interval
   events.describe_ratio({"mark speedup", "cpu mark cycles", "accel mark cycles"});
   events.describe_ratio({"sweep speedup", "cpu sweep cycles", "accel sweep cycles"});
   events.describe_ratio({"speedup", "cpu cycles", "accel cycles"});
