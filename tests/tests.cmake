@@ -91,3 +91,7 @@ set_tests_properties(throwaway/add_collector PROPERTIES COST 1000 TIMEOUT 3600 S
 # a leak's out-of-memory error within the timeout (docs/collectors/accel.md).
 add_test(NAME accel/figures COMMAND ${CMAKE_SOURCE_DIR}/tests/accel/figures_test.sh $<TARGET_FILE:vm>)
 set_tests_properties(accel/figures PROPERTIES TIMEOUT 60)
+
+# The figures docs/ marks with <!-- constant: EXPR --> equal the named
+# constants in the code (the marker's syntax: tests/docs/constants_test.sh).
+add_test(NAME docs/constants COMMAND ${CMAKE_SOURCE_DIR}/tests/docs/constants_test.sh ${CMAKE_SOURCE_DIR})

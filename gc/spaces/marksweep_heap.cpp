@@ -32,18 +32,21 @@ MarkSweepHeap::~MarkSweepHeap() = default;
 
 // One collection
 
-void MarkSweepHeap::collect(GcCause cause) { collect_for(cause, 0); }
+void MarkSweepHeap::collect(GcCause cause) { collect_for(cause, 0, false); }
 
-void MarkSweepHeap::collect_for(GcCause cause, uint64_t pending_large_bytes) {
+void MarkSweepHeap::collect_for(GcCause cause, uint64_t request_bytes, bool large) {
   // Accounted, the lists hold no unaccounted cells: dropping them leaves
   // heap_used as the recorder reads it at the collection's start.
   space_.account_allocation_lists();
   space_.retire_allocation_lists();
-  run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
+  given_up_live_bytes_ = 0;
+  run_collection(observe::CollectionKind::kFull, cause, [this, request_bytes, large] {
+    if (request_bytes) given_up_live_bytes_ = live_bytes_if_no_room(request_bytes, large);
+    if (given_up_live_bytes_) return false;
     mark();
     events.phase(0, "weak references", [&] { process_weak(); });
     sweep();
-    events.phase(0, "resize", [&] { space_.resize(pending_large_bytes); });
+    events.phase(0, "resize", [&] { space_.resize(large ? request_bytes : 0); });
     return true;
   });
 }
@@ -81,7 +84,7 @@ Word* MarkSweepHeap::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t
 
 void MarkSweepHeap::count_stress_allocation() {
   if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0)
-    collect_for(GcCause::kStress, 0);
+    collect_for(GcCause::kStress, 0, false);
 }
 
 // Up to the trigger first; after a collection, up to --heap.
@@ -89,9 +92,9 @@ Word* MarkSweepHeap::allocate_cell(uint32_t class_id, uint64_t nrefs, uint64_t r
   unsigned size_class = marksweep::kSizeClassOfWords[words];
   Word* cell = space_.take_cell(size_class, space_.trigger_bytes());
   if (!cell) {
-    collect_for(GcCause::kAllocationFailure, 0);
+    collect_for(GcCause::kAllocationFailure, marksweep::kClassWords[size_class] * kWordSize, false);
     cell = space_.take_cell(size_class, space_.max_heap_bytes());
-    if (!cell) return out_of_memory();
+    if (!cell) return exhausted();
   }
   return format_object(cell, class_id, nrefs, raw_words);
 }
@@ -99,9 +102,16 @@ Word* MarkSweepHeap::allocate_cell(uint32_t class_id, uint64_t nrefs, uint64_t r
 Word* MarkSweepHeap::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
                                     GcCause cause) {
   if (Word* h = space_.allocate_large(class_id, nrefs, raw_words, words, space_.trigger_bytes())) return h;
-  collect_for(cause, LargeObjectSpace::pages_for(words) * kPageBytes);
+  uint64_t bytes = LargeObjectSpace::pages_for(words) * kPageBytes;
+  collect_for(cause, bytes, true);
   if (Word* h = space_.allocate_large(class_id, nrefs, raw_words, words, space_.max_heap_bytes())) return h;
-  return out_of_memory();
+  return exhausted();
+}
+
+Word* MarkSweepHeap::exhausted() {
+  out_of_memory();
+  if (given_up_live_bytes_) live_at_exhaustion_ = given_up_live_bytes_;
+  return nullptr;
 }
 
 uint64_t MarkSweepHeap::identity_hash(Word* header) {

@@ -56,6 +56,13 @@ class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
   // A plan with block sweepers of its own replaces the sweep step with the
   // space's steps (MarkSweepSpace::sweep_block and what follows it).
   virtual void sweep();
+  // When the plan knows before a collection that it would leave no room
+  // for an allocation of request_bytes (a cell of that size, or with large
+  // a large object's pages): the bytes it would leave in use, and the collection is
+  // given up and the allocation answered out of memory at once. 0: the
+  // collection runs, as it always does by default. For a plan whose
+  // collections are costly to run (accel's simulation).
+  virtual uint64_t live_bytes_if_no_room(uint64_t /*request_bytes*/, bool /*large*/) { return 0; }
   MarkSweepSpace& mutable_space() { return space_; }
 
   // The root groups for this collection (gathered again on each call).
@@ -67,7 +74,12 @@ class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
 
  private:
   // --- one collection, in order
-  void collect_for(GcCause cause, uint64_t pending_large_bytes);
+  // request_bytes: the allocation that failed (a cell's, or with large a
+  // large object's pages), 0 for gc() and stress.
+  void collect_for(GcCause cause, uint64_t request_bytes, bool large);
+  // After a given-up collection the live data is what the plan found
+  // reachable, not the heap's garbage as well.
+  Word* exhausted();
   void process_weak();
 
   // --- slow paths
@@ -77,6 +89,7 @@ class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
 
   MarkSweepSpace space_;
   uint64_t stress_count_ = 0;
+  uint64_t given_up_live_bytes_ = 0;  // 0: the last collection ran
   std::vector<RootGroup> root_groups_;
   std::unique_ptr<parallel::WorkerPool> pool_;
   std::vector<parallel::WorkerStats> worker_totals_;

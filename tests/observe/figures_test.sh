@@ -32,6 +32,13 @@ for (let i = 0; i < 40000; i += 1) { push(keep, [i]); }
 for (let i = 0; i < 5; i += 1) { gc(); }
 SRC
 
+# Counters that measure a size at a moment (a level), whose sum over the
+# collections means nothing: their kind must be peak. Named here from their
+# declarations, since a name alone does not say it.
+levels='["from-space bytes", "young bytes", "young semispace bytes", "gpu graph nodes", "accel sample cycles",
+  "block bytes", "live cell bytes", "live object bytes", "free cell bytes", "block tail bytes",
+  "forwarding table bytes", "free areas"]'
+
 # Shares are in ms to 3 decimals: a sum may exceed its bound by rounding.
 slack=0.01
 collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print $1}')
@@ -50,6 +57,10 @@ for gc in $collectors; do
     bad_units=$(jq -r --argjson units "$units" '.counters[] | select(.unit as $u | $units | index($u) | not) | "\(.name) (\(.unit))"' "$json" 2>/dev/null | paste -sd, -)
     [ -n "$bad_units" ] && echo "  outside the vocabulary: $bad_units"
     check "$t: every counter has a kind" 'jq -e "[.counters[] | select(.kind != \"sum\" and .kind != \"peak\")] | length == 0" "$json" >/dev/null'
+    check "$t: a counter named for a peak is one" \
+      'jq -e "[.counters[] | select((.name | test(\"peak|widest|busiest|largest\")) and .kind != \"peak\")] | length == 0" "$json" >/dev/null'
+    check "$t: the levels are peaks, not sums" \
+      'jq -e --argjson levels "$levels" "[.counters[] | select(.name as \$n | \$levels | index(\$n)) | select(.kind != \"peak\")] | length == 0" "$json" >/dev/null'
     check "$t: a peak's total is its largest collection's" \
       'jq -e "[.counters[] | select(.kind == \"peak\" and .total != .max_per_collection)] | length == 0" "$json" >/dev/null'
     check "$t: top-level shares of the pause add up to at most 100%" \

@@ -36,9 +36,9 @@ void AccelCollector::describe_events() {
                         "cpu sweep cycles", "cpu cycles"})
     events.describe_counter(c, "cycles");
   for (const char* c : kRequestCounters) events.describe_counter(c, "requests");
-  for (const char* c :
-       {"accel bytes moved", "accel spilled bytes", "accel spill peak", "accel spill beyond region"})
-    events.describe_counter(c, "bytes");
+  for (const char* c : {"accel bytes moved", "accel spilled bytes"}) events.describe_counter(c, "bytes");
+  for (const char* c : {"accel spill peak", "accel spill beyond region"})
+    events.describe_counter(c, "bytes", observe::CounterKind::kPeak);
   // The simulation's own cost on this machine, each part apart.
   for (const char* c :
        {"host ns: cpu mark", "host ns: accel mark", "host ns: cpu sweep", "host ns: accel sweep"})
@@ -52,7 +52,7 @@ void AccelCollector::describe_events() {
   events.describe_counter("accel queue peak", "entries", observe::CounterKind::kPeak);
   events.describe_counter("accel tracer throttled cycles", "cycles");
   events.describe_counter("accel port busy cycles", "cycles");
-  events.describe_counter("accel sample cycles", "cycles");
+  events.describe_counter("accel sample cycles", "cycles", observe::CounterKind::kPeak);  // an interval
   events.describe_ratio({"mark speedup", "cpu mark cycles", "accel mark cycles"});
   events.describe_ratio({"sweep speedup", "cpu sweep cycles", "accel sweep cycles"});
   events.describe_ratio({"speedup", "cpu cycles", "accel cycles"});
@@ -163,6 +163,88 @@ void AccelCollector::report_mark(const accel::TraversalStats& s, const accel::Me
   events.count(0, "accel sample cycles", s.sample_interval);
   events.sequence(0, "accel mark bandwidth", s.bandwidth);
   events.sequence(0, "accel queue occupancy", s.occupancy);
+}
+
+// A collection at the heap's limit may be unable to make room, and then its
+// simulation would only delay the out-of-memory answer (by minutes on a heap
+// of gigabytes). Whether it can follows from the reachable objects alone,
+// whatever the units' timing: the sweep frees every cell they do not hold
+// and empties every block in which they hold none. A cell then fits in a
+// free cell of its class, an empty block, or a block more under --heap; a
+// large object's pages fit beside the blocks and pages still in use.
+uint64_t AccelCollector::live_bytes_if_no_room(uint64_t request_bytes, bool large) {
+  const MarkSweepSpace& s = space();
+  // While the heap may grow by what the allocation needs, the collection is
+  // the trigger's.
+  uint64_t growth = large ? request_bytes : marksweep::kBlockBytes;
+  if (s.size_bytes() + growth <= s.max_heap_bytes()) return 0;
+  uint64_t large_bytes = mark_reachable();
+  unsigned size_class =
+      large ? marksweep::kSizeClasses : marksweep::kSizeClassOfWords[request_bytes / kWordSize];
+  BlocksAfterSweep blocks = blocks_after_sweep(size_class);
+  clear_reachable_marks();
+  uint64_t in_use = blocks.in_use * marksweep::kBlockBytes + large_bytes;
+  bool room =
+      in_use + growth <= s.max_heap_bytes() || (!large && (blocks.emptied || blocks.free_cell_of_class));
+  if (room) return 0;
+  events.ergonomics("not simulated: the reachable objects leave no room for the allocation under --heap");
+  return blocks.live_cell_bytes + large_bytes;
+}
+
+// Marks every object reachable from the roots, depth first; returns the
+// pages of the large objects among them, in bytes.
+uint64_t AccelCollector::mark_reachable() {
+  const MarkSweepSpace& s = space();
+  uint64_t large_bytes = 0;
+  traverse_reachable([&](Word* h) {
+    if (!MarkSweepSpace::set_mark(h)) return false;
+    if (!s.block_containing(h)) large_bytes += LargeObjectSpace::pages_for(object_words(*h)) * kPageBytes;
+    return true;
+  });
+  return large_bytes;
+}
+
+// The same traversal, unmarking: the heap is as it was, and no list of the
+// marked (as long as the heap) was kept.
+void AccelCollector::clear_reachable_marks() {
+  traverse_reachable([](Word* h) {
+    if (!MarkSweepSpace::is_marked(h)) return false;
+    MarkSweepSpace::clear_mark(h);
+    return true;
+  });
+}
+
+// From the roots, depth first, into the objects for which visit is true.
+template <class Visit>
+void AccelCollector::traverse_reachable(Visit&& visit) {
+  std::vector<Word*> grey;
+  auto reach = [&](Value v) {
+    if (v.is_ref() && visit(v.as_ref()) && Header::nrefs(*v.as_ref())) grey.push_back(v.as_ref());
+  };
+  for (const RootGroup& g : gather_roots())
+    for (size_t i = 0; i < g.count; ++i) reach(g.slots[i]);
+  while (!grey.empty()) {
+    Word* h = grey.back();
+    grey.pop_back();
+    for (uint64_t i = 0, n = Header::nrefs(*h); i < n; ++i) reach(ref_slot(h, i));
+  }
+}
+
+// The blocks as the sweep will leave them, from the marks alone.
+AccelCollector::BlocksAfterSweep AccelCollector::blocks_after_sweep(unsigned size_class) const {
+  BlocksAfterSweep out;
+  for (const MarkSweepSpace::Block& b : space().blocks()) {
+    if (!b.committed) continue;
+    uint64_t live = 0;
+    if (!b.empty())
+      for (Word* cell = b.begin; cell < b.cells_end(); cell += b.cell_words)
+        if ((*cell & Header::kTagMask) != 0 && MarkSweepSpace::is_marked(header_from_start(cell))) live++;
+    if (live == 0) out.emptied = true;
+    if (live) out.in_use++;
+    if (b.size_class == size_class && live < b.cells) out.free_cell_of_class = true;
+    out.live_cell_bytes += live * b.cell_words * kWordSize;
+  }
+  return out;
 }
 
 // The CPU's sweep is timed on the heap as marked; then the reclamation

@@ -17,6 +17,8 @@
 //              read), then the reclamation unit's, whose blocks the space's
 //              sweep step frees as each one is done; large objects are the
 //              runtime's
+// unless, at the heap's limit, what is reachable already leaves no room for
+// the allocation: then no unit runs and the allocation fails at once.
 #pragma once
 
 #include <memory>
@@ -38,6 +40,20 @@ class AccelCollector final : public MarkSweepHeap {
  private:
   void mark() override;
   void sweep() override;
+  uint64_t live_bytes_if_no_room(uint64_t request_bytes, bool large) override;
+  // live_bytes_if_no_room's steps: the reachable objects' marks, set and
+  // cleared again, and what they leave of the blocks.
+  uint64_t mark_reachable();
+  void clear_reachable_marks();
+  template <class Visit>
+  void traverse_reachable(Visit&& visit);
+  struct BlocksAfterSweep {
+    uint64_t in_use = 0;  // blocks holding a reachable cell
+    uint64_t live_cell_bytes = 0;
+    bool emptied = false;  // a committed block that will hold none
+    bool free_cell_of_class = false;
+  };
+  BlocksAfterSweep blocks_after_sweep(unsigned size_class) const;
   std::unique_ptr<accel::MemoryModel> memory() const;
   void report_mark(const accel::TraversalStats& unit, const accel::MemoryModel& memory);
   void check_sweep(const accel::SweepBlock& swept, const MarkSweepSpace::Block& after,

@@ -36,7 +36,7 @@ void GpuCollector::describe_gpu_events() {
   events.describe_counter("gpu launches", "launches");
   events.describe_counter("gpu kernel device ns", "ns");
   events.describe_counter("gpu offloaded bytes", "bytes");
-  events.describe_counter("gpu graph nodes", "objects");
+  events.describe_counter("gpu graph nodes", "objects", observe::CounterKind::kPeak);  // the graph's size
   events.describe_counter("gpu graph bytes updated", "bytes");
   events.describe_counter("gpu tail objects", "objects");
   events.describe_counter("gpu widest frontier", "objects", observe::CounterKind::kPeak);

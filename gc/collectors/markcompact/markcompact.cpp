@@ -137,7 +137,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
 
 void MarkCompactCollector::describe_events() {
   describe_copy_counters(events);
-  events.describe_counter("young bytes", "bytes");
+  events.describe_counter("young bytes", "bytes", observe::CounterKind::kPeak);  // a level: kept and new
   for (const char* c : {"dirty cards found", "dirty cards kept"}) events.describe_counter(c, "cards");
   events.describe_counter("card tasks", "tasks");
   events.describe_counter("card slots scanned", "slots");

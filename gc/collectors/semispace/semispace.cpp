@@ -134,7 +134,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
 // Units of this collector's counters, and its own panels in --gc-report.
 void SemispaceCollector::describe_events() {
   events.describe_counter("bytes copied", "bytes");
-  events.describe_counter("from-space bytes", "bytes");
+  events.describe_counter("from-space bytes", "bytes", observe::CounterKind::kPeak);  // a level
   events.describe_counter("root groups", "groups");
   events.add_panel({"Bytes copied per collection",
                     "copied (KiB)",
