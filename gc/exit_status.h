@@ -9,11 +9,11 @@ namespace gc {
 
 enum ExitStatus : int {
   kExitSuccess = 0,
-  kExitUsage = 64,          // a bad command line
-  kExitDataError = 65,      // a compile error, or a damaged heap snapshot
-  kExitNoInput = 66,        // a file that cannot be read
-  kExitUnavailable = 69,    // the collector cannot run on this machine
-  kExitSoftware = 70,       // a runtime error, out of memory and stack overflow included
+  kExitUsage = 64,        // a bad command line
+  kExitDataError = 65,    // a compile error, or a damaged heap snapshot
+  kExitNoInput = 66,      // a file that cannot be read
+  kExitUnavailable = 69,  // the collector cannot run on this machine
+  kExitSoftware = 70,     // a runtime error, out of memory and stack overflow included
   // Heap verification found a fault: an internal error, which scripts and
   // tests can tell from a program's own failure and from out of memory.
   kExitVerifyFailure = 71,
@@ -24,7 +24,8 @@ enum ExitStatus : int {
 // constructor has no other way to fail), and the VM reports it.
 class CreationError : public std::runtime_error {
  public:
-  CreationError(ExitStatus status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  CreationError(ExitStatus status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
   ExitStatus status() const { return status_; }
 
  private:

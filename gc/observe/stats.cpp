@@ -226,6 +226,11 @@ void summarize_workers(const Recorder& r, Summary& s) {
   std::vector<bool> seen(r.workers(), false);
   std::vector<std::vector<uint64_t>> counters(r.workers(),
                                               std::vector<uint64_t>(r.counter_names().size(), 0));
+  std::vector<std::vector<uint64_t>> in_collection = counters;
+  std::vector<std::pair<uint32_t, uint32_t>> touched;
+  std::vector<bool> is_peak;
+  for (const std::string& name : r.counter_names())
+    is_peak.push_back(r.counter_kind(name) == CounterKind::kPeak);
   std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(r.workers());
   for (size_t i = 0; i < records.size(); ++i) {
     for (auto& sp : spans) sp.clear();
@@ -238,10 +243,22 @@ void summarize_workers(const Recorder& r, Summary& s) {
       busy_ns[w] += b;
       idle_ms[w] += std::max(0.0, records[i].pause_ms() - b / 1e6);
     }
+    // A worker's peak counter is its largest in one collection, as the
+    // counter table's total is: its values within a collection add up
+    // first.
+    touched.clear();
     for (const CounterRecord& k : r.counters_of(i)) {
       if (k.worker >= counters.size()) continue;
-      counters[k.worker][k.counter] += k.value;
+      uint64_t& value = in_collection[k.worker][k.counter];
+      if (value == 0) touched.push_back({k.worker, k.counter});
+      value += k.value;
       seen[k.worker] = true;
+    }
+    for (auto [w, k] : touched) {
+      uint64_t& total = counters[w][k];
+      uint64_t& value = in_collection[w][k];
+      total = is_peak[k] ? std::max(total, value) : total + value;
+      value = 0;
     }
   }
   double busy_sum = 0, busy_max = 0;

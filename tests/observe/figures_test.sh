@@ -63,6 +63,8 @@ for gc in $collectors; do
       'jq -e --argjson levels "$levels" "[.counters[] | select(.name as \$n | \$levels | index(\$n)) | select(.kind != \"peak\")] | length == 0" "$json" >/dev/null'
     check "$t: a peak's total is its largest collection's" \
       'jq -e "[.counters[] | select(.kind == \"peak\" and .total != .max_per_collection)] | length == 0" "$json" >/dev/null'
+    check "$t: no worker's peak exceeds the run's" \
+      'jq -e "([.counters[] | select(.kind == \"peak\") | {(.name): .total}] | add // {}) as \$peaks | [.workers[].counters | to_entries[] | select(\$peaks[.key] != null and .value > \$peaks[.key])] | length == 0" "$json" >/dev/null'
     check "$t: top-level shares of the pause add up to at most 100%" \
       'jq -e --argjson slack $slack "([.phases[] | select(.parent == null) | .pause_ms] | add // 0) <= .pause_ms.total + \$slack" "$json" >/dev/null'
     check "$t: a nested phase's time is within its parent's" \

@@ -9,7 +9,8 @@ namespace gc {
 
 namespace {
 
-const char* const kNoOpenCl = "this vm was built without OpenCL (GCLAB_OPENCL=OFF); build it with OpenCL to run gpu";
+const char* const kNoOpenCl =
+    "this vm was built without OpenCL (GCLAB_OPENCL=OFF); build it with OpenCL to run gpu";
 
 }  // namespace
 
