@@ -28,11 +28,9 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
                                const std::function<bool()>& body) {
   events.collection_start(kind, cause, *this);
   roots_.prepare_for_collection();
-  // Every collector that accepts --gc-verify describes its heap.
-  const auto* heap = dynamic_cast<const verify::VerifiableHeap*>(this);
   if (options_.verify)
     events.phase(0, "verify before",
-                 [&] { verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "before"); });
+                 [&] { verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before"); });
   // After verification, so that a snapshot never holds a heap it failed.
   if (options_.heap_snapshot)
     events.phase(0, "heap snapshot",
@@ -44,7 +42,7 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   }
   if (options_.verify)
     events.phase(0, "verify after",
-                 [&] { verify::verify_heap_or_exit(*heap, roots_, stats_.collections, "after"); });
+                 [&] { verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after"); });
   stats_.collections++;
   note_heap_size();
   events.collection_end(*this);

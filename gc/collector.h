@@ -24,6 +24,9 @@ namespace gc {
 namespace snapshot {
 class Request;
 }
+namespace verify {
+struct HeapShape;
+}
 
 // A contiguous run of root slots. The VM hands roots over as many small
 // groups (static overpartitioning, Flood et al. 2001, L93-95 and L113) so
@@ -139,6 +142,10 @@ class Collector {
   virtual void collect(GcCause cause) = 0;
 
   virtual const char* name() const = 0;
+  // The heap's spaces for --gc-verify's checks (gc/verify/verifier.h):
+  // which are walkable, which hold cells, which are evacuated or young,
+  // and the card table.
+  virtual void describe_heap(verify::HeapShape& out) const = 0;
   virtual uint64_t heap_used() const = 0;  // bytes in objects and buffers now
   virtual uint64_t heap_size() const = 0;  // bytes the heap currently spans
   // The most live data the heap limit lets this collector hold (a copying

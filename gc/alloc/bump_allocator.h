@@ -90,7 +90,7 @@ class BumpAllocator {
 // A plan whose mutator allocates through a BumpAllocator (semispace, and
 // markcompact's young generation): the heap's one reservation, the
 // allocator, and the Collector entry points that are the allocator's.
-class BumpAllocatingCollector : public Collector, public verify::VerifiableHeap, private BumpAllocator::Plan {
+class BumpAllocatingCollector : public Collector, private BumpAllocator::Plan {
  public:
   Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
     return mutator_.allocate_slow(class_id, nrefs, raw_words);

@@ -23,7 +23,7 @@
 
 namespace gc {
 
-class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
+class MarkSweepHeap : public Collector {
  public:
   ~MarkSweepHeap() override;
 

@@ -206,7 +206,7 @@ void report_and_exit(const Failure& failure) {
   std::_Exit(kExitVerifyFailure);
 }
 
-void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection) {
+void verify_marks_or_exit(const Collector& heap, RootSet& roots, uint64_t collection) {
   HeapShape shape;
   heap.describe_heap(shape);
   if (std::optional<Failure> f = check_marks(shape, roots, collection)) {
@@ -215,7 +215,7 @@ void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t c
   }
 }
 
-void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when) {
+void verify_heap_or_exit(const Collector& heap, RootSet& roots, uint64_t collection, const char* when) {
   HeapShape shape;
   heap.describe_heap(shape);
   if (std::optional<Failure> f = check_heap(shape, roots, collection)) {

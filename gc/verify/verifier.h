@@ -64,13 +64,6 @@ struct HeapShape {
   uint32_t max_class_id = kMaxClassId;
 };
 
-// Implemented by every collector that supports --gc-verify.
-class VerifiableHeap {
- public:
-  virtual ~VerifiableHeap() = default;
-  virtual void describe_heap(HeapShape& out) const = 0;
-};
-
 struct Failure {
   std::string what;
   uintptr_t object = 0;  // header address of the object holding the slot
@@ -89,12 +82,12 @@ std::optional<Failure> check_heap(const HeapShape& shape, RootSet& roots, uint64
 std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint64_t collection);
 // The --gc-verify form of check_marks: prints and exits like
 // verify_heap_or_exit.
-void verify_marks_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection);
+void verify_marks_or_exit(const Collector& heap, RootSet& roots, uint64_t collection);
 // Prints a failure found elsewhere (a collector's own structure) the same
 // way, and exits with kExitVerifyFailure.
 [[noreturn]] void report_and_exit(const Failure& failure);
 // The --gc-verify path: on failure prints Failure::message() (prefixed with
 // `when`, e.g. "before" or "after") and exits with kExitVerifyFailure.
-void verify_heap_or_exit(const VerifiableHeap& heap, RootSet& roots, uint64_t collection, const char* when);
+void verify_heap_or_exit(const Collector& heap, RootSet& roots, uint64_t collection, const char* when);
 
 }  // namespace gc::verify

@@ -290,6 +290,7 @@ class FakeCollector final : public gc::Collector {
     events.collection_end(*this);
   }
   const char* name() const override { return "fake"; }
+  void describe_heap(gc::verify::HeapShape&) const override {}  // it holds no objects
   uint64_t heap_used() const override { return 1000; }
   uint64_t heap_size() const override { return 4000; }
   bool in_heap(const void*) const override { return false; }

@@ -87,10 +87,8 @@ struct Fixture {
   }
 
   std::optional<verify::Failure> verify_truth() {
-    auto* heap = dynamic_cast<verify::VerifiableHeap*>(c.get());
-    REQUIRE(heap != nullptr);
     verify::HeapShape shape;
-    heap->describe_heap(shape);
+    c->describe_heap(shape);
     return verify::check_heap(shape, truth, c->stats().collections);
   }
 };

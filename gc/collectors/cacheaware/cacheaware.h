@@ -40,7 +40,7 @@
 
 namespace gc {
 
-class CacheAwareCollector : public Collector, public verify::VerifiableHeap {
+class CacheAwareCollector : public Collector {
  public:
   CacheAwareCollector(RootSet& roots, const HeapOptions& options);
   ~CacheAwareCollector() override;

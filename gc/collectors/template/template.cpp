@@ -53,7 +53,7 @@ class MarkedSurvives final : public WeakResolver {
   Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
 };
 
-class TemplateCollector final : public Collector, public verify::VerifiableHeap {
+class TemplateCollector final : public Collector {
  public:
   TemplateCollector(RootSet& roots, const HeapOptions& options)
       : Collector(roots, resolved_heap_options(options, kMinHeapBytes)),

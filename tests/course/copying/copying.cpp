@@ -53,7 +53,7 @@ class Survivors final : public WeakResolver {
   }
 };
 
-class CopyingCollector final : public Collector, public verify::VerifiableHeap {
+class CopyingCollector final : public Collector {
  public:
   CopyingCollector(RootSet& roots, const HeapOptions& options)
       : Collector(roots, resolved_heap_options(options, kMinHeapBytes)),

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "gc/alloc/lab.h"
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/reservation.h"
+#include "gc/verify/verifier.h"
 
 #ifndef GCLAB_THROWAWAY_BUILD_PART
 #error "built without gc/collectors/throwaway/collector.cmake, the folder's own build part"
@@ -54,6 +56,11 @@ class ThrowawayCollector final : public Collector {
   void collect(GcCause) override { stats_.collections++; }
 
   const char* name() const override { return "throwaway"; }
+  // One space, walkable to the bump pointer: a refill fills the tail it
+  // leaves behind.
+  void describe_heap(verify::HeapShape& out) const override {
+    out.linear_spaces.push_back({"heap", reservation_.base(), top});
+  }
   uint64_t heap_used() const override { return static_cast<uint64_t>(top - reservation_.base()) * kWordSize; }
   uint64_t heap_size() const override {
     return static_cast<uint64_t>(next_ - reservation_.base()) * kWordSize;
@@ -74,6 +81,7 @@ class ThrowawayCollector final : public Collector {
   bool refill(uint64_t words) {
     uint64_t want = std::max(words, chunk_words_);
     if (static_cast<uint64_t>(reservation_.end() - next_) < want) return false;
+    fill_dead_space(top, limit);
     top = next_;
     limit = next_ = next_ + want;
     return true;
