@@ -330,6 +330,28 @@ void summarize_ratios(const Recorder& r, Summary& s) {
 
 }  // namespace
 
+namespace {
+
+// MMU at the fixed windows the run is as long as, and the curve.
+void summarize_utilisation(const Recorder& r, Summary& s) {
+  PauseTimeline timeline = PauseTimeline::of(r.records(), r.now_ns());
+  for (double window_ms : kMmuWindowsMs) {
+    auto window_ns = static_cast<int64_t>(window_ms * 1e6);
+    if (window_ns > timeline.run_ns()) break;
+    PauseTimeline::Window worst = timeline.minimum_utilisation(window_ns);
+    Summary::Utilisation u;
+    u.window_ms = window_ms;
+    u.mmu = worst.utilisation;
+    u.worst_start_ms = ns_to_ms(worst.start_ns);
+    for (size_t i : timeline.pauses_in(worst.start_ns, window_ns))
+      u.worst_collections.push_back(r.records()[i].id);
+    s.mmu.push_back(std::move(u));
+  }
+  s.mmu_curve = utilisation_curve(timeline, kMmuCurvePoints);
+}
+
+}  // namespace
+
 Summary summarize(Collector& heap) {
   const Recorder& r = heap.events;
   Summary s;
@@ -343,6 +365,7 @@ Summary summarize(Collector& heap) {
   summarize_workers(r, s);
   summarize_sequences(r, s);
   summarize_ratios(r, s);
+  summarize_utilisation(r, s);
   return s;
 }
 
@@ -405,6 +428,17 @@ std::string stats_table(const Summary& s) {
   line("  heap now           %s used of %s\n", bytes_text(s.heap_used).c_str(),
        bytes_text(s.heap_size).c_str());
   if (!s.detailed) return out;
+  if (!s.mmu.empty()) {
+    std::string windows, shares;
+    for (const Summary::Utilisation& u : s.mmu) {
+      char buf[32];
+      windows += (windows.empty() ? "" : " ") + std::to_string(static_cast<int>(u.window_ms));
+      std::snprintf(buf, sizeof buf, "%s%.1f%%", shares.empty() ? "" : " ", 100 * u.mmu);
+      shares += buf;
+    }
+    line("  MMU %s ms%*s%s (the least share of any window that the program ran)\n", windows.c_str(),
+         std::max(0, 12 - static_cast<int>(windows.size())), "", shares.c_str());
+  }
 
   if (!s.phases.empty()) {
     line("\n  %-28s %11s %11s %11s %11s %8s\n", "phase (nested: indented)", "collections", "work ms",
@@ -489,6 +523,25 @@ std::string stats_json(const Summary& s) {
   j.field("simulated_collections", s.simulated_collections).field("host_total", s.host_pause_total_ms, 3);
   j.end_object();
   j.field("gc_share", s.gc_share, 6);
+  j.key("mmu").begin_object();
+  j.key("windows").begin_array();
+  for (const Summary::Utilisation& u : s.mmu) {
+    j.begin_object().field("window_ms", u.window_ms, 3).field("utilisation", u.mmu, 6);
+    j.field("worst_start_ms", u.worst_start_ms, 3);
+    j.key("worst_collections").begin_array();
+    for (uint64_t id : u.worst_collections) j.value(id);
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.key("curve").begin_array();
+  for (const UtilisationPoint& p : s.mmu_curve)
+    j.begin_object()
+        .field("window_ms", p.window_ms, 6)
+        .field("mmu", p.mmu, 6)
+        .field("bmu", p.bmu, 6)
+        .end_object();
+  j.end_array();
+  j.end_object();
   j.key("allocation").begin_object();
   j.field("bytes", s.bytes_allocated).field("rate_mib_per_s", s.allocation_rate_mb_s, 3);
   j.end_object();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gc/collector.h"
+#include "gc/observe/mmu.h"
 
 namespace gc::observe {
 
@@ -96,7 +97,23 @@ struct Summary {
   std::vector<CounterTotal> counters;
   std::vector<SequenceTotal> sequences;
   std::vector<RatioTotal> ratios;
+  // Minimum mutator utilisation (mmu.h) at the windows kMmuWindowsMs that
+  // the run is as long as, each with the collections its worst window
+  // holds; and the curve, for the report. Known when detailed.
+  struct Utilisation {
+    double window_ms = 0;
+    double mmu = 1;
+    double worst_start_ms = 0;
+    std::vector<uint64_t> worst_collections;  // their GC(id)s
+  };
+  std::vector<Utilisation> mmu;
+  std::vector<UtilisationPoint> mmu_curve;
 };
+
+// The windows --gc-stats gives MMU at.
+constexpr double kMmuWindowsMs[] = {1, 10, 100};
+// The points of the MMU curve, log-spaced from the shortest pause to the run.
+constexpr unsigned kMmuCurvePoints = 40;
 
 Summary summarize(Collector& heap);
 // A percentile (0..100) of the recorded pauses, nearest rank.

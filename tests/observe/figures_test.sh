@@ -63,6 +63,12 @@ for gc in $collectors; do
       'jq -e --argjson levels "$levels" "[.counters[] | select(.name as \$n | \$levels | index(\$n)) | select(.kind != \"peak\")] | length == 0" "$json" >/dev/null'
     check "$t: a peak's total is its largest collection's" \
       'jq -e "[.counters[] | select(.kind == \"peak\" and .total != .max_per_collection)] | length == 0" "$json" >/dev/null'
+    check "$t: MMU is 0 at a window no longer than the longest pause" \
+      'jq -e "[.pause_ms.max as \$max | .mmu.windows[] | select(.window_ms <= \$max and .utilisation != 0)] | length == 0" "$json" >/dev/null'
+    check "$t: a worst window below 100% holds a collection" \
+      'jq -e "[.mmu.windows[] | select(.utilisation < 1 and (.worst_collections | length) == 0)] | length == 0" "$json" >/dev/null'
+    check "$t: the MMU curve is there, and BMU never falls nor exceeds MMU" \
+      'jq -e "(.mmu.curve | length) > 0 and (.mmu.curve as \$c | [range(1; \$c | length) | select(\$c[.].bmu < \$c[. - 1].bmu or \$c[.].bmu > \$c[.].mmu)] | length == 0)" "$json" >/dev/null'
     check "$t: no worker's peak exceeds the run's" \
       'jq -e "([.counters[] | select(.kind == \"peak\") | {(.name): .total}] | add // {}) as \$peaks | [.workers[].counters | to_entries[] | select(\$peaks[.key] != null and .value > \$peaks[.key])] | length == 0" "$json" >/dev/null'
     check "$t: top-level shares of the pause add up to at most 100%" \
