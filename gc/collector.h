@@ -43,6 +43,13 @@ class WeakResolver {
   virtual Word* resolve(Word* header) = 0;
 };
 
+// The answer after a mark that moves nothing: a marked object survives
+// where it is.
+class MarkedSurvives final : public WeakResolver {
+ public:
+  Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
+};
+
 class RootSet {
  public:
   virtual ~RootSet() = default;

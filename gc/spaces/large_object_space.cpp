@@ -45,8 +45,13 @@ Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
   return start;
 }
 
-void LargeObjectSpace::add_object(Word* header, Word* start, uint64_t pages) {
-  objects_.push_back(Object{header, start, pages});
+LargeObjectSpace::Object LargeObjectSpace::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  uint64_t pages = pages_for(object_words(nrefs, raw_words));
+  Word* start = allocate_pages(pages);
+  if (!start) return Object{nullptr, nullptr, pages};
+  Object o{format_object(start, class_id, nrefs, raw_words), start, pages};
+  objects_.push_back(o);
+  return o;
 }
 
 // The free pages past keep_pages, from the top down: the frontier's tail,

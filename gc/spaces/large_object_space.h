@@ -28,16 +28,19 @@ class LargeObjectSpace {
     Word* header;
     Word* start;  // page-aligned
     uint64_t pages;
+
+    Word* end() const { return start + pages * (kPageBytes / kWordSize); }
   };
 
   LargeObjectSpace(Word* region_begin, Word* region_end);
 
+  // A new object (format_object) on pages of its own, recorded; header is
+  // nullptr when allocate_pages gives no pages for it.
+  Object allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words);
   // A page-aligned run of `pages` pages (pages_for gives an object's), or
   // nullptr when the region has no run that long or the space has used its
-  // growth budget (below): then the caller collects and asks again. The
-  // caller formats the object and then calls add_object.
+  // growth budget (below): then the caller collects and asks again.
   Word* allocate_pages(uint64_t pages);
-  void add_object(Word* header, Word* start, uint64_t pages);
 
   Word* begin() const { return begin_; }
   Word* frontier() const { return frontier_; }

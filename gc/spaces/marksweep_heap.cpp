@@ -4,16 +4,6 @@
 
 namespace gc {
 
-namespace {
-
-// Answers after marking: a marked object survives where it is.
-class MarkedSurvives final : public WeakResolver {
- public:
-  Word* resolve(Word* header) override { return MarkSweepSpace::is_marked(header) ? header : nullptr; }
-};
-
-}  // namespace
-
 MarkSweepHeap::MarkSweepHeap(RootSet& roots, const HeapOptions& options)
     : Collector(roots, MarkSweepSpace::resolved_options(options)),
       space_(options_, stats_, events),

@@ -374,14 +374,12 @@ Word* MarkSweepSpace::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t
   // large object (a string grown a character at a time collected at each).
   if (bytes <= limit_bytes) release_empty_blocks(limit_bytes - bytes);
   if (committed_block_bytes() + los_.committed_bytes() + bytes > limit_bytes) return nullptr;
-  Word* start = los_.allocate_pages(pages);
-  if (!start) return nullptr;
-  cards_.clean(start, start + bytes / kWordSize);
-  Word* h = format_object(start, class_id, nrefs, raw_words);
-  los_.add_object(h, start, pages);
+  LargeObjectSpace::Object o = los_.allocate(class_id, nrefs, raw_words);
+  if (!o.header) return nullptr;
+  cards_.clean(o.start, o.end());
   stats_.bytes_allocated += words * kWordSize;
   note_peak_size();
-  return h;
+  return o.header;
 }
 
 void MarkSweepSpace::account_allocation_lists() {

@@ -33,12 +33,6 @@ Options checked_options(const HeapOptions& heap) {
   return o;
 }
 
-// Whether each object survived, by its mark bit, before anything moves.
-class MarkedSurvives final : public WeakResolver {
- public:
-  Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
-};
-
 // Where each surviving object is now, from the forwarding map.
 class MovedTo final : public WeakResolver {
  public:
@@ -229,9 +223,7 @@ Word* CacheAwareCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, ui
   uint64_t pages = LargeObjectSpace::pages_for(words);
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (heap_used() + pages * kPageBytes <= options_.max_heap_bytes)
-      if (Word* start = los_.allocate_pages(pages)) {
-        Word* h = format_object(start, class_id, nrefs, raw_words);
-        los_.add_object(h, start, pages);
+      if (Word* h = los_.allocate(class_id, nrefs, raw_words).header) {
         stats_.bytes_allocated += pages * kPageBytes;
         return h;
       }

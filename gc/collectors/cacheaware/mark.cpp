@@ -13,17 +13,6 @@ namespace {
 // thread's other cores run: messages wait at most this long.
 constexpr unsigned kScanSlice = 256;
 
-// What an object costs in the heap after compaction: a hashed object grows
-// the word that keeps its hash when it moves.
-uint64_t compacted_words(Word hw) {
-  uint64_t words = object_words(hw);
-  if (Header::hash_state(hw) == HashState::kHashed) {
-    uint64_t raw = Header::raw_words(hw);
-    words += rounded_raw(raw + 1) - raw;
-  }
-  return words;
-}
-
 size_t cache_index(const Word* ref, unsigned mask) {
   uint64_t x = reinterpret_cast<uintptr_t>(ref) >> 3;
   x *= 0x9E37'79B9'7F4A'7C15ull;
@@ -179,7 +168,7 @@ class MarkPhase::Runner {
     *h = hw | Header::kMarkBit;
     core.counters.objects++;
     core.counters.objects_at_home += (hw & kDisplacedBit) == 0;
-    core.counters.words += compacted_words(hw);
+    core.counters.words += object_words_when_moved(hw);
     uint64_t n = Header::nrefs(hw);
     count_lines(c, h - n, n + 1);
     return true;

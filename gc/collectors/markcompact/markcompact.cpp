@@ -580,12 +580,10 @@ Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs
   uint64_t pages = LargeObjectSpace::pages_for(words);
   if (pages * kPageBytes > old_bound_bytes(0) - std::min(old_bound_bytes(0), old_.capacity_bytes()))
     return nullptr;
-  Word* start = los_.allocate_pages(pages);
-  if (!start) return nullptr;
-  set_cards(cards_.biased_base(), start, start + pages * kPageBytes / kWordSize, kCardDirty);
-  Word* h = format_object(start, class_id, nrefs, raw_words);
-  los_.add_object(h, start, pages);
-  return h;
+  LargeObjectSpace::Object o = los_.allocate(class_id, nrefs, raw_words);
+  if (!o.header) return nullptr;
+  set_cards(cards_.biased_base(), o.start, o.end(), kCardDirty);
+  return o.header;
 }
 
 // The old generation's largest capacity now (the sizing policy, markcompact.h).

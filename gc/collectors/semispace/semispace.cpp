@@ -313,12 +313,10 @@ Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, 
   uint64_t pages = LargeObjectSpace::pages_for(words);
   uint64_t bytes = pages * kPageBytes;
   if (2 * semispace_bytes_ + los_.committed_bytes() + bytes > options_.max_heap_bytes) return nullptr;
-  Word* start = los_.allocate_pages(pages);
-  if (!start) return nullptr;
-  cards_.clean(start, start + bytes / kWordSize);
-  Word* h = format_object(start, class_id, nrefs, raw_words);
-  los_.add_object(h, start, pages);
-  return h;
+  LargeObjectSpace::Object o = los_.allocate(class_id, nrefs, raw_words);
+  if (!o.header) return nullptr;
+  cards_.clean(o.start, o.end());
+  return o.header;
 }
 
 uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const {

@@ -162,22 +162,20 @@ class CopyingCollector final : public Collector, public verify::VerifiableHeap {
   }
 
   Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {
-    uint64_t pages = LargeObjectSpace::pages_for(words);
-    Word* start = take_pages(pages, trigger_bytes_);
-    if (!start) {
+    Word* header = take_large(class_id, nrefs, raw_words, trigger_bytes_);
+    if (!header) {
       collect(GcCause::kLargeAllocation);
-      start = take_pages(pages, options_.max_heap_bytes);
-      if (!start) return out_of_memory();
+      header = take_large(class_id, nrefs, raw_words, options_.max_heap_bytes);
+      if (!header) return out_of_memory();
     }
-    Word* header = format_object(start, class_id, nrefs, raw_words);
-    large_.add_object(header, start, pages);
     stats_.bytes_allocated += words * kWordSize;
     note_heap_size();
     return header;
   }
-  Word* take_pages(uint64_t pages, uint64_t limit_bytes) {
+  Word* take_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t limit_bytes) {
+    uint64_t pages = LargeObjectSpace::pages_for(object_words(nrefs, raw_words));
     if (heap_size() + pages * kPageBytes > limit_bytes) return nullptr;
-    return large_.allocate_pages(pages);
+    return large_.allocate(class_id, nrefs, raw_words).header;
   }
 
   // --- copy: from the roots, then Cheney's scan of to-space
