@@ -12,7 +12,7 @@ MarkSweepHeap::MarkSweepHeap(RootSet& roots, const HeapOptions& options)
   card_base = space_.card_base();
   // Every allocation reaches allocate_slow in stress mode; otherwise the
   // inline path pops the lists (top == limit == nullptr: no bump buffer).
-  if (options_.stress_interval == 0) {
+  if (!options_.hide_buffer()) {
     size_class_of = marksweep::kSizeClassOfWords.data();
     free_lists = space_.free_lists();
   }
@@ -70,8 +70,7 @@ Word* MarkSweepHeap::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t
 }
 
 void MarkSweepHeap::count_stress_allocation() {
-  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0)
-    collect_for(GcCause::kStress, 0);
+  if (stress_collection_due()) collect_for(GcCause::kStress, 0);
 }
 
 // Up to the trigger first; after a collection, up to --heap.

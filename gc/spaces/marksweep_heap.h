@@ -76,7 +76,6 @@ class MarkSweepHeap : public Collector, public verify::VerifiableHeap {
   void count_stress_allocation();
 
   MarkSweepSpace space_;
-  uint64_t stress_count_ = 0;
   std::vector<RootGroup> root_groups_;
   std::unique_ptr<parallel::WorkerPool> pool_;
   std::vector<parallel::WorkerStats> worker_totals_;

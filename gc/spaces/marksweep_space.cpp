@@ -70,7 +70,7 @@ MarkSweepSpace::MarkSweepSpace(const HeapOptions& options, GcStats& stats, obser
     : stats_(stats),
       events_(events),
       max_heap_bytes_(options.max_heap_bytes),
-      poison_(options.verify || options.stress_interval > 0),
+      poison_(options.poison_freed_memory()),
       reservation_(reservation_bytes(max_heap_bytes_)),
       cards_(reservation_),
       blocks_begin_(reservation_.base()),

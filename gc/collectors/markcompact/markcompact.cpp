@@ -438,7 +438,7 @@ uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
 }
 
 void MarkCompactCollector::release_from_space() {
-  if (debug_poisoning()) young_other_->poison_contents();
+  if (options_.poison_freed_memory()) young_other_->poison_contents();
   if (young_other_->top() > young_other_->end())
     Reservation::release_pages(young_other_->end(), young_other_->region_end());
   young_other_->reset(young_bytes_);

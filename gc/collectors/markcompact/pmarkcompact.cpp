@@ -582,7 +582,7 @@ MarkCompactOptions markcompact_options(const HeapOptions& heap) {
   o.dense_prefix = given.dense_prefix;
   if (given.dense_prefix_percent) o.dense_prefix_min_live = given.dense_prefix_percent / 100.0;
   o.deque_tasks = heap.gc_deque_tasks;
-  o.poison_free_areas = heap.verify || heap.stress_interval > 0;
+  o.poison_free_areas = heap.poison_freed_memory();
   return o;
 }
 

@@ -183,7 +183,7 @@ bool SemispaceCollector::collection() {
     scavenge_in_parallel();
   }
   events.phase(0, "weak references", [&] { process_weak(); });
-  events.phase(0, "sweep large objects", [&] { los_.sweep(debug_poisoning()); });
+  events.phase(0, "sweep large objects", [&] { los_.sweep(options_.poison_freed_memory()); });
   events.phase_start(0, "resize and release");
   resize_semispaces();
   release_from_space();
@@ -250,7 +250,7 @@ void SemispaceCollector::resize_semispaces() {
 
 // From-space is empty now (poisoned in stress and verify modes).
 void SemispaceCollector::release_from_space() {
-  if (debug_poisoning()) other_->poison_contents();
+  if (options_.poison_freed_memory()) other_->poison_contents();
   if (other_->capacity_bytes() > semispace_bytes_)
     Reservation::release_pages(other_->begin() + semispace_bytes_ / kWordSize, other_->end());
   other_->reset(semispace_bytes_);

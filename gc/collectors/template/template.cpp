@@ -56,7 +56,7 @@ class TemplateCollector final : public Collector, public verify::VerifiableHeap 
         frontier_(reservation_.base()),
         large_(reservation_.base() + options_.max_heap_bytes / kWordSize, reservation_.end()),
         trigger_bytes_(std::min(kInitialHeapBytes, options_.max_heap_bytes)),
-        poison_(options_.verify || options_.stress_interval > 0) {
+        poison_(options_.poison_freed_memory()) {
     card_base = cards_.biased_base();  // the write barrier stores here; nothing reads it
     top = limit = counted_ = frontier_;
     for (const char* c : {"objects marked", "objects freed"}) events.describe_counter(c, "objects");
@@ -69,7 +69,7 @@ class TemplateCollector final : public Collector, public verify::VerifiableHeap 
 
   // Up to the trigger first; after a collection, up to --heap.
   Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
-    if (options_.stress_interval && ++allocations_ % options_.stress_interval == 0) collect(GcCause::kStress);
+    if (stress_collection_due()) collect(GcCause::kStress);
     if (!representable(nrefs, raw_words)) return out_of_memory();
     uint64_t words = object_words(nrefs, raw_words);
     if (words * kWordSize >= kLargeObjectBytes) return allocate_large(class_id, nrefs, raw_words, words);
@@ -81,7 +81,7 @@ class TemplateCollector final : public Collector, public verify::VerifiableHeap 
     }
     Word* header = format_object(start, class_id, nrefs, raw_words);
     // Stressed, every allocation must come here to be counted: no buffer.
-    if (options_.stress_interval) retire_buffer();
+    if (options_.hide_buffer()) retire_buffer();
     return header;
   }
   // Nothing moves, so any object is pinned.
@@ -281,8 +281,7 @@ class TemplateCollector final : public Collector, public verify::VerifiableHeap 
   Word* counted_;   // the buffer's allocation below this is in stats_
   LargeObjectSpace large_;
   uint64_t trigger_bytes_;
-  bool poison_;  // verify and stress modes: freed memory is poisoned
-  uint64_t allocations_ = 0;
+  bool poison_;              // verify and stress modes: freed memory is poisoned
   std::vector<Hole> holes_;  // the last sweep's, in address order
   size_t next_hole_ = 0;
   uint64_t free_words_ = 0;  // in holes_ from next_hole_ on
