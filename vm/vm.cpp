@@ -29,7 +29,7 @@ constexpr size_t kRootGroupSlots = 256;
 // of a young pause (0.09 ms) for a program with a small old generation.
 constexpr size_t kMainStackSlots = 1024;
 
-// A stack trace this long or longer is trimmed (LANGUAGE.md).
+// A stack trace this long or longer is trimmed (docs/language.md, "Errors and exit status").
 constexpr size_t kTraceTrimAbove = 40;
 constexpr size_t kTraceInnermost = 20;
 constexpr size_t kTraceOutermost = 10;

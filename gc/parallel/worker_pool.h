@@ -1,4 +1,4 @@
-// The GC worker pool (DESIGN.md, "Roots and safepoints": --gc-threads=N).
+// The GC worker pool (docs/architecture.md, "The tracer": --gc-threads=N).
 //
 // N workers run each parallel phase: the calling (mutator) thread is worker
 // 0 and N - 1 pool threads are the others, so one GC thread means no pool

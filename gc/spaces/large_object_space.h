@@ -1,5 +1,5 @@
-// The large-object space (MMTk's LargeObjectSpace policy; DESIGN.md, "Values
-// and objects"): objects of at least kLargeObjectBytes, and every pinned
+// The large-object space (MMTk's LargeObjectSpace policy; docs/architecture.md,
+// "Policies"): objects of at least kLargeObjectBytes, and every pinned
 // object (fiber value stacks), on whole pages that never move. After a
 // collection every unmarked object is freed (poisoned in stress and verify
 // modes) and its run put back in an address-ordered free list where

@@ -1,4 +1,4 @@
-// The heap verifier (DESIGN.md, "Correctness machinery"; --gc-verify).
+// The heap verifier (docs/architecture.md, "How a collection runs"; --gc-verify).
 //
 // Independent of every collector (it shares no code with copying, marking
 // or scanning), it sees a heap only through the description below, which a
@@ -28,7 +28,7 @@
 
 namespace gc::verify {
 
-// 71 is EX_OSERR's neighbour in sysexits.h, otherwise unused by the VM: a
+// 71 is EX_OSERR's neighbour in <sysexits.h>, otherwise unused by the VM: a
 // corrupted heap is an internal error, and scripts and tests can tell it
 // from a program's own failure (exit 1) and from out of memory.
 constexpr int kVerifyExitStatus = 71;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A collector is one folder plus its registry line (DESIGN.md): copies the
+# A collector is one folder plus its registry line (docs/architecture.md, "Adding a collector"): copies the
 # source tree, drops two collectors in, each as one folder plus its
 # registry entry and include (collector/ as gc/collectors/throwaway/, and
 # the course's copying collector, tests/course/copying/, as

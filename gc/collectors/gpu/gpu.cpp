@@ -11,7 +11,7 @@ namespace gc {
 namespace {
 
 // Exit status for "--gc=gpu but no device": the runtime-error status of
-// the VM (LANGUAGE.md's 70), since nothing in the program is at fault.
+// the VM (docs/language.md's 70), since nothing in the program is at fault.
 constexpr int kExitNoDevice = 70;
 constexpr int kExitUsage = 64;
 
