@@ -13,8 +13,7 @@ LargeObjectSpace::LargeObjectSpace(Word* region_begin, Word* region_end)
     : begin_(region_begin), region_end_(region_end), frontier_(region_begin), high_water_(region_begin) {
   // Ordinary pages here, whatever the reservation asked for: a freed object
   // gives its pages back, and a huge page faulted in again for the next
-  // object zeroes 2 MB for an object of 16 KB. Growing a string a character
-  // at a time spent more than half its time there.
+  // object zeroes 2 MB for an object of 16 KB.
   Reservation::use_small_pages(region_begin, region_end);
 }
 

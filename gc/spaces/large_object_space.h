@@ -5,12 +5,10 @@
 // modes) and its run put back in an address-ordered free list where
 // neighbouring runs coalesce. Freed pages stay mapped for the next large
 // objects, up to half again what the last cycle allocated (kMinRetainedPages
-// at least); a sweep returns only what is past that bound to the OS, from
-// the highest pages down, lazily (MADV_FREE). (Returning each object's
-// pages at once made every large allocation fault its pages in again,
-// zeroed: a string grown a character at a time spent most of its time in
-// the kernel. Returning every free page once the bound was passed did the
-// same whenever a cycle freed a little more than it allocated.)
+// at least), so that they are not faulted in again, zeroed; a sweep returns
+// only what is past that bound to the OS, from the highest pages down,
+// lazily (MADV_FREE). docs/collectors/semispace.md has what returning them
+// sooner cost.
 #pragma once
 
 #include <cstdint>
@@ -64,9 +62,9 @@ class LargeObjectSpace {
   // and then asks for a collection, as MMTk's spaces poll for one when they
   // acquire pages. The next objects then reuse dead objects' pages, still
   // mapped, instead of faulting in fresh ones, and a collection costs about
-  // one pass over the live data per as much allocated. (Without it, a
-  // program making short-lived fibers, each value stack a pinned page
-  // here, faulted in a new page per fiber and never collected.) The first
+  // one pass over the live data per as much allocated
+  // (docs/collectors/semispace.md has a program that never collected
+  // without it). The first
   // allocation after it is set always gets its pages, whatever its size.
   // Never set, the space has no budget.
   void set_growth_budget(uint64_t heap_live_bytes);
