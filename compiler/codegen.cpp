@@ -7,7 +7,7 @@
 // stack height on every emit, so a local's slot is simply the height at
 // its declaration and Function::max_slots is the exact peak.
 //
-// Hoisting (LANGUAGE.md: "a fn declaration is visible in its whole block",
+// Hoisting (docs/language.md: a fn declaration is "hoisted in its block",
 // and tests/lang/statements/hoisting calls local functions before their
 // text, as JavaScript allows):
 //  - top level: every top-level `fn` is emitted as Closure + DefineGlobal at

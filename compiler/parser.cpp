@@ -19,7 +19,7 @@ bool is_assign_op(Tok t) {
          t == Tok::PercentEq;
 }
 
-// Binary operator levels from `==` up to `*`, lowest first (LANGUAGE.md).
+// Binary operator levels from `==` up to `*`, lowest first (docs/language.md, "Expressions").
 constexpr int kBinaryLevels = 9;
 int binary_level(Tok t) {
   switch (t) {

@@ -1,6 +1,6 @@
 // Scope resolution: binds every name to its Decl (or to a global), marks
 // the variables closures capture, and reports the scope errors of
-// LANGUAGE.md. Runs between the parser and the code generator.
+// docs/language.md. Runs between the parser and the code generator.
 #pragma once
 
 #include <functional>

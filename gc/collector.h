@@ -46,6 +46,13 @@ class WeakResolver {
   virtual Word* resolve(Word* header) = 0;
 };
 
+// The answer after a mark that moves nothing: a marked object survives
+// where it is.
+class MarkedSurvives final : public WeakResolver {
+ public:
+  Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
+};
+
 class RootSet {
  public:
   virtual ~RootSet() = default;
@@ -86,6 +93,15 @@ struct HeapOptions {
   // The selected collector's own options as given (its registry entry's
   // table says which); the collector reads them into its own struct.
   OptionValues collector_options;
+
+  // The debug policy, decided here for every collector (as clox decides it
+  // in reallocate; the --gc-stress countdown is Collector's
+  // stress_collection_due). Freed and evacuated memory is poisoned while
+  // verifying or stressed, so that a stale reference reads Header::kPoison.
+  bool poison_freed_memory() const { return verify || stress_interval > 0; }
+  // Under --gc-stress the fast path gets no buffer: every allocation
+  // reaches a slow path, where the countdown counts it.
+  bool hide_buffer() const { return stress_interval > 0; }
 };
 
 // Summary statistics every collector keeps. Pause times are the
@@ -216,6 +232,14 @@ class Collector {
   // the frame then ends without verifying or counting.
   void run_collection(observe::CollectionKind kind, GcCause cause, const std::function<bool()>& body);
   void note_heap_size() { stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size()); }
+  // --gc-stress=N's countdown, which every slow path (allocate_slow and
+  // allocate_pinned) runs first: counts the allocation and says whether a
+  // collection is due before it, at every Nth.
+  bool stress_collection_due() {
+    return options_.stress_interval && ++stress_allocations_ % options_.stress_interval == 0;
+  }
+  // The stressed collections asked for so far, from 1.
+  uint64_t stress_collections() const { return stress_allocations_ / options_.stress_interval; }
   // The allocation's answer when the heap is exhausted, with the live bytes
   // the out-of-memory message reports.
   Word* out_of_memory() {
@@ -230,6 +254,7 @@ class Collector {
 
  private:
   void note_overhead(observe::CollectionKind kind, GcCause cause);
+  uint64_t stress_allocations_ = 0;
   int64_t last_full_collection_end_ns_ = 0;
   int64_t gc_ns_since_full_ = 0;     // pauses since the last full collection ended
   unsigned costly_collections_ = 0;  // in a row

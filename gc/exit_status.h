@@ -1,4 +1,4 @@
-// The VM's exit statuses, after sysexits.h: the one place that gives each
+// The VM's exit statuses, after <sysexits.h>: the one place that gives each
 // its number. The manual page and --help list them from here.
 #pragma once
 

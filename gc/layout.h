@@ -252,4 +252,31 @@ inline bool representable(uint64_t nrefs, uint64_t raw_words) {
 inline uint64_t rounded_refs(uint64_t n) { return SizeCode::round_up(n, SizeCode::kRefMantissaBits); }
 inline uint64_t rounded_raw(uint64_t n) { return SizeCode::round_up(n, SizeCode::kRawMantissaBits); }
 
+// Moving an object in state kHashed (HashState): its hash was its old
+// address's, so the copy keeps it in a new last raw word, the raw size
+// rounded up as the header requires, and is in state kHashedAndMoved.
+
+inline bool grows_when_moved(Word header) { return Header::hash_state(header) == HashState::kHashed; }
+// Raw words after the move, hash word included.
+inline uint64_t raw_words_when_moved(Word header) {
+  uint64_t raw = Header::raw_words(header);
+  return grows_when_moved(header) ? rounded_raw(raw + 1) : raw;
+}
+inline uint64_t growth_when_moved(Word header) {
+  return raw_words_when_moved(header) - Header::raw_words(header);
+}
+inline uint64_t object_words_when_moved(Word header) {
+  return object_words(header) + growth_when_moved(header);
+}
+// At the copy's header, whose raw words are copied: zeroes the words it
+// grew, writes hash (the old address's) in the last and returns the copy's
+// header, for the caller to store. Only for a header that grows_when_moved.
+inline Word grow_hash_word(Word* moved, Word header, uint64_t hash) {
+  uint64_t raw = Header::raw_words(header);
+  uint64_t grown = rounded_raw(raw + 1);
+  for (uint64_t i = raw + 1; i < grown; ++i) moved[i] = 0;
+  moved[grown] = hash;
+  return Header::with_hash_state(Header::with_raw_words(header, grown), HashState::kHashedAndMoved);
+}
+
 }  // namespace gc

@@ -1,5 +1,6 @@
-// The registry: one line per collector (DESIGN.md: a new collector is one
-// folder under gc/collectors/ plus one line here).
+// The registry: one line per collector (docs/architecture.md, "Adding a
+// collector": a new collector is one folder under gc/collectors/ plus one
+// line here).
 #include "gc/collector.h"
 #include "gc/collectors/accel/accel.h"
 #include "gc/collectors/accel/accel_options.h"

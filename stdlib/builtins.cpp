@@ -1,4 +1,4 @@
-// The built-in functions of LANGUAGE.md ("Built-ins").
+// The built-in functions of docs/language.md ("Built-ins").
 //
 // The interpreter checks argument counts against min_args/max_args; each
 // builtin checks its argument types and raises an error naming itself.

@@ -16,9 +16,9 @@ using compiler::Op;
 
 namespace {
 
-// Calls nest this deep before `stack overflow` (LANGUAGE.md asks for at
-// least 10,000; frames are small and live off the native stack, so a
-// generous limit costs nothing until it is used).
+// Calls nest this deep before `stack overflow` (docs/language.md, "Statements
+// and scope"): frames are small and live off the native stack, so a
+// generous limit costs nothing until it is used.
 constexpr size_t kMaxCallDepth = 200'000;
 
 inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }

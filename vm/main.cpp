@@ -8,7 +8,7 @@
 // `--gc-log FILE` with the value as the next argument, so `vm --gc-log
 // prog.src` would write the log to prog.src instead of running it; and
 // every one of its error messages would have to be mapped back onto the
-// one-line messages the tests and LANGUAGE.md fix. The loop below is
+// one-line messages the tests and docs/language.md fix. The loop below is
 // shorter than that mapping.
 #include <unistd.h>
 

@@ -26,11 +26,12 @@ constexpr size_t kRootGroupSlots = 256;
 
 // The main fiber's first stack (8 KB); it grows on demand, doubling. Small,
 // because a collection reads all of it: markcompact never cleans a stack's
-// cards, so each young collection scans every slot, and 16K slots were 87%
-// of a young pause (0.09 ms) for a program with a small old generation.
+// cards, so each young collection scans every slot
+// (docs/collectors/markcompact.md, "Card tasks", has what a larger start
+// cost).
 constexpr size_t kMainStackSlots = 1024;
 
-// A stack trace this long or longer is trimmed (LANGUAGE.md).
+// A stack trace this long or longer is trimmed (docs/language.md, "Errors and exit status").
 constexpr size_t kTraceTrimAbove = 40;
 constexpr size_t kTraceInnermost = 20;
 constexpr size_t kTraceOutermost = 10;

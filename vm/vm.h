@@ -294,7 +294,7 @@ class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {
 };
 
 // --- runtime helpers shared by the interpreter and the builtins
-// (vm/runtime.cpp, stdlib/format.cpp, vm/map.cpp)
+// (stdlib/format.cpp, vm/map.cpp, vm/array.cpp)
 
 // JavaScript's String(x) for numbers, with nan/inf/-inf.
 std::string format_number(double d);

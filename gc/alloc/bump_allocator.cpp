@@ -21,8 +21,7 @@ Word* BumpAllocator::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t
 }
 
 void BumpAllocator::count_stress_allocation() {
-  if (stress_interval_ && ++stress_count_ % stress_interval_ == 0)
-    plan_.collect_for_stress(stress_count_ / stress_interval_);
+  if (heap_.stress_collection_due()) plan_.collect_for_stress(heap_.stress_collections());
 }
 
 // Past the buffer's limit only in stress mode, where limit stays at top.
@@ -31,7 +30,7 @@ Word* BumpAllocator::bump(uint32_t class_id, uint64_t nrefs, uint64_t raw_words,
   Word* p = heap_.top;
   heap_.top = p + words;
   start_ = heap_.top;
-  if (stress_interval_) heap_.limit = heap_.top;
+  if (heap_.options_.hide_buffer()) heap_.limit = heap_.top;
   heap_.stats_.bytes_allocated += words * kWordSize;
   return format_object(p, class_id, nrefs, raw_words);
 }
@@ -64,7 +63,7 @@ void BumpAllocator::install(CopySpace& space) {
   end_ =
       end > top && static_cast<uint64_t>(end - top) > hash_reserve_words_ ? end - hash_reserve_words_ : top;
   heap_.top = top;
-  heap_.limit = stress_interval_ ? top : end_;
+  heap_.limit = heap_.options_.hide_buffer() ? top : end_;
   start_ = top;
 }
 

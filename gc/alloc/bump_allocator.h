@@ -43,8 +43,7 @@ class BumpAllocator {
     virtual ~Plan() = default;
   };
 
-  BumpAllocator(Collector& heap, Plan& plan, uint64_t stress_interval)
-      : heap_(heap), plan_(plan), stress_interval_(stress_interval) {}
+  BumpAllocator(Collector& heap, Plan& plan) : heap_(heap), plan_(plan) {}
 
   // Collector::allocate_slow and allocate_pinned; nullptr: out of memory.
   Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words);
@@ -79,8 +78,6 @@ class BumpAllocator {
 
   Collector& heap_;
   Plan& plan_;
-  uint64_t stress_interval_;
-  uint64_t stress_count_ = 0;
   CopySpace* space_ = nullptr;
   Word* start_ = nullptr;  // where the buffer was last counted (bytes_allocated)
   Word* end_ = nullptr;    // the buffer's real end (limit is top under --gc-stress)
@@ -106,11 +103,7 @@ class BumpAllocatingCollector : public Collector, private BumpAllocator::Plan {
   // options already resolved; the reservation is reservation_bytes(options).
   BumpAllocatingCollector(RootSet& roots, const HeapOptions& options,
                           uint64_t (*reservation_bytes)(const HeapOptions&))
-      : Collector(roots, options),
-        reservation_(reservation_bytes(options_)),
-        mutator_(*this, *this, options_.stress_interval) {}
-
-  bool debug_poisoning() const { return options_.verify || options_.stress_interval > 0; }
+      : Collector(roots, options), reservation_(reservation_bytes(options_)), mutator_(*this, *this) {}
 
   Reservation reservation_;
   BumpAllocator mutator_;  // the mutator's buffer

@@ -1,5 +1,5 @@
 // The heap reservation: one contiguous range of address space holding every
-// managed object (DESIGN.md, "Values and objects"), so that any reference
+// managed object (gc/layout.h), so that any reference
 // becomes an offset with one subtraction. It is reserved, not committed:
 // pages cost memory only once touched.
 #pragma once
@@ -57,7 +57,7 @@ class Reservation {
   uint64_t size_;
 };
 
-// The card table (DESIGN.md, "Roots and safepoints"): one byte per
+// The card table (docs/architecture.md, "Allocators"): one byte per
 // 2^kCardShift bytes of the reservation, biased so that the write barrier
 // (collector.h, write_ref) indexes it with the slot address itself. It is
 // reserved like the heap and cleaned lazily: a space cleans a range before

@@ -1,4 +1,5 @@
-// The observability interface (DESIGN.md, "What every collector reports").
+// The observability interface (docs/observability.md, "For collector writers:
+// the event interface").
 //
 // Every collector feeds one Recorder (Collector::events) with a few events:
 //

@@ -21,13 +21,12 @@
 
 namespace gc::parallel {
 
-// Backoff schedule (measured on the 2-core CI machine, see
-// docs/collectors/semispace.md): spinning longer only delays yielding to a
-// descheduled worker when threads outnumber cores; a thread that sleeps is
-// slow to come back when the others keep their cores busy (a futex wake-up
-// there took 0.3 ms at p90 and 1.7 ms at p99, against 32 us at p99 for a
-// thread that yields), so a thread yields for up to a millisecond, as long
-// as most phases' tails, before it sleeps.
+// Backoff schedule: spinning longer only delays yielding to a descheduled
+// worker when threads outnumber cores, and a thread that sleeps is slow to
+// come back while the others keep their cores busy, so a thread yields for
+// up to a millisecond, as long as most phases' tails, before it sleeps
+// (docs/collectors/semispace.md, "The paper's parameters and gclab's", has
+// the wake-up times).
 constexpr unsigned kTerminationSpinRounds = 8;       // round r spins 2^r pause instructions
 constexpr uint64_t kTerminationYieldNs = 1'000'000;  // then sched_yield for this long
 constexpr unsigned kTerminationFirstSleepUs = 20;    // then futex sleeps, doubling

@@ -202,8 +202,8 @@ class Tracer {
         }
       }
     }
-    // Last field first: the other order made pMarkcompact's mark 5x slower
-    // (docs/collectors/semispace.md, "The forest").
+    // Last field first: the other order is faster on some programs and far
+    // slower on others (docs/collectors/semispace.md, "The forest").
     for (Value* slot = lo; slot < hi; ++slot) policy().trace_slot(slot);
   }
 

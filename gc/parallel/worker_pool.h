@@ -1,4 +1,4 @@
-// The GC worker pool (DESIGN.md, "Roots and safepoints": --gc-threads=N).
+// The GC worker pool (docs/architecture.md, "The tracer": --gc-threads=N).
 //
 // N workers run each parallel phase: the calling (mutator) thread is worker
 // 0 and N - 1 pool threads are the others, so one GC thread means no pool
@@ -30,14 +30,11 @@ constexpr unsigned kPoolSpinBeforeSleep = 2000;
 
 // The longest a pool thread or the caller sleeps before it looks at the
 // word it waits on again. The waits are plain futex calls (futex.h), which
-// lose no wake-up by construction. The bound is there because one was lost
-// all the same when the pool waited through the standard library's
-// atomic wait and notify: in a generated program under markcompact's
-// stress (one run of thousands), a pool thread slept through a closed
-// phase while the caller waited for it in termination, until a debugger's
-// attach interrupted its sleep; the cause was not found. With the bound such
-// a loss costs milliseconds, not the run. An idle pool thread wakes 100
-// times a second for it.
+// lose no wake-up by construction; the bound makes a lost one cost
+// milliseconds, not the run, for one was lost through the standard
+// library's atomic wait (docs/collectors/semispace.md, "The paper's
+// parameters and gclab's"). An idle pool thread wakes 100 times a second
+// for it.
 constexpr unsigned kPoolSleepUs = 10'000;
 
 class WorkerPool {

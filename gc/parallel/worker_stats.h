@@ -1,7 +1,7 @@
-// What one GC thread did, for every parallel collector (DESIGN.md, "What
-// every collector reports": per-thread balance and the collector's own
-// counters). Each worker owns one and writes it without synchronisation;
-// the collector adds them up after the phase.
+// What one GC thread did, for every parallel collector (docs/observability.md,
+// "--gc-stats": per-thread balance and the collector's own counters). Each
+// worker owns one and writes it without synchronisation; the collector adds
+// them up after the phase.
 #pragma once
 
 #include <cstdint>

@@ -13,8 +13,7 @@ LargeObjectSpace::LargeObjectSpace(Word* region_begin, Word* region_end)
     : begin_(region_begin), region_end_(region_end), frontier_(region_begin), high_water_(region_begin) {
   // Ordinary pages here, whatever the reservation asked for: a freed object
   // gives its pages back, and a huge page faulted in again for the next
-  // object zeroes 2 MB for an object of 16 KB. Growing a string a character
-  // at a time spent more than half its time there.
+  // object zeroes 2 MB for an object of 16 KB.
   Reservation::use_small_pages(region_begin, region_end);
 }
 
@@ -45,8 +44,13 @@ Word* LargeObjectSpace::allocate_pages(uint64_t pages) {
   return start;
 }
 
-void LargeObjectSpace::add_object(Word* header, Word* start, uint64_t pages) {
-  objects_.push_back(Object{header, start, pages});
+LargeObjectSpace::Object LargeObjectSpace::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  uint64_t pages = pages_for(object_words(nrefs, raw_words));
+  Word* start = allocate_pages(pages);
+  if (!start) return Object{nullptr, nullptr, pages};
+  Object o{format_object(start, class_id, nrefs, raw_words), start, pages};
+  objects_.push_back(o);
+  return o;
 }
 
 // The free pages past keep_pages, from the top down: the frontier's tail,

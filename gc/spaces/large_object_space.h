@@ -1,16 +1,14 @@
-// The large-object space (MMTk's LargeObjectSpace policy; DESIGN.md, "Values
-// and objects"): objects of at least kLargeObjectBytes, and every pinned
+// The large-object space (MMTk's LargeObjectSpace policy; docs/architecture.md,
+// "Policies"): objects of at least kLargeObjectBytes, and every pinned
 // object (fiber value stacks), on whole pages that never move. After a
 // collection every unmarked object is freed (poisoned in stress and verify
 // modes) and its run put back in an address-ordered free list where
 // neighbouring runs coalesce. Freed pages stay mapped for the next large
 // objects, up to half again what the last cycle allocated (kMinRetainedPages
-// at least); a sweep returns only what is past that bound to the OS, from
-// the highest pages down, lazily (MADV_FREE). (Returning each object's
-// pages at once made every large allocation fault its pages in again,
-// zeroed: a string grown a character at a time spent most of its time in
-// the kernel. Returning every free page once the bound was passed did the
-// same whenever a cycle freed a little more than it allocated.)
+// at least), so that they are not faulted in again, zeroed; a sweep returns
+// only what is past that bound to the OS, from the highest pages down,
+// lazily (MADV_FREE). docs/collectors/semispace.md has what returning them
+// sooner cost.
 #pragma once
 
 #include <cstdint>
@@ -28,16 +26,19 @@ class LargeObjectSpace {
     Word* header;
     Word* start;  // page-aligned
     uint64_t pages;
+
+    Word* end() const { return start + pages * (kPageBytes / kWordSize); }
   };
 
   LargeObjectSpace(Word* region_begin, Word* region_end);
 
+  // A new object (format_object) on pages of its own, recorded; header is
+  // nullptr when allocate_pages gives no pages for it.
+  Object allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words);
   // A page-aligned run of `pages` pages (pages_for gives an object's), or
   // nullptr when the region has no run that long or the space has used its
-  // growth budget (below): then the caller collects and asks again. The
-  // caller formats the object and then calls add_object.
+  // growth budget (below): then the caller collects and asks again.
   Word* allocate_pages(uint64_t pages);
-  void add_object(Word* header, Word* start, uint64_t pages);
 
   Word* begin() const { return begin_; }
   Word* frontier() const { return frontier_; }
@@ -61,9 +62,9 @@ class LargeObjectSpace {
   // and then asks for a collection, as MMTk's spaces poll for one when they
   // acquire pages. The next objects then reuse dead objects' pages, still
   // mapped, instead of faulting in fresh ones, and a collection costs about
-  // one pass over the live data per as much allocated. (Without it, a
-  // program making short-lived fibers, each value stack a pinned page
-  // here, faulted in a new page per fiber and never collected.) The first
+  // one pass over the live data per as much allocated
+  // (docs/collectors/semispace.md has a program that never collected
+  // without it). The first
   // allocation after it is set always gets its pages, whatever its size.
   // Never set, the space has no budget.
   void set_growth_budget(uint64_t heap_live_bytes);

@@ -4,16 +4,6 @@
 
 namespace gc {
 
-namespace {
-
-// Answers after marking: a marked object survives where it is.
-class MarkedSurvives final : public WeakResolver {
- public:
-  Word* resolve(Word* header) override { return MarkSweepSpace::is_marked(header) ? header : nullptr; }
-};
-
-}  // namespace
-
 MarkSweepHeap::MarkSweepHeap(RootSet& roots, const HeapOptions& options)
     : Collector(roots, MarkSweepSpace::resolved_options(options)),
       space_(options_, stats_, events),
@@ -22,7 +12,7 @@ MarkSweepHeap::MarkSweepHeap(RootSet& roots, const HeapOptions& options)
   card_base = space_.card_base();
   // Every allocation reaches allocate_slow in stress mode; otherwise the
   // inline path pops the lists (top == limit == nullptr: no bump buffer).
-  if (options_.stress_interval == 0) {
+  if (!options_.hide_buffer()) {
     size_class_of = marksweep::kSizeClassOfWords.data();
     free_lists = space_.free_lists();
   }
@@ -83,8 +73,7 @@ Word* MarkSweepHeap::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t
 }
 
 void MarkSweepHeap::count_stress_allocation() {
-  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0)
-    collect_for(GcCause::kStress, 0, false);
+  if (stress_collection_due()) collect_for(GcCause::kStress, 0, false);
 }
 
 // Up to the trigger first; after a collection, up to --heap.

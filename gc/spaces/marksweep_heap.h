@@ -88,7 +88,6 @@ class MarkSweepHeap : public Collector {
   void count_stress_allocation();
 
   MarkSweepSpace space_;
-  uint64_t stress_count_ = 0;
   uint64_t given_up_live_bytes_ = 0;  // 0: the last collection ran
   std::vector<RootGroup> root_groups_;
   std::unique_ptr<parallel::WorkerPool> pool_;

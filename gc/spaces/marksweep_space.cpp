@@ -70,7 +70,7 @@ MarkSweepSpace::MarkSweepSpace(const HeapOptions& options, GcStats& stats, obser
     : stats_(stats),
       events_(events),
       max_heap_bytes_(options.max_heap_bytes),
-      poison_(options.verify || options.stress_interval > 0),
+      poison_(options.poison_freed_memory()),
       reservation_(reservation_bytes(max_heap_bytes_)),
       cards_(reservation_),
       blocks_begin_(reservation_.base()),
@@ -374,14 +374,12 @@ Word* MarkSweepSpace::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t
   // large object (a string grown a character at a time collected at each).
   if (bytes <= limit_bytes) release_empty_blocks(limit_bytes - bytes);
   if (committed_block_bytes() + los_.committed_bytes() + bytes > limit_bytes) return nullptr;
-  Word* start = los_.allocate_pages(pages);
-  if (!start) return nullptr;
-  cards_.clean(start, start + bytes / kWordSize);
-  Word* h = format_object(start, class_id, nrefs, raw_words);
-  los_.add_object(h, start, pages);
+  LargeObjectSpace::Object o = los_.allocate(class_id, nrefs, raw_words);
+  if (!o.header) return nullptr;
+  cards_.clean(o.start, o.end());
   stats_.bytes_allocated += words * kWordSize;
   note_peak_size();
-  return h;
+  return o.header;
 }
 
 void MarkSweepSpace::account_allocation_lists() {

@@ -1,4 +1,4 @@
-// The heap verifier (DESIGN.md, "Correctness machinery"; --gc-verify).
+// The heap verifier (docs/architecture.md, "How a collection runs"; --gc-verify).
 //
 // Independent of every collector (it shares no code with copying, marking
 // or scanning), it sees a heap only through the description below, which a

@@ -1,8 +1,8 @@
 // libFuzzer target: compile and run arbitrary bytes in a fresh VM with a
-// small heap and a step limit (200,000; 20,000 under stress). Every input must end in one of LANGUAGE.md's
-// exit statuses; nothing may crash, hang, leak, trip ASan/UBSan or fail heap
-// verification (which exits with status 71: libFuzzer reports that as a
-// crash, "fuzz target exited").
+// small heap and a step limit (200,000; 20,000 under stress). Every input
+// must end in one of docs/language.md's exit statuses; nothing may crash,
+// hang, leak, trip ASan/UBSan or fail heap verification (which exits with
+// status 71: libFuzzer reports that as a crash, "fuzz target exited").
 //
 // Per input, a hash of its bytes picks the collector (among the registered
 // ones) and, for one input in eight, --gc-stress-style collections with

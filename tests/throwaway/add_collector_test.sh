@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# A collector is one folder plus its registry line (docs/architecture.md):
-# copies the source tree, drops two collectors in, each as one folder plus
-# its registry entry and include (collector/ as gc/collectors/throwaway/,
-# which brings its own build part, collector.cmake, that its source cannot
-# build without; and the course's copying collector, tests/course/copying/,
-# as gc/collectors/copying/, built by default), checks that nothing else
-# changed, builds the vm once, and checks that --list-gcs shows them, that --help shows
+# A collector is one folder plus its registry line (docs/architecture.md,
+# "Adding a collector"): copies the source tree, drops two collectors in,
+# each as one folder plus its registry entry and include (collector/ as
+# gc/collectors/throwaway/, which brings its own build part,
+# collector.cmake, that its source cannot build without; and the course's
+# copying collector, tests/course/copying/, as gc/collectors/copying/,
+# built by default), checks that nothing else changed, builds the vm once,
+# and checks that --list-gcs shows them, that --help shows
 # throwaway's option, that the suite's collector loop runs language tests
 # under them, and that the whole language suite passes under copying,
 # plain and with --gc-stress=1 --gc-verify. First it holds

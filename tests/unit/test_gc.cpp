@@ -289,10 +289,8 @@ TEST_CASE("large-object space keeps a cycle's pages and releases only past its b
   // then a sweep.
   auto cycle = [&](int objects, int survivors) {
     for (int i = 0; i < objects; ++i) {
-      Word* start = los.allocate_pages(kObjectPages);
-      REQUIRE(start != nullptr);
-      Word* h = format_object(start, kFirstUserClass, 0, kObjectPages * kPageBytes / kWordSize - 1);
-      los.add_object(h, start, kObjectPages);
+      Word* h = los.allocate(kFirstUserClass, 0, kObjectPages * kPageBytes / kWordSize - 1).header;
+      REQUIRE(h != nullptr);
       if (i < survivors) *h |= Header::kMarkBit;
     }
     los.sweep(false);

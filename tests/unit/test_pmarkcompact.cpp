@@ -71,12 +71,8 @@ struct Heap {
   Word* old_obj(uint64_t nrefs, uint64_t raw = 1) { return alloc_in(old_top, nrefs, raw); }
   Word* young_obj(uint64_t nrefs, uint64_t raw = 1) { return alloc_in(young_top, nrefs, raw); }
   Word* large_obj(uint64_t nrefs, uint64_t raw = 1) {
-    uint64_t words = object_words(nrefs, raw);
-    uint64_t pages = LargeObjectSpace::pages_for(words);
-    Word* start = los.allocate_pages(pages);
-    REQUIRE(start != nullptr);
-    Word* h = format_object(start, kNode, nrefs, raw);
-    los.add_object(h, start, pages);
+    Word* h = los.allocate(kNode, nrefs, raw).header;
+    REQUIRE(h != nullptr);
     h[1] = next_id++;
     return h;
   }

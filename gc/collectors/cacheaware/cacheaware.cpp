@@ -29,12 +29,6 @@ Options checked_options(const HeapOptions& heap) {
   return o;
 }
 
-// Whether each object survived, by its mark bit, before anything moves.
-class MarkedSurvives final : public WeakResolver {
- public:
-  Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
-};
-
 // Where each surviving object is now, from the forwarding map.
 class MovedTo final : public WeakResolver {
  public:
@@ -69,7 +63,7 @@ CacheAwareCollector::CacheAwareCollector(RootSet& roots, const HeapOptions& opti
   for (uint32_t p = 0; p < ca_.partitions; ++p) partitions_[p].floor = partitions_[p].top = map_.begin(p);
   allocator_.reset(0, std::min(kInitialTriggerBytes, options_.max_heap_bytes));
   los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
-  hide_buffer_ = options_.stress_interval != 0;
+  hide_buffer_ = options_.hide_buffer();
   describe_counters();
 }
 
@@ -173,7 +167,7 @@ Word* CacheAwareCollector::format_or_oom(Word* p, uint32_t class_id, uint64_t nr
 }
 
 Word* CacheAwareCollector::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0) collect(GcCause::kStress);
+  if (stress_collection_due()) collect(GcCause::kStress);
   if (!representable(nrefs, raw_words)) return out_of_memory();
   uint64_t words = object_words(nrefs, raw_words);
   if (words > map_.partition_words()) return allocate_huge(class_id, nrefs, raw_words);
@@ -219,15 +213,13 @@ Word* CacheAwareCollector::allocated_huge(Word* header, uint64_t bytes) {
 // Pinned objects (fiber stacks) never move: the large-object space, beside
 // the partitions, within --heap.
 Word* CacheAwareCollector::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  if (options_.stress_interval && ++stress_count_ % options_.stress_interval == 0) collect(GcCause::kStress);
+  if (stress_collection_due()) collect(GcCause::kStress);
   if (!representable(nrefs, raw_words)) return out_of_memory();
   uint64_t words = object_words(nrefs, raw_words);
   uint64_t pages = LargeObjectSpace::pages_for(words);
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (heap_used() + pages * kPageBytes <= options_.max_heap_bytes)
-      if (Word* start = los_.allocate_pages(pages)) {
-        Word* h = format_object(start, class_id, nrefs, raw_words);
-        los_.add_object(h, start, pages);
+      if (Word* h = los_.allocate(class_id, nrefs, raw_words).header) {
         stats_.bytes_allocated += pages * kPageBytes;
         return h;
       }
@@ -251,7 +243,7 @@ void CacheAwareCollector::collect(GcCause cause) {
     uint64_t huge_freed = 0, pinned_freed = 0;
     events.phase(0, "huge and pinned objects", [&] {
       huge_freed = huge_.sweep();
-      pinned_freed = los_.sweep(options_.verify || options_.stress_interval != 0);
+      pinned_freed = los_.sweep(options_.poison_freed_memory());
     });
     record_partition_map("partitions before compaction");
     compact(compact_huge);

@@ -107,9 +107,8 @@ class CacheAwareCollector : public Collector {
   std::vector<RootGroup> root_groups_;
   std::vector<Word*> unpartitioned_;  // pinned and huge objects' headers, for the update phase
   unsigned core_ = 0;                 // the running fiber's home core
-  uint64_t stress_count_ = 0;
-  bool compact_huge_next_ = false;  // the next collection compacts huge objects
-  uint64_t huge_bytes_cached_ = 0;  // this collection's
+  bool compact_huge_next_ = false;    // the next collection compacts huge objects
+  uint64_t huge_bytes_cached_ = 0;    // this collection's
   uint64_t huge_bytes_moved_ = 0;
   bool hide_buffer_ = false;
 };

@@ -253,16 +253,10 @@ class CompactPhase::Slider {
     return true;
   }
 
-  static uint64_t growth(Word hw) {
-    if (Header::hash_state(hw) != HashState::kHashed) return 0;
-    uint64_t raw = Header::raw_words(hw);
-    return rounded_raw(raw + 1) - raw;
-  }
-
   // One marked object at `start`: moved to the destination, or left where
   // it is when the destination has caught up with it.
   bool place(Word* start, Word* h, Word hw, uint64_t words, Tally& tally) {
-    uint64_t need = words + growth(hw);
+    uint64_t need = words + growth_when_moved(hw);
     bool at_home = (hw & kDisplacedBit) == 0;
     for (;;) {
       if (foreign_) {
@@ -379,13 +373,9 @@ class CompactPhase::Slider {
       std::memmove(new_start, start, words * kWordSize);
     hw &= ~Header::kMarkBit;
     uint64_t total = words;
-    if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {
-      uint64_t raw = Header::raw_words(hw);
-      uint64_t grown = rounded_raw(raw + 1);
-      std::fill(new_h + 1 + raw, new_h + 1 + grown, Word{0});
-      new_h[grown] = address_hash(c_.reservation_, h);
-      hw = Header::with_hash_state(Header::with_raw_words(hw, grown), HashState::kHashedAndMoved);
-      total += grown - raw;
+    if (grows_when_moved(hw)) [[unlikely]] {
+      total += growth_when_moved(hw);
+      hw = grow_hash_word(new_h, hw, address_hash(c_.reservation_, h));
     }
     *new_h = hw;
     forwarding_.moved(start, words, new_start);

@@ -13,17 +13,6 @@ namespace {
 // thread's other cores run: messages wait at most this long.
 constexpr unsigned kScanSlice = 256;
 
-// What an object costs in the heap after compaction: a hashed object grows
-// the word that keeps its hash when it moves.
-[[gnu::always_inline]] inline uint64_t compacted_words(Word hw) {
-  uint64_t words = object_words(hw);
-  if (Header::hash_state(hw) == HashState::kHashed) {
-    uint64_t raw = Header::raw_words(hw);
-    words += rounded_raw(raw + 1) - raw;
-  }
-  return words;
-}
-
 // What a core counts while it marks, kept in registers: the headers it
 // writes could otherwise alias its counters in memory.
 struct Tally {
@@ -204,7 +193,7 @@ class MarkPhase::Runner {
     *h = hw | Header::kMarkBit;
     tally.objects++;
     tally.objects_at_home += (hw & kDisplacedBit) == 0;
-    tally.words += compacted_words(hw);
+    tally.words += object_words_when_moved(hw);
     uint64_t n = Header::nrefs(hw);
     tally.lines += m_.map_.lines(h - n, n + 1);
     if (m_.map_.homing() == Homing::kLines) tally.line_hops += m_.map_.line_hops(c, h - n, n + 1);

@@ -256,12 +256,11 @@ void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
 // program's time:
 //
 // - Its pages that the collection may promote into (its capacity and room
-//   to promote a whole young semispace beyond it) are faulted in. A page's
-//   first touch inside a young pause cost about 5-10 us on the machine the
-//   docs were measured on (ordinary pages: a young collection promoting
-//   into 300 new ones took 3 ms against a 1 ms goal), and a huge page's,
-//   which may compact memory first, milliseconds. Pages faulted in stay so
-//   until a compaction shrinks the space.
+//   to promote a whole young semispace beyond it) are faulted in: a page's
+//   first touch inside a young pause costs microseconds, and a huge page's,
+//   which may compact memory first, milliseconds
+//   (docs/collectors/markcompact.md, "Sizing the young generation", has the
+//   times). Pages faulted in stay so until a compaction shrinks the space.
 // - The free space it is expected to promote into first (the sizing
 //   policy's expected survivors) is touched, so that its cache lines wait
 //   in the caches instead of each copy's stores waiting on memory: free
@@ -438,7 +437,7 @@ uint64_t MarkCompactCollector::lab_words_for(uint64_t headroom_words) const {
 }
 
 void MarkCompactCollector::release_from_space() {
-  if (debug_poisoning()) young_other_->poison_contents();
+  if (options_.poison_freed_memory()) young_other_->poison_contents();
   if (young_other_->top() > young_other_->end())
     Reservation::release_pages(young_other_->end(), young_other_->region_end());
   young_other_->reset(young_bytes_);
@@ -513,8 +512,9 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
 // guarantee falls short by them), and at least room to promote a whole
 // young semispace of --young's full size, within the heap bound. Of its
 // full size, not its size now: while the default policy grows it, or a
-// goal keeps it small, a target sized for the small one ran out as soon
-// as it grew (binary_trees' full collections without a goal: 4, now 2).
+// goal keeps it small, a target sized for the small one runs out as soon
+// as it grows (docs/collectors/markcompact.md, "Sizing the young
+// generation", has the full collections it saves).
 void MarkCompactCollector::resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes) {
   uint64_t target =
       std::max({kInitialOldBytes, 2 * occupied_bytes,
@@ -580,12 +580,10 @@ Word* MarkCompactCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs
   uint64_t pages = LargeObjectSpace::pages_for(words);
   if (pages * kPageBytes > old_bound_bytes(0) - std::min(old_bound_bytes(0), old_.capacity_bytes()))
     return nullptr;
-  Word* start = los_.allocate_pages(pages);
-  if (!start) return nullptr;
-  set_cards(cards_.biased_base(), start, start + pages * kPageBytes / kWordSize, kCardDirty);
-  Word* h = format_object(start, class_id, nrefs, raw_words);
-  los_.add_object(h, start, pages);
-  return h;
+  LargeObjectSpace::Object o = los_.allocate(class_id, nrefs, raw_words);
+  if (!o.header) return nullptr;
+  set_cards(cards_.biased_base(), o.start, o.end(), kCardDirty);
+  return o.header;
 }
 
 // The old generation's largest capacity now (the sizing policy, markcompact.h).

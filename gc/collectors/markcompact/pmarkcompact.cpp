@@ -281,7 +281,7 @@ void ParallelMarkCompact::Worker::sweep_unit(Unit& u) {
     if (Header::is_marked(hw)) {
       if (dead) end_dead_run(p);
       live += words;
-      if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {
+      if (grows_when_moved(hw)) [[unlikely]] {
         hashed++;
         up = up.then(GapFn::hashed());
         down = GapFn::hashed().then(down);
@@ -368,7 +368,7 @@ void ParallelMarkCompact::Worker::forward_growing_down(const Unit& u, std::vecto
       gap += static_cast<int64_t>(words);
     } else if (gap > 0) {
       install(p, h, hw, p - gap, side);
-      if (Header::hash_state(hw) == HashState::kHashed) gap--;
+      if (grows_when_moved(hw)) gap--;
     }
     p += words;
   }
@@ -397,7 +397,7 @@ void ParallelMarkCompact::Worker::forward_growing_up(const Unit& u, std::vector<
     }
     if (gap == 0) continue;
     // With a gap of one word, a hashed object grows into it in place.
-    bool grows = Header::hash_state(it.hw) == HashState::kHashed;
+    bool grows = grows_when_moved(it.hw);
     it.new_h = it.start + gap - (grows ? 1 : 0);  // the new start
     if (grows) gap--;
   }
@@ -564,13 +564,9 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
   }
   if (n) *new_start = Header::count_word(n);
   hw &= ~Header::kMarkBit;
-  if (Header::hash_state(hw) == HashState::kHashed) [[unlikely]] {
-    uint64_t raw = Header::raw_words(hw);
-    uint64_t grown = rounded_raw(raw + 1);
-    std::fill(new_h + 1 + raw, new_h + 1 + grown, Word{0});
-    new_h[grown] = mc_.in_->hash_of_address(h);
-    hw = Header::with_hash_state(Header::with_raw_words(hw, grown), HashState::kHashedAndMoved);
-    words += grown - raw;
+  if (grows_when_moved(hw)) [[unlikely]] {
+    words += growth_when_moved(hw);
+    hw = grow_hash_word(new_h, hw, mc_.in_->hash_of_address(h));
   }
   *new_h = hw;
   stats_.objects_copied++;
@@ -586,7 +582,7 @@ MarkCompactOptions markcompact_options(const HeapOptions& heap) {
   o.dense_prefix = given.dense_prefix;
   if (given.dense_prefix_percent) o.dense_prefix_min_live = given.dense_prefix_percent / 100.0;
   o.deque_tasks = heap.gc_deque_tasks;
-  o.poison_free_areas = heap.verify || heap.stress_interval > 0;
+  o.poison_free_areas = heap.poison_freed_memory();
   return o;
 }
 

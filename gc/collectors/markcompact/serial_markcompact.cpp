@@ -96,12 +96,7 @@ bool SerialMarkCompact::in_young(const Word* p) const {
 }
 
 uint64_t SerialMarkCompact::size_at(Word* start, Word header, const Word* dest) {
-  uint64_t words = object_words(header);
-  if (dest != start && Header::hash_state(header) == HashState::kHashed) {
-    uint64_t raw = Header::raw_words(header);
-    words += rounded_raw(raw + 1) - raw;
-  }
-  return words;
+  return dest == start ? object_words(header) : object_words_when_moved(header);
 }
 
 // --- mark: from the roots and every young object, old and large objects
@@ -308,7 +303,7 @@ Word* SerialMarkCompact::compact(const ParallelMarkCompact::Input& in) {
       uint64_t words = object_words(w);
       uint64_t below = words_below(Header::nrefs(w));
       Word* moved = dest + below;
-      bool grows = dest != p && Header::hash_state(w) == HashState::kHashed;
+      bool grows = dest != p && grows_when_moved(w);
       uint64_t hash = grows ? in.hash_of_address(h) : 0;
       if (dest != p) {
         // Small objects slide by more than their size almost always: then
@@ -322,12 +317,8 @@ Word* SerialMarkCompact::compact(const ParallelMarkCompact::Input& in) {
         moved_objects_++;
       }
       if (grows) {
-        uint64_t raw = Header::raw_words(w);
-        uint64_t new_raw = rounded_raw(raw + 1);
-        std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
-        moved[new_raw] = hash;
-        w = Header::with_hash_state(Header::with_raw_words(w, new_raw), HashState::kHashedAndMoved);
-        words = below + 1 + new_raw;
+        words = object_words_when_moved(w);
+        w = grow_hash_word(moved, w, hash);
       }
       *moved = w;
       dirty_young_cards(in, moved);

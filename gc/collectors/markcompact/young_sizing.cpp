@@ -29,10 +29,8 @@ constexpr double kCovarianceLimit = 1e6;
 // (HotSpot pads its pause average by PausePadding = 1 deviation; the goal
 // here is a 99th percentile, not an average). A pause costs about the same
 // a surviving byte from one collection to the next only when nothing else
-// runs on the machine: on the one the docs were measured on, the misses of
-// binary_trees' pauses under a 1 ms goal settled at 3-25%, and in one run
-// each, 8 of 322 young pauses were over the goal with 2 deviations, 4 of
-// 259 with 3.
+// runs on the machine (docs/collectors/markcompact.md, "Sizing the young
+// generation", has the misses and the pauses over the goal with 2 and 3).
 constexpr double kPausePadding = 3;
 // The deviation assumed before the second collection.
 constexpr double kPriorPauseDeviation = 0.05;
@@ -57,10 +55,10 @@ constexpr double kMaxGrowth = 1.2;
 constexpr double kKeptShare = 0.5;
 
 // The prior: about what the first young collection costs two GC threads
-// on the machine the docs were measured on. It runs cold (the collector's
-// code, its deques and the old pages it promotes into first touched in
-// it): 1.1-1.7 ms for 431 KiB promoted, about 3.5 ms a MiB, several times
-// what later ones cost. The fit replaces it within a few collections.
+// (docs/collectors/markcompact.md, "Sizing the young generation"). It runs
+// cold (the collector's code, its deques and the old pages it promotes into
+// first touched in it), several times what later ones cost; the fit
+// replaces it within a few collections.
 constexpr std::array<double, 4> kPriorTheta = {0.05, 1.0, 4.0, 0.05};
 constexpr std::array<double, 4> kPriorVariance = {1.0, 10.0, 10.0, 1.0};
 
@@ -108,8 +106,8 @@ uint64_t YoungSizing::keep_limit_bytes() const {
 // Clamped as a sum, not term by term: while the dirty cards barely vary
 // (a program that writes few old objects), their cost is collinear with
 // the fixed cost, and the fit may split the sum into a large positive and
-// a large negative part (1.0 ms and -50 ms/1000 cards for 0.08 ms in all,
-// seen on binary_trees). Clamping each part would keep the positive one
+// a large negative part (docs/collectors/markcompact.md has one seen on
+// binary_trees). Clamping each part would keep the positive one
 // alone, and no size would meet the goal.
 double YoungSizing::fixed_part_ms() const {
   return std::max(0.0, theta_[0] + theta_[3] * dirty_cards_ / 1000);

@@ -27,15 +27,12 @@
 // average padded by its deviation, as HotSpot's policy sizes): survival
 // jumps. A program that builds a structure larger than the young
 // generation finds all of it alive at once after collections that found
-// almost nothing (binary_trees: from 5% to 90% between two collections,
-// when its trees grow from 1 to 4 MB), and a size fitted to the average
-// then costs one pause of several times the goal. Sized for the worst
-// case, the young generation is smaller and collected more often; each
-// collection's fixed cost is small (about 0.1 ms) and a small young
-// generation stays in the caches: the best runs of the programs the docs
-// measure were 0.5% (gcbench) and 8% (binary_trees) longer than without a
-// goal, most of it the copying of structures built across collections
-// (docs/collectors/markcompact.md).
+// almost nothing, and a size fitted to the average then costs one pause
+// of several times the goal. Sized for the worst case, the young
+// generation is smaller and collected more often, which costs little: each
+// collection's fixed cost is small and a small young generation stays in
+// the caches (docs/collectors/markcompact.md, "Sizing the young
+// generation", has the survival jump and the runs' times).
 // The survival rate (decaying, padded) still decides the tenuring
 // threshold, which sets whether new survivors are costed as copied or
 // promoted, and the survivors expected by the promotion area's touch.

@@ -128,19 +128,13 @@ class CheneyScavenger {
   [[gnu::always_inline]] Word* copy(Word* old, Word h) {
     uint64_t below = words_below(Header::nrefs(h));
     uint64_t raw = Header::raw_words(h);
-    bool hashed = Header::hash_state(h) == HashState::kHashed;
-    uint64_t new_raw = hashed ? rounded_raw(raw + 1) : raw;
-    uint64_t words = below + 1 + new_raw;
+    uint64_t words = below + 1 + raw_words_when_moved(h);
     Word new_header = h;
     Word* dst = derived().allocate_copy(h, words, new_header);
     copy_words(dst, old - below, below + 1 + raw);
     Word* moved = dst + below;
-    if (hashed) [[unlikely]] {
-      std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
-      moved[new_raw] = address_hash(reservation_, old);
-      new_header =
-          Header::with_hash_state(Header::with_raw_words(new_header, new_raw), HashState::kHashedAndMoved);
-    }
+    if (grows_when_moved(h)) [[unlikely]]
+      new_header = grow_hash_word(moved, new_header, address_hash(reservation_, old));
     *moved = new_header;
     *old = reinterpret_cast<Word>(moved);
     stats_.objects_copied++;

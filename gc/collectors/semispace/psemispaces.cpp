@@ -153,10 +153,8 @@ void CopyScavenger<Derived>::undo_allocation(Word* p, uint64_t words) {
 }
 
 template <class Derived>
-void CopyScavenger<Derived>::install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw) {
-  std::fill(moved + 1 + raw, moved + 1 + new_raw, Word{0});
-  moved[new_raw] = address_hash(shared_.reservation, old);
-  *moved = Header::with_hash_state(Header::with_raw_words(h, new_raw), HashState::kHashedAndMoved);
+void CopyScavenger<Derived>::install_hash(Word* old, Word* moved, Word h) {
+  *moved = grow_hash_word(moved, h, address_hash(shared_.reservation, old));
 }
 
 template <class Derived>

@@ -246,9 +246,7 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     uint64_t nrefs = Header::nrefs(h);
     uint64_t below = words_below(nrefs);
     uint64_t raw = Header::raw_words(h);
-    bool hashed = Header::hash_state(h) == HashState::kHashed;
-    uint64_t new_raw = hashed ? rounded_raw(raw + 1) : raw;
-    uint64_t words = below + 1 + new_raw;
+    uint64_t words = below + 1 + raw_words_when_moved(h);
     Word new_header = h;
     Word* dst = derived().allocate_copy(h, words, new_header);
     Word* moved = dst + below;
@@ -266,8 +264,8 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     // atomically as a forwarding pointer.
     copy_words(dst, old - below, below);
     copy_words(moved + 1, old + 1, raw);
-    if (hashed) [[unlikely]] {
-      install_hash(old, moved, new_header, raw, new_raw);
+    if (grows_when_moved(h)) [[unlikely]] {
+      install_hash(old, moved, new_header);
     } else {
       *moved = new_header;
     }
@@ -306,7 +304,7 @@ class CopyScavenger : public parallel::Tracer<Derived> {
   }
 
   [[gnu::noinline]] Word* allocate_slow(uint64_t words);
-  [[gnu::noinline]] void install_hash(Word* old, Word* moved, Word h, uint64_t raw, uint64_t new_raw);
+  [[gnu::noinline]] void install_hash(Word* old, Word* moved, Word h);
   void retire_lab_tail();
 
   // This collection's geometry (prepare).

@@ -183,7 +183,7 @@ bool SemispaceCollector::collection() {
     scavenge_in_parallel();
   }
   events.phase(0, "weak references", [&] { process_weak(); });
-  events.phase(0, "sweep large objects", [&] { los_.sweep(debug_poisoning()); });
+  events.phase(0, "sweep large objects", [&] { los_.sweep(options_.poison_freed_memory()); });
   events.phase_start(0, "resize and release");
   resize_semispaces();
   release_from_space();
@@ -250,7 +250,7 @@ void SemispaceCollector::resize_semispaces() {
 
 // From-space is empty now (poisoned in stress and verify modes).
 void SemispaceCollector::release_from_space() {
-  if (debug_poisoning()) other_->poison_contents();
+  if (options_.poison_freed_memory()) other_->poison_contents();
   if (other_->capacity_bytes() > semispace_bytes_)
     Reservation::release_pages(other_->begin() + semispace_bytes_ / kWordSize, other_->end());
   other_->reset(semispace_bytes_);
@@ -313,12 +313,10 @@ Word* SemispaceCollector::try_allocate_large(uint32_t class_id, uint64_t nrefs, 
   uint64_t pages = LargeObjectSpace::pages_for(words);
   uint64_t bytes = pages * kPageBytes;
   if (2 * semispace_bytes_ + los_.committed_bytes() + bytes > options_.max_heap_bytes) return nullptr;
-  Word* start = los_.allocate_pages(pages);
-  if (!start) return nullptr;
-  cards_.clean(start, start + bytes / kWordSize);
-  Word* h = format_object(start, class_id, nrefs, raw_words);
-  los_.add_object(h, start, pages);
-  return h;
+  LargeObjectSpace::Object o = los_.allocate(class_id, nrefs, raw_words);
+  if (!o.header) return nullptr;
+  cards_.clean(o.start, o.end());
+  return o.header;
 }
 
 uint64_t SemispaceCollector::semispace_bound(uint64_t pending_large_bytes) const {

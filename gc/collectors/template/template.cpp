@@ -47,12 +47,6 @@ constexpr uint64_t kChunkWords = 4096;
 // refuse what the byte bound allows (marksweep's reason).
 constexpr uint64_t kLargeRegionHeaps = 4;
 
-// After marking, a marked object survives where it is.
-class MarkedSurvives final : public WeakResolver {
- public:
-  Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
-};
-
 class TemplateCollector final : public Collector {
  public:
   TemplateCollector(RootSet& roots, const HeapOptions& options)
@@ -62,7 +56,7 @@ class TemplateCollector final : public Collector {
         frontier_(reservation_.base()),
         large_(reservation_.base() + options_.max_heap_bytes / kWordSize, reservation_.end()),
         trigger_bytes_(std::min(kInitialHeapBytes, options_.max_heap_bytes)),
-        poison_(options_.verify || options_.stress_interval > 0) {
+        poison_(options_.poison_freed_memory()) {
     card_base = cards_.biased_base();  // the write barrier stores here; nothing reads it
     top = limit = counted_ = frontier_;
     for (const char* c : {"objects marked", "objects freed"}) events.describe_counter(c, "objects");
@@ -75,7 +69,7 @@ class TemplateCollector final : public Collector {
 
   // Up to the trigger first; after a collection, up to --heap.
   Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
-    if (options_.stress_interval && ++allocations_ % options_.stress_interval == 0) collect(GcCause::kStress);
+    if (stress_collection_due()) collect(GcCause::kStress);
     if (!representable(nrefs, raw_words)) return out_of_memory();
     uint64_t words = object_words(nrefs, raw_words);
     if (words * kWordSize >= kLargeObjectBytes) return allocate_large(class_id, nrefs, raw_words, words);
@@ -87,7 +81,7 @@ class TemplateCollector final : public Collector {
     }
     Word* header = format_object(start, class_id, nrefs, raw_words);
     // Stressed, every allocation must come here to be counted: no buffer.
-    if (options_.stress_interval) retire_buffer();
+    if (options_.hide_buffer()) retire_buffer();
     return header;
   }
   // Nothing moves, so any object is pinned.
@@ -187,22 +181,20 @@ class TemplateCollector final : public Collector {
   }
 
   Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {
-    uint64_t pages = LargeObjectSpace::pages_for(words);
-    Word* start = take_pages(pages, trigger_bytes_);
-    if (!start) {
+    Word* header = take_large(class_id, nrefs, raw_words, trigger_bytes_);
+    if (!header) {
       collect(GcCause::kLargeAllocation);
-      start = take_pages(pages, options_.max_heap_bytes);
-      if (!start) return out_of_memory();
+      header = take_large(class_id, nrefs, raw_words, options_.max_heap_bytes);
+      if (!header) return out_of_memory();
     }
-    Word* header = format_object(start, class_id, nrefs, raw_words);
-    large_.add_object(header, start, pages);
     stats_.bytes_allocated += words * kWordSize;
     note_heap_size();
     return header;
   }
-  Word* take_pages(uint64_t pages, uint64_t limit_bytes) {
+  Word* take_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t limit_bytes) {
+    uint64_t pages = LargeObjectSpace::pages_for(object_words(nrefs, raw_words));
     if (heap_size() + pages * kPageBytes > limit_bytes) return nullptr;
-    return large_.allocate_pages(pages);
+    return large_.allocate(class_id, nrefs, raw_words).header;
   }
 
   // --- mark: from the roots, with an explicit grey stack (no recursion, so
@@ -289,8 +281,7 @@ class TemplateCollector final : public Collector {
   Word* counted_;   // the buffer's allocation below this is in stats_
   LargeObjectSpace large_;
   uint64_t trigger_bytes_;
-  bool poison_;  // verify and stress modes: freed memory is poisoned
-  uint64_t allocations_ = 0;
+  bool poison_;              // verify and stress modes: freed memory is poisoned
   std::vector<Hole> holes_;  // the last sweep's, in address order
   size_t next_hole_ = 0;
   uint64_t free_words_ = 0;  // in holes_ from next_hole_ on

@@ -63,7 +63,7 @@ class CopyingCollector final : public Collector {
         from_space_(to_space_ + options_.max_heap_bytes / kWordSize),
         large_(from_space_ + options_.max_heap_bytes / kWordSize, reservation_.end()),
         trigger_bytes_(std::min(2 * kInitialHeapBytes, options_.max_heap_bytes)),
-        poison_(options_.verify || options_.stress_interval > 0),
+        poison_(options_.poison_freed_memory()),
         semispace_words_(std::min(kInitialHeapBytes, options_.max_heap_bytes / 2) / 2 / kWordSize) {
     card_base = cards_.biased_base();  // the write barrier stores here; nothing reads it
     top = limit = counted_ = to_space_;
@@ -76,7 +76,7 @@ class CopyingCollector final : public Collector {
   // Small objects in to-space; large ones up to the trigger first, after a
   // collection up to --heap.
   Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
-    if (options_.stress_interval && ++allocations_ % options_.stress_interval == 0) collect(GcCause::kStress);
+    if (stress_collection_due()) collect(GcCause::kStress);
     if (!representable(nrefs, raw_words)) return out_of_memory();
     uint64_t words = object_words(nrefs, raw_words);
     if (words * kWordSize >= kLargeObjectBytes) return allocate_large(class_id, nrefs, raw_words, words);
@@ -88,7 +88,7 @@ class CopyingCollector final : public Collector {
     }
     Word* header = format_object(start, class_id, nrefs, raw_words);
     // Stressed, every allocation must come here to be counted: no buffer.
-    if (options_.stress_interval) retire_buffer();
+    if (options_.hide_buffer()) retire_buffer();
     return header;
   }
   // Fiber stacks are pointed at from outside the heap: they must not move.
@@ -162,22 +162,20 @@ class CopyingCollector final : public Collector {
   }
 
   Word* allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {
-    uint64_t pages = LargeObjectSpace::pages_for(words);
-    Word* start = take_pages(pages, trigger_bytes_);
-    if (!start) {
+    Word* header = take_large(class_id, nrefs, raw_words, trigger_bytes_);
+    if (!header) {
       collect(GcCause::kLargeAllocation);
-      start = take_pages(pages, options_.max_heap_bytes);
-      if (!start) return out_of_memory();
+      header = take_large(class_id, nrefs, raw_words, options_.max_heap_bytes);
+      if (!header) return out_of_memory();
     }
-    Word* header = format_object(start, class_id, nrefs, raw_words);
-    large_.add_object(header, start, pages);
     stats_.bytes_allocated += words * kWordSize;
     note_heap_size();
     return header;
   }
-  Word* take_pages(uint64_t pages, uint64_t limit_bytes) {
+  Word* take_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t limit_bytes) {
+    uint64_t pages = LargeObjectSpace::pages_for(object_words(nrefs, raw_words));
     if (heap_size() + pages * kPageBytes > limit_bytes) return nullptr;
-    return large_.allocate_pages(pages);
+    return large_.allocate(class_id, nrefs, raw_words).header;
   }
 
   // --- copy: from the roots, then Cheney's scan of to-space
@@ -286,7 +284,6 @@ class CopyingCollector final : public Collector {
   uint64_t trigger_bytes_;
   bool poison_;  // verify and stress modes: freed memory is poisoned
   uint64_t semispace_words_;
-  uint64_t allocations_ = 0;
   std::vector<Word*> grey_;
   std::vector<RootGroup> root_groups_;
 };
