@@ -28,7 +28,11 @@
 # runs in every collector's paper configuration. The collectors whose
 # defaults are their paper's are left out there: their default runs above
 # are already runs in the paper's configuration, and running them again
-# would add time and no coverage. GCLAB_PAPER=none skips these runs.
+# would add time and no coverage. GCLAB_PAPER=none leaves these runs out;
+# GCLAB_PAPER=shard makes the paper configuration one more of the stressed
+# run's configurations instead (below), with no run of its own: the
+# sanitizer runs, where the whole suite again would cost minutes, cover it
+# so at the cost of none.
 #
 # With GCLAB_SCALED_STRESS=1 (the sanitizer runs), a collector whose
 # collections are slow lets the default stress collect every N allocations
@@ -87,7 +91,7 @@ shard=${shard%% *}
 fail=0
 for gc in $collectors; do
   paper=()
-  [ "$paper_runs" != none ] && [[ $paper_differs == *" $gc "* ]] && paper=(--paper-config)
+  [ -z "$paper_runs" ] && [[ $paper_differs == *" $gc "* ]] && paper=(--paper-config)
   if [ "$plain" != none ]; then
     for config in "" "${paper[@]}"; do
       # shellcheck disable=SC2086
@@ -102,6 +106,7 @@ for gc in $collectors; do
     gc_stress="--gc-stress=${interval//[^0-9]/} --gc-verify"
   fi
   variants_of "$gc"
+  if [ "$paper_runs" = shard ] && [[ $paper_differs == *" $gc "* ]]; then variants+=(--paper-config); fi
   if [ "$all_variants" = 1 ]; then
     chosen=("${variants[@]}")
   else
