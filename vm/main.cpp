@@ -544,9 +544,14 @@ void add_paper_configuration(const gc::CollectorInfo& c, const gc::HeapOptions& 
   for (const auto& [name, value] : c.paper_configuration(heap)) {
     auto same = [&](const GivenCollectorOption& g) { return g.name == name; };
     auto it = std::find_if(given.begin(), given.end(), same);
+    // A size agrees however it is written (16M and 16384K).
+    auto agrees = [&](const std::string& v) {
+      std::optional<uint64_t> a = gc::parse_size(v), b = gc::parse_size(value);
+      return v == value || (a && b && *a == *b);
+    };
     if (it == given.end())
       given.push_back({name, value});
-    else if (it->value != value)
+    else if (!agrees(it->value))
       usage_error("--paper-config sets --" + name + "=" + value + " for " + c.name + ", and --" + name + "=" +
                   it->value + " departs from it: give one or the other");
   }

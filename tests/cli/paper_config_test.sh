@@ -66,6 +66,9 @@ usage_error "--paper-config sets --ca-trigger=full for cacheaware, and --ca-trig
   --gc=cacheaware --ca-trigger=sizing --paper-config
 usage_error "--paper-config: template implements no paper, so it has no paper configuration" \
   --compare=semispace,template --paper-config
+# A size given as the paper's, in other words, agrees with it.
+check "markcompact --paper-config --young=16384K: accepted" \
+  '[ "$("$vm" --gc=markcompact --heap=1G --paper-config --young=16384K -e "print(1);" 2>&1)" = 1 ]'
 
 # --compare: a variant per run, in the table and the JSON; --paper-config
 # leaves out the collectors without a paper configuration.

@@ -122,8 +122,10 @@ Variant markcompact_variant(const HeapOptions& heap) {
 OptionValues markcompact_paper_configuration(const HeapOptions& heap) {
   // The paper fixed the young generation in every run (L230-232); fixed at
   // the size the default grows it to, small heaps keep the same room.
-  uint64_t young = std::min(kDefaultYoungBytes, heap.max_heap_bytes / kYoungHeapFraction);
-  OptionValues o{{"young", std::to_string(std::max<uint64_t>(young >> 10, 64)) + "K"}};
+  uint64_t young_k =
+      std::max<uint64_t>(std::min(kDefaultYoungBytes, heap.max_heap_bytes / kYoungHeapFraction) >> 10, 64);
+  OptionValues o{
+      {"young", young_k % 1024 ? std::to_string(young_k) + "K" : std::to_string(young_k >> 10) + "M"}};
   if (heap.gc_threads != 0) o["dense-prefix"] = "off";
   return o;
 }
