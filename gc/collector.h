@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -261,6 +262,17 @@ class Collector {
   bool overhead_limit_exceeded_ = false;
 };
 
+// Which configuration of its paper a collector runs, as the options in
+// force select it: the first line of --gc-stats, the --gc-log start line,
+// the report's header and --compare's table print it.
+struct Variant {
+  // The algorithm as the paper names it ("pSemispaces").
+  std::string name;
+  // Each departure from the paper, in a few words with the paper's choice
+  // beside it; none: the paper's configuration.
+  std::vector<std::string> departures;
+};
+
 // The registry: one line per collector in registry.cpp.
 struct CollectorInfo {
   const char* name;
@@ -281,7 +293,28 @@ struct CollectorInfo {
   // VM's (--heap, --gc-threads), as a usage error, or empty; checked once
   // the command line is read (exit 64). nullptr: nothing to check.
   std::string (*check_configuration)(const HeapOptions& options) = nullptr;
+  // The variant the options select, derived from their values (so that a
+  // changed option changes what is printed); nullptr: the collector
+  // implements no paper.
+  Variant (*variant)(const HeapOptions& options) = nullptr;
+  // The collector options that put it in its paper's configuration
+  // (--paper-config), which may depend on the VM's (--heap, --gc-threads);
+  // empty: the defaults are the paper's. nullptr: it has no paper
+  // configuration, and --paper-config is refused.
+  OptionValues (*paper_configuration)(const HeapOptions& options) = nullptr;
 };
+
+// The variant that `info` runs under `options`, or none for a collector
+// that implements no paper.
+std::optional<Variant> variant_of(const CollectorInfo& info, const HeapOptions& options);
+// The same for a running collector (none for one the registry lacks).
+std::optional<Variant> variant_of(const Collector& heap);
+// One line for the outputs: "pSemispaces: the paper's configuration",
+// "pSemispaces: departures from the paper: A; B", or "implements no paper".
+std::string variant_line(const std::optional<Variant>& variant);
+// --paper-config's options as "--NAME=VALUE ..." ("the defaults" when
+// there are none), for --list-gcs and messages.
+std::string options_text(const OptionValues& values);
 const std::vector<CollectorInfo>& registered_collectors();
 const CollectorInfo* find_collector(const std::string& name);
 

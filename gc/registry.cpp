@@ -18,35 +18,50 @@ namespace gc {
 
 const std::vector<CollectorInfo>& registered_collectors() {
   static const std::vector<CollectorInfo> collectors = {
-      {"semispace",
-       "parallel copying, pSemispaces (Flood et al. 2001); --gc-threads=0 runs its serial form, Cheney's "
-       "collector",
-       create_semispace, nullptr, semispace_option_table},
-      {"markcompact",
-       "generational: pSemispaces young generation, mark-compact old generation, strided card scanning "
-       "(Flood et al. 2001)",
-       create_markcompact, nullptr, markcompact_option_table},
-      {"marksweep", "non-moving mark-sweep in size-class blocks (Maas et al. 2012's CPU baseline)",
-       create_marksweep},
+      {.name = "semispace",
+       .description = "parallel copying, pSemispaces (Flood et al. 2001); --gc-threads=0 runs its serial "
+                      "form, Cheney's collector",
+       .create = create_semispace,
+       .options = semispace_option_table,
+       .variant = semispace_variant,
+       .paper_configuration = semispace_paper_configuration},
+      {.name = "markcompact",
+       .description = "generational: pSemispaces young generation, mark-compact old generation, strided "
+                      "card scanning (Flood et al. 2001)",
+       .create = create_markcompact,
+       .options = markcompact_option_table,
+       .variant = markcompact_variant,
+       .paper_configuration = markcompact_paper_configuration},
+      {.name = "marksweep",
+       .description = "non-moving mark-sweep in size-class blocks (Maas et al. 2012's CPU baseline)",
+       .create = create_marksweep,
+       .variant = marksweep_variant,
+       .paper_configuration = marksweep_paper_configuration},
       {.name = "gpu",
        .description = "marksweep with the mark phase on an OpenCL device (Maas et al. 2012)",
        .create = create_gpu,
        .unavailable = gpu_unavailable,
        .options = gpu_option_table,
-       .check_configuration = gpu_check_configuration},
+       .check_configuration = gpu_check_configuration,
+       .variant = gpu_variant,
+       .paper_configuration = gpu_paper_configuration},
       {.name = "accel",
        .description = "marksweep marked and swept by a simulated GC accelerator against an in-order CPU "
                       "(Maas et al. 2018)",
        .create = create_accel,
        .options = accel_option_table,
-       .uses_gc_threads = false},
+       .uses_gc_threads = false,
+       .variant = accel_variant,
+       .paper_configuration = accel_paper_configuration},
       {.name = "cacheaware",
        .description =
            "mark-compact over partitions hosted by the cores of a mesh, marking by message passing "
            "(Zhou and Demsky)",
        .create = create_cacheaware,
        .options = cacheaware::cacheaware_option_table,
-       .check_configuration = cacheaware::cacheaware_check_configuration},
+       .check_configuration = cacheaware::cacheaware_check_configuration,
+       .variant = cacheaware::cacheaware_variant,
+       .paper_configuration = cacheaware::cacheaware_paper_configuration},
       {.name = "template",
        .description = "the course's smallest mark-sweep: a starting point to change",
        .create = create_template,
@@ -59,6 +74,32 @@ const CollectorInfo* find_collector(const std::string& name) {
   for (const CollectorInfo& info : registered_collectors())
     if (name == info.name) return &info;
   return nullptr;
+}
+
+std::optional<Variant> variant_of(const CollectorInfo& info, const HeapOptions& options) {
+  if (!info.variant) return std::nullopt;
+  return info.variant(options);
+}
+
+std::optional<Variant> variant_of(const Collector& heap) {
+  const CollectorInfo* info = find_collector(heap.name());
+  if (!info) return std::nullopt;
+  return variant_of(*info, heap.options());
+}
+
+std::string variant_line(const std::optional<Variant>& variant) {
+  if (!variant) return "implements no paper";
+  if (variant->departures.empty()) return variant->name + ": the paper's configuration";
+  std::string line = variant->name + ": departures from the paper: ";
+  for (size_t k = 0; k < variant->departures.size(); ++k) line += (k ? "; " : "") + variant->departures[k];
+  return line;
+}
+
+std::string options_text(const OptionValues& values) {
+  if (values.empty()) return "the defaults";
+  std::string text;
+  for (const auto& [name, value] : values) text += (text.empty() ? "--" : " --") + name + "=" + value;
+  return text;
 }
 
 }  // namespace gc

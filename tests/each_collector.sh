@@ -22,6 +22,18 @@
 # extra flags) included, so the suite covers every configuration at the
 # cost of one. GCLAB_ALL_VARIANTS=1 runs every configuration instead.
 #
+# Each collector whose paper configuration is not its default (--list-gcs
+# says "paper configuration: --OPTION=..."; vm --paper-config) also runs
+# the test in that configuration, plain and stressed, so the whole suite
+# runs in every collector's paper configuration. The collectors whose
+# defaults are their paper's are left out there: their default runs above
+# are already runs in the paper's configuration, and running them again
+# would add time and no coverage. GCLAB_PAPER=none leaves these runs out;
+# GCLAB_PAPER=shard makes the paper configuration one more of the stressed
+# run's configurations instead (below), with no run of its own: the
+# sanitizer runs, where the whole suite again would cost minutes, cover it
+# so at the cost of none.
+#
 # With GCLAB_SCALED_STRESS=1 (the sanitizer runs), a collector whose
 # collections are slow lets the default stress collect every N allocations
 # instead of every one, N from gc/collectors/NAME/test_stress_interval, so
@@ -38,8 +50,16 @@ plain=${GCLAB_PLAIN:-}
 extra=${GCLAB_EXTRA_FLAGS:-}
 
 threads_only=${GCLAB_GC_THREADS_ONLY:-0}
-collectors=$("$vm" --list-gcs | awk -v threads_only="$threads_only" \
-  '!/cannot run/ && !(threads_only == 1 && /\(no GC threads\)/) {print $1}')
+list=$("$vm" --list-gcs)
+collectors=$(awk -v threads_only="$threads_only" \
+  '!/cannot run/ && !(threads_only == 1 && /\(no GC threads\)/) {print $1}' <<<"$list")
+paper_runs=${GCLAB_PAPER:-}
+# The collectors whose paper configuration sets options of their own,
+# space-separated and between spaces (read without starting a process).
+paper_differs=" "
+while IFS= read -r line; do
+  [[ $line == *"(paper configuration: --"* ]] && paper_differs+="${line%% *} "
+done <<<"$list"
 if [ -n "${GCLAB_ONLY_GCS:-}" ]; then
   collectors=$(tr ' ' '\n' <<<"$collectors" | grep -Fxf <(tr ',' '\n' <<<"$GCLAB_ONLY_GCS"))
 fi
@@ -70,9 +90,13 @@ shard=${shard%% *}
 
 fail=0
 for gc in $collectors; do
+  paper=()
+  [ -z "$paper_runs" ] && [[ $paper_differs == *" $gc "* ]] && paper=(--paper-config)
   if [ "$plain" != none ]; then
-    # shellcheck disable=SC2086
-    "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra || fail=1
+    for config in "" "${paper[@]}"; do
+      # shellcheck disable=SC2086
+      "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $config $extra || fail=1
+    done
   fi
   [ "$stress" = none ] && continue
   gc_stress=$stress
@@ -82,12 +106,13 @@ for gc in $collectors; do
     gc_stress="--gc-stress=${interval//[^0-9]/} --gc-verify"
   fi
   variants_of "$gc"
+  if [ "$paper_runs" = shard ] && [[ $paper_differs == *" $gc "* ]]; then variants+=(--paper-config); fi
   if [ "$all_variants" = 1 ]; then
     chosen=("${variants[@]}")
   else
     chosen=("${variants[$((shard % ${#variants[@]}))]}")
   fi
-  for variant in "${chosen[@]}"; do
+  for variant in "${chosen[@]}" "${paper[@]}"; do
     # shellcheck disable=SC2086
     "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $variant $gc_stress || fail=1
   done

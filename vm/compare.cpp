@@ -13,6 +13,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <string>
 
 #include "gc/exit_status.h"
 #include "gc/observe/json.h"
@@ -37,6 +38,7 @@ struct Row {
   uint64_t bytes_copied = 0;
   int64_t objects_marked = -1;  // -1: the collector does not count them
   uint64_t simulated = 0;       // collections whose pause is modelled (the pauses are then simulated)
+  std::string variant;          // gc::variant_line of the run's collector
 };
 
 struct Run {
@@ -73,13 +75,15 @@ Row row_of(const gc::observe::Summary& s) {
   r.peak_live = s.peak_live;
   r.bytes_copied = s.bytes_copied;
   r.simulated = s.simulated_collections;
+  r.variant = gc::variant_line(s.variant);
   for (const gc::observe::CounterTotal& c : s.counters)
     if (c.name == "objects marked") r.objects_marked = static_cast<int64_t>(c.total);
   return r;
 }
 
-// The child's report to the parent: the row on one line, the lengths of
-// the two JSON texts on the next, then the texts.
+// The child's report to the parent: the row's numbers on one line, its
+// variant on the next, the lengths of the two JSON texts on the third,
+// then the texts.
 std::string encode(const Row& r, const std::string& json, const std::string& report) {
   char line[512];
   std::snprintf(line, sizeof line,
@@ -87,14 +91,17 @@ std::string encode(const Row& r, const std::string& json, const std::string& rep
                 " %" PRId64 " %" PRIu64 "\n",
                 r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
                 r.peak_live, r.bytes_copied, r.objects_marked, r.simulated);
-  return line + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" + json + report;
+  return line + r.variant + "\n" + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" +
+         json + report;
 }
 
 bool decode(const std::string& text, Row& r, std::string& json, std::string& report) {
   std::istringstream in(text);
   size_t json_size = 0, report_size = 0;
   in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
-      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >> json_size >> report_size;
+      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated;
+  if (in.fail() || in.get() != '\n' || !std::getline(in, r.variant)) return false;
+  in >> json_size >> report_size;
   if (in.fail() || in.get() != '\n') return false;
   size_t at = static_cast<size_t>(in.tellg());
   if (text.size() - at != json_size + report_size) return false;
@@ -354,7 +361,12 @@ std::string table(const std::vector<Run>& runs) {
   }
   out +=
       "pauses: measured on this machine, or simulated (the modelled hardware's time; wall ms and GC share "
-      "stay the host's); copied: bytes; marked: objects, where the collector counts them\n";
+      "stay the host's); copied: bytes; marked: objects, where the collector counts them\n"
+      "variants:\n";
+  for (const Run& r : runs) {
+    std::snprintf(line, sizeof line, "  %-12s ", r.collector.c_str());
+    out += line + (r.row ? r.row->variant : std::string("unknown: the run wrote no statistics")) + "\n";
+  }
   return out;
 }
 
@@ -368,6 +380,11 @@ std::string json(const CompareOptions& c, const std::vector<Run>& runs, bool agr
     j.begin_object().field("collector", r.collector).field("exit_status", r.status);
     if (r.signal) j.field("signal", r.signal);
     j.field("agrees", r.disagreement.empty());
+    j.key("variant");
+    if (r.row)
+      j.value(r.row->variant);
+    else
+      j.null();
     if (!r.disagreement.empty()) j.field("disagreement", r.disagreement);
     j.key("stats");
     if (r.row)

@@ -201,11 +201,21 @@ std::string check_replay_file(const std::string& v) {
   return v.empty() ? "--replay needs the FILE of a heap snapshot" : "";
 }
 
+// What --paper-config sets for `c`, for --list-gcs: under the default
+// --heap and --gc-threads, which markcompact's depends on.
+std::string paper_config_text(const gc::CollectorInfo& c) {
+  if (!c.paper_configuration) return "no paper configuration";
+  gc::HeapOptions defaults;
+  defaults.max_heap_bytes = gc::physical_memory_bytes() / 4;
+  defaults.gc_threads = std::max(1u, std::thread::hardware_concurrency());
+  return "paper configuration: " + gc::options_text(c.paper_configuration(defaults));
+}
+
 void list_collectors() {
   for (const gc::CollectorInfo& c : gc::registered_collectors()) {
     std::string why = c.unavailable ? c.unavailable() : "";
-    std::cout << c.name << "  " << c.description << (c.uses_gc_threads ? "" : " (no GC threads)")
-              << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
+    std::cout << c.name << "  " << c.description << (c.uses_gc_threads ? "" : " (no GC threads)") << " ("
+              << paper_config_text(c) << ")" << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
   }
 }
 
@@ -219,6 +229,7 @@ struct CommandLine {
   ObserveOptions observe;
   bool disasm = false;
   bool gc_given = false;
+  bool paper_config = false;           // --paper-config
   std::optional<std::string> compare;  // --compare's list; empty: every collector that can run
   std::vector<vm::VMOptions> compare_runs;
   std::optional<std::string> code;
@@ -282,6 +293,12 @@ const VmOption kVmOptions[] = {
       .min = 4,
       .max = 1ull << 26},
      [](CommandLine& l, const std::string& v) { l.options.heap.gc_deque_tasks = count_of(v); }},
+    {{.name = "paper-config",
+      .kind = gc::OptionKind::kFlag,
+      .help = "run the collector in its paper's configuration (--list-gcs names the options it sets; "
+              "refused for a collector that has none, and with an option given away from it); --gc-stats, "
+              "--gc-log and --gc-report name the variant in use and each departure from the paper"},
+     [](CommandLine& l, const std::string&) { l.paper_config = true; }},
     {{.name = "gc-stress",
       .kind = gc::OptionKind::kCount,
       .value_name = "N",
@@ -519,6 +536,29 @@ void apply_option(CommandLine& line, const std::string& arg, std::vector<GivenCo
   usage_error("unknown option '" + arg + "'");
 }
 
+// --paper-config for collector `c`: its paper's options joined to those
+// given, or a usage error where it has none or one given departs from it.
+void add_paper_configuration(const gc::CollectorInfo& c, const gc::HeapOptions& heap,
+                             std::vector<GivenCollectorOption>& given) {
+  if (!c.paper_configuration)
+    usage_error("--paper-config: " + std::string(c.name) +
+                " implements no paper, so it has no paper configuration");
+  for (const auto& [name, value] : c.paper_configuration(heap)) {
+    auto same = [&](const GivenCollectorOption& g) { return g.name == name; };
+    auto it = std::find_if(given.begin(), given.end(), same);
+    // A size agrees however it is written (16M and 16384K).
+    auto agrees = [&](const std::string& v) {
+      std::optional<uint64_t> a = gc::parse_size(v), b = gc::parse_size(value);
+      return v == value || (a && b && *a == *b);
+    };
+    if (it == given.end())
+      given.push_back({name, value});
+    else if (!agrees(it->value))
+      usage_error("--paper-config sets --" + name + "=" + value + " for " + c.name + ", and --" + name + "=" +
+                  it->value + " departs from it: give one or the other");
+  }
+}
+
 // Collector options go to the selected collector, which must own them.
 void hand_to_collector(CommandLine& line, const std::vector<GivenCollectorOption>& given) {
   const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
@@ -552,6 +592,10 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
   std::vector<const gc::CollectorInfo*> chosen;
   if (line.compare->empty()) {
     for (const gc::CollectorInfo& c : gc::registered_collectors()) {
+      if (line.paper_config && !c.paper_configuration) {
+        std::cerr << "vm: --compare: leaving out " << c.name << " (no paper configuration)\n";
+        continue;
+      }
       std::string why = vm::unavailable_in_child(c);
       if (why.empty())
         chosen.push_back(&c);
@@ -580,9 +624,11 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
   for (const gc::CollectorInfo* c : chosen) {
     vm::VMOptions o = line.options;
     o.collector = c->name;
+    std::vector<GivenCollectorOption> own;
     for (size_t k = 0; k < given.size(); ++k)
-      if (std::find(owners[k].begin(), owners[k].end(), c) != owners[k].end())
-        o.heap.collector_options[given[k].name] = given[k].value;
+      if (std::find(owners[k].begin(), owners[k].end(), c) != owners[k].end()) own.push_back(given[k]);
+    if (line.paper_config) add_paper_configuration(*c, o.heap, own);
+    for (const GivenCollectorOption& g : own) o.heap.collector_options[g.name] = g.value;
     if (c->check_configuration) {
       std::string error = c->check_configuration(o.heap);
       if (!error.empty()) usage_error(std::string(c->name) + ": " + error);
@@ -628,8 +674,9 @@ CommandLine parse_command_line(int argc, char** argv) {
       usage_error("--replay rebuilds a heap snapshot and runs no program: drop the script");
     if (line.disasm) usage_error("--replay runs no program; --disasm only prints a program's bytecode");
   }
-  hand_to_collector(line, given);
   const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
+  if (line.paper_config) add_paper_configuration(*selected, line.options.heap, given);
+  hand_to_collector(line, given);
   if (selected && selected->check_configuration) {
     std::string error = selected->check_configuration(line.options.heap);
     if (!error.empty()) usage_error(error);
@@ -705,14 +752,15 @@ void check_outputs(const CommandLine& line) {
 }
 
 // --gc-log's sink.
-std::unique_ptr<gc::observe::Log> open_log(const ObserveOptions& observe, const std::string& collector) {
+std::unique_ptr<gc::observe::Log> open_log(const ObserveOptions& observe, const vm::VMOptions& options) {
   std::FILE* f = stderr;
   if (!observe.log_file.empty()) {
     f = std::fopen(observe.log_file.c_str(), "w");
     if (!f) cannot_write("GC log", observe.log_file, std::strerror(errno));
   }
   auto log = std::make_unique<gc::observe::Log>(f, observe.log_debug, f != stderr);
-  log->using_collector(collector.c_str());
+  log->using_collector(options.collector, gc::variant_line(gc::variant_of(
+                                              *gc::find_collector(options.collector), options.heap)));
   return log;
 }
 
@@ -721,7 +769,7 @@ std::unique_ptr<gc::observe::Log> open_log(const ObserveOptions& observe, const 
 std::unique_ptr<gc::observe::Log> set_up_observability(CommandLine& line, const Program& program) {
   const ObserveOptions& observe = line.observe;
   std::unique_ptr<gc::observe::Log> log;
-  if (observe.log) log = open_log(observe, line.options.collector);
+  if (observe.log) log = open_log(observe, line.options);
   line.options.heap.log = log.get();
   line.options.heap.record_events = observe.log || observe.needs_history() || program.repl;
   line.options.heap.keep_event_history = observe.needs_history() || program.repl;
@@ -779,7 +827,7 @@ int replay(const CommandLine& line) {
 
   vm::VMOptions options = line.options;
   std::unique_ptr<gc::observe::Log> log;
-  if (line.observe.log) log = open_log(line.observe, options.collector);
+  if (line.observe.log) log = open_log(line.observe, options);
   options.heap.log = log.get();
   options.heap.record_events = true;
   options.heap.keep_event_history = true;

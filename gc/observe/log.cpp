@@ -141,8 +141,8 @@ std::string debug_lines(const Recorder& r, size_t i) {
   return out;
 }
 
-void Log::using_collector(const char* name) {
-  std::fprintf(out_, "%s[gc] Using %s\n", uptime(0).c_str(), name);
+void Log::using_collector(const std::string& name, const std::string& variant) {
+  std::fprintf(out_, "%s[gc] Using %s (%s)\n", uptime(0).c_str(), name.c_str(), variant.c_str());
   std::fflush(out_);
 }
 

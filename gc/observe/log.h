@@ -27,9 +27,11 @@ class Log {
   Log(const Log&) = delete;
   Log& operator=(const Log&) = delete;
 
-  // "[0.000s][gc] Using semispace", first line of the log, as the JDK's
-  // (written as the VM starts, before the collector exists).
-  void using_collector(const char* name);
+  // "[0.000s][gc] Using semispace (pSemispaces: the paper's
+  // configuration)", first line of the log, as the JDK's with the variant
+  // (variant_line) after it; written as the VM starts, before the
+  // collector exists.
+  void using_collector(const std::string& name, const std::string& variant);
   // Called by the Recorder at each collection's end.
   void collection(const Recorder& r, size_t record);
 

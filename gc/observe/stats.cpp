@@ -60,6 +60,7 @@ void summarize_run(Collector& heap, Summary& s) {
   const AlwaysOnSummary& a = r.summary();
   const GcStats& st = heap.stats();
   s.collector = heap.name();
+  s.variant = variant_of(heap);
   const CollectorInfo* info = find_collector(s.collector);
   s.gc_threads = info && !info->uses_gc_threads ? 0 : heap.options().gc_threads;
   s.run_time_ms = ns_to_ms(r.now_ns());
@@ -405,7 +406,8 @@ std::string stats_table(const Summary& s) {
   std::string threads = s.gc_threads == 0
                             ? "serial (no GC threads)"
                             : std::to_string(s.gc_threads) + " GC thread" + (s.gc_threads == 1 ? "" : "s");
-  line("GC statistics: %s, %s, run %.3f s\n", s.collector.c_str(), threads.c_str(), s.run_time_ms / 1e3);
+  line("GC statistics: %s, %s, run %.3f s; %s\n", s.collector.c_str(), threads.c_str(), s.run_time_ms / 1e3,
+       variant_line(s.variant).c_str());
   line("  collections        %llu (Young %llu, Full %llu)\n", static_cast<unsigned long long>(s.collections),
        static_cast<unsigned long long>(s.young), static_cast<unsigned long long>(s.full));
   if (!s.by_cause.empty()) {
@@ -506,6 +508,16 @@ std::string stats_json(const Summary& s) {
   j.begin_object();
   j.field("schema", "gclab-gc-stats/1");
   j.field("collector", s.collector);
+  j.key("variant").begin_object().field("text", variant_line(s.variant)).key("name");
+  if (s.variant)
+    j.value(s.variant->name);
+  else
+    j.null();
+  j.field("paper_configuration", s.variant && s.variant->departures.empty());
+  j.key("departures").begin_array();
+  if (s.variant)
+    for (const std::string& d : s.variant->departures) j.value(d);
+  j.end_array().end_object();
   j.field("gc_threads", s.gc_threads);
   j.field("detailed", s.detailed);
   j.field("run_time_ms", s.run_time_ms, 3);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,7 @@ struct RatioTotal {
 
 struct Summary {
   std::string collector;
+  std::optional<Variant> variant;  // none: the collector implements no paper
   unsigned gc_threads = 0;         // the GC threads in use; 0: serial, on the collecting thread
   bool detailed = false;           // phases, workers and counters are known
   bool percentiles_exact = false;  // else from the log-scale histogram (within 4.4%)

@@ -25,6 +25,7 @@ usage_error "bad global search threshold '101' (0 to 100 percent)" --gc=cacheawa
 usage_error "bad huge object compaction 'middle' (top or sequential)" --gc=cacheaware --ca-huge=middle
 usage_error "bad cache line homing 'bits' (partition or lines)" --gc=cacheaware --ca-homing=bits
 usage_error "bad cache line homing '' (partition or lines)" --gc=cacheaware --ca-homing=
+usage_error "bad collection trigger 'never' (sizing or full)" --gc=cacheaware --ca-trigger=never
 
 # Values that are fine alone but not together with --heap.
 usage_error "a mesh of 64 cores needs at least as many partitions; there are 16" \
@@ -61,10 +62,10 @@ for order in "--help --gc=cacheaware" "--gc=cacheaware --help"; do
   "$vm" $order >"$tmp/help"
   check "$order: exit 0" '[ $? -eq 0 ]'
   for flag in --ca-partition-size=SIZE --ca-partitions=N --ca-mesh=WxH --ca-ref-cache=N --ca-requests=N \
-    --ca-global-search=N --ca-huge=top\|sequential --ca-homing=partition\|lines; do
+    --ca-global-search=N --ca-huge=top\|sequential --ca-homing=partition\|lines --ca-trigger=sizing\|full; do
     check "$order: lists $flag" 'grep -q -- "^  $flag" "$tmp/help"'
   done
-  check "$order: eight --ca-* options" '[ "$(grep -c -- "^  --ca-" "$tmp/help")" -eq 8 ]'
+  check "$order: nine --ca-* options" '[ "$(grep -c -- "^  --ca-" "$tmp/help")" -eq 9 ]'
   check "$order: not --young" '! grep -q -- "--young" "$tmp/help"'
   check "$order: still the VM's options" 'grep -q -- "^  --gc-threads=N" "$tmp/help"'
 done

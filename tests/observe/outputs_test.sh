@@ -23,7 +23,10 @@ for threads in 0 2; do
   "$vm" --gc-threads=$threads --heap=64M --gc-log "$tmp/prog.src" >"$tmp/out" 2>"$tmp/err"
   check "$t log: exit 0" '[ $? -eq 0 ]'
   check "$t log: stdout is only the program's" '[ "$(cat "$tmp/out")" = "done 400" ]'
-  check "$t log: first line names the collector" 'head -1 "$tmp/err" | grep -Eq "^\[0\.000s\]\[gc\] Using semispace$"'
+  check "$t log: first line names the collector and its variant" 'head -1 "$tmp/err" | grep -Eq "^\[0\.000s\]\[gc\] Using semispace \((.+)\)$"'
+  if [ "$threads" = 0 ]; then variant="Cheney's serial collector (the paper's seq): the paper's configuration"
+  else variant="pSemispaces: departures from the paper: forwarding by from-space chunk ownership (the paper: a CAS per object)"; fi
+  check "$t log: the variant is $variant" '[ "$(head -1 "$tmp/err")" = "[0.000s][gc] Using semispace ($variant)" ]'
   tail -n +2 "$tmp/err" >"$tmp/lines"
   check "$t log: every other line has the JDK shape" '! grep -Evq "$shape" "$tmp/lines" && [ -s "$tmp/lines" ]'
   check "$t log: 7 System.gc() pauses" '[ "$(grep -c "Pause Full (System.gc())" "$tmp/lines")" -eq 7 ]'

@@ -31,6 +31,7 @@ run_case() {  # name, panels that must have marks, then vm arguments
     check "$name: panel $p present and drawn" 'panel_drawn "$p" "$tmp/$name.dom"'
   done
   check "$name: axes are labelled" 'grep -q "time since start (s)" "$tmp/$name.dom" && grep -q "pause (ms)" "$tmp/$name.dom" && grep -q "heap (MiB)" "$tmp/$name.dom"'
+  check "$name: the header names the variant" 'grep -Eq "<p id=\"variant\">Variant: [^<]+(: the paper.s configuration|: departures from the paper: [^<]+)</p>" "$tmp/$name.dom"'
   dump_dom "file://$html#collection=0" >"$tmp/$name.0.dom"
   check "$name: heap map selects GC(0)" 'grep -q "id=\"heapmap-which\"> GC(0)," "$tmp/$name.0.dom"'
 }
@@ -67,6 +68,8 @@ for gc in $collectors; do
 done
 check "compare: a colour per collector" '[ "$(grep -o "<i style=\"background:[^\"]*\"></i>" "$tmp/compare.dom" | sort -u | wc -l)" -eq "$(echo "$collectors" | wc -l)" ]'
 check "compare: the table has the marked column" 'grep -q "<th>marked</th>" "$tmp/compare.dom"'
+check "compare: the table has the variant column" 'grep -q "<th>variant</th>" "$tmp/compare.dom" &&
+  grep -Eq "<td>pSemispaces: (the paper.s configuration|departures from the paper: [^<]+)</td>" "$tmp/compare.dom"'
 # #log: both pause panels on a logarithmic axis (ticks at powers of ten).
 dump_dom "file://$html#log" >"$tmp/compare.log.dom"
 check "compare #log: script finished" 'grep -q "data-report-status=\"ok\"" "$tmp/compare.log.dom"'

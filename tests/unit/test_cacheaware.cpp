@@ -880,6 +880,24 @@ TEST_CASE("cacheaware huge objects: --ca-huge=top keeps free space for the cache
     }
 }
 
+TEST_CASE("cacheaware --ca-trigger=full: no sizing trigger, a collection only when the heap is full") {
+  // 16 MB: the sizing trigger starts at 4 MB and after a collection is
+  // twice what is in use; without it the budget is the heap throughout.
+  constexpr uint64_t kHeap = 16ull << 20;
+  for (const char* trigger : {"sizing", "full"}) {
+    CAPTURE(trigger);
+    HeapOptions o = ca_options(1, "1x1", "16K", kHeap);
+    o.collector_options["ca-trigger"] = trigger;
+    CaHeap h(o);
+    bool sizing = std::string(trigger) == "sizing";
+    CHECK(h.c->allocator().trigger_bytes() == (sizing ? 4ull << 20 : kHeap));
+    h.root(0) = Value::ref(h.alloc(0, 100));
+    h.collect();
+    CHECK(h.c->allocator().trigger_bytes() == (sizing ? 4ull << 20 : kHeap));
+    check_no_failure(h);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // 5. The mesh, the striping and the allocator (sections 3.1 and 3.4)
 
@@ -1681,5 +1699,6 @@ TEST_CASE("cacheaware options: defaults from --heap and --gc-threads, and the er
   std::set<std::string> names;
   for (const OptionSpec& spec : cacheaware_option_table()) names.insert(spec.name);
   CHECK(names == std::set<std::string>{"ca-partition-size", "ca-partitions", "ca-mesh", "ca-ref-cache",
-                                       "ca-requests", "ca-global-search", "ca-huge", "ca-homing"});
+                                       "ca-requests", "ca-global-search", "ca-huge", "ca-homing",
+                                       "ca-trigger"});
 }

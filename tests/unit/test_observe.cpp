@@ -191,12 +191,17 @@ void validate(const Json& v, const Json& schema, const std::string& path, std::v
     if (!found) err("not one of the enum's values");
   }
   if (const Json* t = schema.get("type")) {
-    const std::string& type = t->s;
-    bool ok = (type == "object" && v.type == Json::kObject) || (type == "array" && v.type == Json::kArray) ||
-              (type == "string" && v.type == Json::kString) || (type == "boolean" && v.type == Json::kBool) ||
-              (type == "number" && v.type == Json::kNumber) ||
-              (type == "integer" && v.type == Json::kNumber && v.n == std::floor(v.n));
-    if (!ok) return err("not of type " + type);
+    auto is = [&](const std::string& type) {
+      return (type == "object" && v.type == Json::kObject) || (type == "array" && v.type == Json::kArray) ||
+             (type == "string" && v.type == Json::kString) || (type == "boolean" && v.type == Json::kBool) ||
+             (type == "number" && v.type == Json::kNumber) || (type == "null" && v.type == Json::kNull) ||
+             (type == "integer" && v.type == Json::kNumber && v.n == std::floor(v.n));
+    };
+    // A type is one name, or a list of names any of which will do.
+    bool ok = t->type == Json::kString
+                  ? is(t->s)
+                  : std::any_of(t->a.begin(), t->a.end(), [&](const Json& name) { return is(name.s); });
+    if (!ok) return err("not of the schema's type");
   }
   if (v.type == Json::kNumber) {
     if (const Json* m = schema.get("minimum"); m && v.n < m->n) err("below minimum");
@@ -579,6 +584,13 @@ TEST_CASE("observe: stats, log, trace and report of a known program") {
     Json j = parse_json(json);
     CHECK(j["collections"]["by_cause"]["System.gc()"].n == 5);
     CHECK(j["collections"]["total"].n == static_cast<double>(s.collections));
+    // The variant follows --gc-threads: the serial form is the paper's seq,
+    // two threads forward by ownership, a departure.
+    CHECK(j["variant"]["paper_configuration"].b == (threads == 0));
+    CHECK(j["variant"]["name"].s ==
+          (threads == 0 ? "Cheney's serial collector (the paper's seq)" : "pSemispaces"));
+    CHECK(j["variant"]["departures"].a.size() == (threads == 0 ? 0u : 1u));
+    CHECK(gc::observe::stats_table(s).find("; " + j["variant"]["text"].s + "\n") != std::string::npos);
 
     // Every log line has the JDK shape.
     std::regex shape(

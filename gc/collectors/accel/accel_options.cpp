@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <string>
+#include <string_view>
 
 namespace gc {
 
@@ -97,5 +98,23 @@ AccelOptions accel_options(const HeapOptions& heap) {
 }
 
 std::span<const OptionSpec> accel_option_table() { return kOptions; }
+
+Variant accel_variant(const HeapOptions& heap) {
+  Variant v{"the simulated GC unit of Maas et al. 2018", {}};
+  for (const OptionSpec& spec : kOptions) {
+    const std::string* value = option_text(heap.collector_options, spec.name);
+    // The CPU's replay only times the software collector for the speedups.
+    if (!value || std::string_view(spec.name) == "accel-baseline") continue;
+    std::string_view shown(spec.default_text);
+    std::string model(shown.substr(0, shown.find(':')));
+    auto a = parse_size(*value), b = parse_size(model);
+    if (a && b ? *a == *b : *value == model) continue;
+    v.departures.push_back("--" + std::string(spec.name) + "=" + *value + " (the model's default: " + model +
+                           ")");
+  }
+  return v;
+}
+
+OptionValues accel_paper_configuration(const HeapOptions&) { return {}; }
 
 }  // namespace gc

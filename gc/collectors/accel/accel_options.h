@@ -27,5 +27,10 @@ struct AccelOptions {
 
 AccelOptions accel_options(const HeapOptions& heap);
 std::span<const OptionSpec> accel_option_table();
+// The variant the options select: every option given away from its
+// default, the paper's (Table I) or, where it gives none, gclab's model;
+// the paper's configuration is the defaults.
+Variant accel_variant(const HeapOptions& heap);
+OptionValues accel_paper_configuration(const HeapOptions& heap);
 
 }  // namespace gc

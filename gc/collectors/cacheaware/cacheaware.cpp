@@ -61,7 +61,8 @@ CacheAwareCollector::CacheAwareCollector(RootSet& roots, const HeapOptions& opti
       update_(map_, mesh_, partitions_) {
   card_base = cards_.biased_base();
   for (uint32_t p = 0; p < ca_.partitions; ++p) partitions_[p].floor = partitions_[p].top = map_.begin(p);
-  allocator_.reset(0, std::min(kInitialTriggerBytes, options_.max_heap_bytes));
+  allocator_.reset(0, ca_.sizing_trigger ? std::min(kInitialTriggerBytes, options_.max_heap_bytes)
+                                         : options_.max_heap_bytes);
   los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
   hide_buffer_ = options_.hide_buffer();
   describe_counters();
@@ -337,7 +338,8 @@ void CacheAwareCollector::resize() {
   uint64_t limit = cap;
   if (ca_.huge_cached_at_top && cap >= used + huge_.bytes() + ca_.partition_bytes)
     limit = cap - huge_.bytes();
-  allocator_.reset(used, std::min(std::max(kInitialTriggerBytes, 2 * used), limit));
+  allocator_.reset(used,
+                   ca_.sizing_trigger ? std::min(std::max(kInitialTriggerBytes, 2 * used), limit) : limit);
 }
 
 void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {

@@ -82,6 +82,11 @@ constexpr OptionSpec kOptions[] = {
                   "paper's cacheaware), or line i on core i mod C with the allocator preferring no core "
                   "(its dispar; with --ca-mesh=1x1 --gc-threads=1, its base)",
                   "cache line homing", "partition or lines"),
+    choice_option("ca-trigger", "sizing|full", "sizing",
+                  "when to collect: also once the program has allocated about twice what was in use after "
+                  "the last collection (sizing, gclab's), or only when no allocator finds room in the heap "
+                  "(full, the paper's)",
+                  "collection trigger", "sizing or full"),
 };
 
 // The squarest width x height = n, width <= height.
@@ -149,8 +154,26 @@ Options cacheaware_options(const HeapOptions& heap, std::string* error) {
   if (const std::string* huge = option_text(v, "ca-huge")) o.huge_cached_at_top = *huge == "top";
   if (const std::string* homing = option_text(v, "ca-homing"))
     o.homing = *homing == "lines" ? Homing::kLines : Homing::kPartition;
+  if (const std::string* trigger = option_text(v, "ca-trigger")) o.sizing_trigger = *trigger == "sizing";
   return o;
 }
+
+Variant cacheaware_variant(const HeapOptions& heap) {
+  Options o = cacheaware_options(heap, nullptr);
+  // The paper's three collectors are homings of one (L264-268): base is
+  // dispar on one core.
+  bool one_core = o.cores() == 1 && heap.gc_threads <= 1;
+  Variant v{o.homing == Homing::kPartition ? "cacheaware"
+            : one_core                     ? "base (the paper's one-core baseline)"
+                                           : "dispar (cache lines homed by address)",
+            {}};
+  if (o.sizing_trigger)
+    v.departures.push_back(
+        "a sizing trigger at twice the data in use (the paper: collect when the heap is full)");
+  return v;
+}
+
+OptionValues cacheaware_paper_configuration(const HeapOptions&) { return {{"ca-trigger", "full"}}; }
 
 std::string cacheaware_check_configuration(const HeapOptions& heap) {
   std::string error;

@@ -33,6 +33,9 @@ struct Options {
   // spread over the cores by address, the paper's dispar and, on one core,
   // its base (L264-268).
   Homing homing = Homing::kPartition;
+  // --ca-trigger: collect also when the sizing policy's trigger is reached
+  // (gclab's), not only when no allocator finds room (L82, L212).
+  bool sizing_trigger = true;
   unsigned cores() const { return mesh_width * mesh_height; }
 };
 
@@ -43,5 +46,9 @@ Options cacheaware_options(const HeapOptions& heap, std::string* error);
 // The registry's check: the same error, or empty.
 std::string cacheaware_check_configuration(const HeapOptions& heap);
 std::span<const OptionSpec> cacheaware_option_table();
+// The variant the options select (the paper's cacheaware, dispar or base),
+// and the options of the paper's configuration: no sizing trigger.
+Variant cacheaware_variant(const HeapOptions& heap);
+OptionValues cacheaware_paper_configuration(const HeapOptions& heap);
 
 }  // namespace gc::cacheaware

@@ -79,16 +79,7 @@ std::string hex(uint64_t v) {
 
 GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(session), options_(options) {
   const ClDevice& d = session.device();
-  // A CPU device's compute units are the cores that also run the VM: one
-  // work-group marks as fast there (docs/collectors/gpu.md, Figures) and
-  // keeps the level widths.
-  groups_ = options.compute_units ? options.compute_units : d.is_gpu ? d.compute_units : 1;
-  // Work-groups sharing one queue wait on each other, so each must keep
-  // running once started: at most one per compute unit, the most a device
-  // is sure to hold at once (how many more fit depends on registers and
-  // local memory OpenCL does not report per compute unit). Under one
-  // launch per level no work-group waits on another.
-  if (!options.launch_per_level) groups_ = std::min(groups_, d.compute_units);
+  groups_ = work_groups_on(options, d);
   // The work-group size is a power of two (the prefix sum needs it) that
   // the device accepts.
   wg_size_ = std::bit_floor(std::max(1u, options.work_group_size));
@@ -102,8 +93,7 @@ GpuMarker::GpuMarker(ClSession& session, const GpuOptions& options) : session_(s
     build_options_ += " -DMIRROR";
   else if (options.graph)
     build_options_ += " -DGRAPH";
-  Offsets offsets = options.offsets;
-  if (offsets == Offsets::kAuto) offsets = d.is_gpu ? Offsets::kHistogram : Offsets::kAtomic;
+  Offsets offsets = offsets_on(options, d);
   if (offsets == Offsets::kPrefixSum) build_options_ += " -DPREFIX_SUM";
   if (offsets == Offsets::kAtomic) build_options_ += " -DATOMIC_OFFSETS";
   if (options.vector_loads) build_options_ += " -DVECTOR";

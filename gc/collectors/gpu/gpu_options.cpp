@@ -113,6 +113,12 @@ GpuOptions gpu_options(const HeapOptions& heap) {
 
 std::span<const OptionSpec> gpu_option_table() { return kOptions; }
 
+OptionValues gpu_paper_configuration(const HeapOptions&) {
+  // One compute unit: the paper's two split the roots under one launch,
+  // which gclab does only with a launch per level (--gpu-launch=level).
+  return {{"gpu-heap", "graph"}, {"gpu-offsets", "histogram"}, {"gpu-cus", "1"}};
+}
+
 std::string gpu_options_problem(const HeapOptions& heap) {
   const OptionValues& v = heap.collector_options;
   if (option_text(v, "gpu-graph") && !is(v, "gpu-heap", "graph"))

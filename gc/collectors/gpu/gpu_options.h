@@ -37,6 +37,21 @@ struct GpuOptions {
 };
 
 GpuOptions gpu_options(const HeapOptions& heap);
+
+namespace gpu {
+struct ClDevice;
+}
+// What the device resolves of the options: the offset method (kAuto
+// settled), and the work-groups that mark, at most one per compute unit
+// when they share one queue, since each waits on the others and must keep
+// running once started.
+Offsets offsets_on(const GpuOptions& options, const gpu::ClDevice& device);
+unsigned work_groups_on(const GpuOptions& options, const gpu::ClDevice& device);
+// The variant the options select on the device they pick, and the options
+// of the paper's (Maas et al. 2012) configuration: the reference graph,
+// the histogram, one compute unit.
+Variant gpu_variant(const HeapOptions& heap);
+OptionValues gpu_paper_configuration(const HeapOptions& heap);
 // What is wrong with gpu's options taken together (--gpu-graph without
 // --gpu-heap=graph, a heap too large for the double-write graph's 32-bit
 // entries), or empty.

@@ -27,6 +27,10 @@ std::unique_ptr<Collector> create_gpu(RootSet&, const HeapOptions&) {
 
 std::string gpu_unavailable() { return kNoOpenCl; }
 
+Variant gpu_variant(const HeapOptions&) {
+  return {"the GPU mark of Maas et al. 2012", {"no OpenCL in this vm to mark with"}};
+}
+
 std::string gpu_check_configuration(const HeapOptions& options) { return gpu_options_problem(options); }
 
 }  // namespace gc

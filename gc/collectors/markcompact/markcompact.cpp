@@ -13,12 +13,6 @@ namespace gc {
 
 namespace {
 
-// The young generation, both semispaces: the paper's runs used 16 MB
-// (GCOld and SpecJBB, "16m:600m", L232). At most 1/8 of the heap, so small
-// heaps keep most of their room for old and large objects (a --heap=8M
-// program may hold a 6 MB array).
-constexpr uint64_t kDefaultYoungBytes = 16ull << 20;
-constexpr uint64_t kYoungHeapFraction = 8;
 constexpr uint64_t kMinYoungSemispaceBytes = 4 * kPageBytes;
 
 // Young collections an object survives in the young generation before the

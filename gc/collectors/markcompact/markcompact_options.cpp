@@ -1,12 +1,15 @@
 #include "gc/collectors/markcompact/markcompact_options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
 
+#include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/collectors/semispace/semispace_options.h"
 
 namespace gc {
@@ -88,5 +91,43 @@ MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& hea
 }
 
 std::span<const OptionSpec> markcompact_option_table() { return kOptions; }
+
+Variant markcompact_variant(const HeapOptions& heap) {
+  MarkCompactCollectorOptions o = markcompact_collector_options(heap);
+  // The paper's sequential collector kept a dense prefix and its parallel
+  // one did not (L259), so what departs depends on --gc-threads.
+  bool serial = heap.gc_threads == 0;
+  Variant v{serial ? "Cheney with promotion and the sequential mark-compact (the paper's seq)"
+                   : "pSemispaces young generation, pMarkcompact old generation",
+            {}};
+  if (o.pause_goal_ms > 0) {
+    char goal[96];
+    std::snprintf(goal, sizeof goal, "young generation sized for a %g ms pause goal (the paper: fixed)",
+                  o.pause_goal_ms);
+    v.departures.push_back(goal);
+  } else if (o.young_bytes == 0) {
+    v.departures.push_back("young generation grown from survival (the paper: fixed)");
+  }
+  unsigned percent = o.dense_prefix_percent ? o.dense_prefix_percent
+                                            : static_cast<unsigned>(kDensePrefixMinLive * 100 + 0.5);
+  if (!serial && o.dense_prefix)
+    v.departures.push_back("dense prefix and ends at " + std::to_string(percent) +
+                           "% live (the paper's parallel collector: none)");
+  if (serial && !o.dense_prefix)
+    v.departures.push_back("no dense prefix (the paper's sequential collector: one)");
+  if (o.card_blocks) v.departures.push_back("cards scanned in contiguous blocks (the paper: strides)");
+  return v;
+}
+
+OptionValues markcompact_paper_configuration(const HeapOptions& heap) {
+  // The paper fixed the young generation in every run (L230-232); fixed at
+  // the size the default grows it to, small heaps keep the same room.
+  uint64_t young_k =
+      std::max<uint64_t>(std::min(kDefaultYoungBytes, heap.max_heap_bytes / kYoungHeapFraction) >> 10, 64);
+  OptionValues o{
+      {"young", young_k % 1024 ? std::to_string(young_k) + "K" : std::to_string(young_k >> 10) + "M"}};
+  if (heap.gc_threads != 0) o["dense-prefix"] = "off";
+  return o;
+}
 
 }  // namespace gc

@@ -10,6 +10,13 @@
 
 namespace gc {
 
+// The young generation, both semispaces: the paper's runs used 16 MB
+// (GCOld and SpecJBB, "16m:600m", L232). At most 1/8 of the heap, so small
+// heaps keep most of their room for old and large objects (a --heap=8M
+// program may hold a 6 MB array).
+inline constexpr uint64_t kDefaultYoungBytes = 16ull << 20;
+inline constexpr uint64_t kYoungHeapFraction = 8;
+
 struct MarkCompactCollectorOptions {
   // As given (kOptions in markcompact_options.cpp); 0 (-1 for tenure_age):
   // the collector's default.
@@ -26,5 +33,10 @@ struct MarkCompactCollectorOptions {
 
 MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& heap);
 std::span<const OptionSpec> markcompact_option_table();
+// The variant the options select, and the options of the paper's (Flood
+// et al. 2001) configuration: a young generation of fixed size, and no
+// dense prefix in the parallel old-generation collector (L259).
+Variant markcompact_variant(const HeapOptions& heap);
+OptionValues markcompact_paper_configuration(const HeapOptions& heap);
 
 }  // namespace gc

@@ -7,6 +7,12 @@ MarkSweep::MarkSweep(RootSet& roots, const HeapOptions& options)
 
 void MarkSweep::mark() { cpu_.mark_from_roots(gather_roots()); }
 
+Variant marksweep_variant(const HeapOptions&) {
+  return {"the CPU mark-sweep of Maas et al. 2012 and 2018", {}};
+}
+
+OptionValues marksweep_paper_configuration(const HeapOptions&) { return {}; }
+
 std::unique_ptr<Collector> create_marksweep(RootSet& roots, const HeapOptions& options) {
   return std::make_unique<MarkSweep>(roots, options);
 }

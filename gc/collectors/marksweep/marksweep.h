@@ -30,5 +30,9 @@ class MarkSweep final : public MarkSweepHeap {
 };
 
 std::unique_ptr<Collector> create_marksweep(RootSet& roots, const HeapOptions& options);
+// It has no options: always the papers' CPU baseline, whose configuration
+// is the default.
+Variant marksweep_variant(const HeapOptions& options);
+OptionValues marksweep_paper_configuration(const HeapOptions& options);
 
 }  // namespace gc

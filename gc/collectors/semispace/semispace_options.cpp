@@ -21,4 +21,16 @@ SemispaceOptions semispace_options(const HeapOptions& heap) {
 
 std::span<const OptionSpec> semispace_option_table() { return kOptions; }
 
+Variant semispace_variant(const HeapOptions& heap) {
+  // --gc-threads=0 is the paper's "seq" column; one thread has no race to
+  // decide, so only two or more can forward by ownership.
+  if (heap.gc_threads == 0) return {"Cheney's serial collector (the paper's seq)", {}};
+  Variant v{"pSemispaces", {}};
+  if (heap.gc_threads >= 2 && semispace_options(heap).forwarding_by_owner)
+    v.departures.push_back("forwarding by from-space chunk ownership (the paper: a CAS per object)");
+  return v;
+}
+
+OptionValues semispace_paper_configuration(const HeapOptions&) { return {{kForwardingOption.name, "cas"}}; }
+
 }  // namespace gc

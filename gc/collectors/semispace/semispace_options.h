@@ -51,5 +51,9 @@ struct SemispaceOptions {
 
 SemispaceOptions semispace_options(const HeapOptions& heap);
 std::span<const OptionSpec> semispace_option_table();
+// The variant the options select, and the options of the paper's
+// (Flood et al. 2001) configuration: its CAS per copied object.
+Variant semispace_variant(const HeapOptions& heap);
+OptionValues semispace_paper_configuration(const HeapOptions& heap);
 
 }  // namespace gc

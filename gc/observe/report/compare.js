@@ -47,10 +47,10 @@ function drawCards() {
   document.getElementById("title").textContent = "gclab comparison: " + DATA.program;
   document.getElementById("subtitle").textContent = DATA.runs.length + " collectors, the same program, input and heap limit" +
       (RUNS.length < DATA.runs.length ? " (" + (DATA.runs.length - RUNS.length) + " ended before they could report)" : "");
-  var s = panel("table", "Side by side", "The numbers of --compare's table: time, the share of it spent paused, collections, pause percentiles, the heap, bytes copied and objects marked (where the collector counts them). The first collector is the reference; every other must print the same output and exit the same way.");
+  var s = panel("table", "Side by side", "The numbers of --compare's table: time, the share of it spent paused, collections, pause percentiles, the heap, bytes copied, objects marked (where the collector counts them) and the variant each ran, with its departures from its paper. The first collector is the reference; every other must print the same output and exit the same way.");
   s.classList.add("wide");
   var t = html("table", { "class": "compare" }, s), head = html("tr", {}, t);
-  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses", "peak heap", "peak live", "copied", "marked", "exit", "agrees"].forEach(function (h) { html("th", {}, head, h); });
+  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses", "peak heap", "peak live", "copied", "marked", "exit", "agrees", "variant"].forEach(function (h) { html("th", {}, head, h); });
   RUNS.forEach(function (r, k) {
     var m = r.summary, tr = html("tr", {}, t), name = html("td", {}, tr);
     html("i", { style: "background:" + seriesColour(k) }, name);
@@ -60,7 +60,7 @@ function drawCards() {
      m.pause_ms.simulated_collections ? "simulated" : "measured", bytes(m.heap.peak_size_bytes),
      bytes(m.heap.peak_live_bytes), m.heap.copied_bytes ? bytes(m.heap.copied_bytes) : "-",
      counterTotal(r, "objects marked") === null ? "-" : String(counterTotal(r, "objects marked")), String(r.exit_status),
-     k === 0 ? "reference" : r.disagreement ? "NO: " + r.disagreement : "yes"].forEach(function (v) { html("td", {}, tr, v); });
+     k === 0 ? "reference" : r.disagreement ? "NO: " + r.disagreement : "yes", m.variant.text].forEach(function (v) { html("td", {}, tr, v); });
   });
   s.setAttribute("data-rows", String(RUNS.length));
 }

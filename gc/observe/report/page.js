@@ -15,6 +15,11 @@ function drawCards() {
   document.getElementById("title").textContent = "gclab GC report: " + DATA.collector;
   document.getElementById("subtitle").textContent = s.gc_threads + " GC thread(s), run time " + fmt(s.run_time_ms / 1000, 3) +
       " s, " + s.collections.total + " collections (" + s.collections.by_kind.Young + " young, " + s.collections.by_kind.Full + " full)";
+  // The variant in use, with each departure from the paper (stats JSON's variant.text).
+  var variant = document.createElement("p");
+  variant.id = "variant";
+  variant.textContent = "Variant: " + s.variant.text;
+  document.getElementById("subtitle").after(variant);
   var cards = document.getElementById("cards");
   // A modelled pause is the simulated hardware's time; the host's time for
   // those collections gets a card of its own.
