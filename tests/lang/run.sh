@@ -5,7 +5,9 @@
 #
 # In NAME.src's folder it runs
 #   VM_BINARY [VM flags...] [flags from NAME.flags] NAME.src [words of NAME.args]
-# with standard input from NAME.in (or /dev/null) and a 60 s timeout, then
+# with standard input from NAME.in (or /dev/null) and a 300 s timeout (a
+# guard against a hang, not a timing: generous enough that a sanitized run
+# on a loaded 2-core machine never reaches it), then
 # compares:
 #   stdout with NAME.out (required, exact bytes),
 #   stderr with NAME.err (exact bytes; absent means stderr must be empty),
@@ -74,7 +76,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gclab-lang.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
-timeout 60 "$vm" "$@" "${extra_flags[@]}" "$base.src" "${script_args[@]}" \
+timeout 300 "$vm" "$@" "${extra_flags[@]}" "$base.src" "${script_args[@]}" \
   < "$stdin_file" > "$tmp/stdout" 2> "$tmp/stderr"
 status=$?
 
@@ -82,7 +84,7 @@ fail=0
 label="${dir##*/}/$base"
 
 if [ "$status" -eq 124 ]; then
-  echo "FAIL $label: timed out after 60 s"
+  echo "FAIL $label: timed out after 300 s"
   fail=1
 fi
 
