@@ -113,6 +113,32 @@ function drawHistogram() {
   return marks(a, n);
 }
 
+// --- 4. minimum mutator utilisation
+function drawUtilisation() {
+  var s = panel("mmu", "Minimum mutator utilisation", "For each window size (x, log scale), the least share of any window of that size in which the program ran, not the collector (Cheng and Blelloch 2001). It is 0 up to the longest pause and rises to the run's mutator share; BMU (dashed) is the least at that size or any longer one, so it never falls. The dots are --gc-stats' 1, 10 and 100 ms figures.");
+  var m = DATA.summary.mmu, curve = m ? m.curve : [];
+  if (!curve.length) return empty(s, "No pauses in this run.");
+  legend(s, [["MMU", COLORS.used], ["BMU", COLORS.full]]);
+  var a = axes(s, { xLog: true, xMin: curve[0].window_ms, xMax: curve[curve.length - 1].window_ms, yMax: 100,
+                    xLabel: "window (ms)", yLabel: "utilisation (%)" });
+  var mmu = "", bmu = "", n = 0;
+  curve.forEach(function (p, i) {
+    var x = a.sx(p.window_ms).toFixed(1);
+    mmu += (i ? "L" : "M") + x + " " + a.sy(100 * p.mmu).toFixed(1);
+    bmu += (i ? "L" : "M") + x + " " + a.sy(100 * p.bmu).toFixed(1);
+    if (p.mmu > 0) n++;
+  });
+  el("path", { d: bmu, stroke: COLORS.full, fill: "none", "stroke-width": 1.5, "stroke-dasharray": "5 3" }, a.g);
+  el("path", { d: mmu, stroke: COLORS.used, fill: "none", "stroke-width": 2 }, a.g);
+  m.windows.forEach(function (w) {
+    if (w.window_ms < curve[0].window_ms) return;
+    var c = el("circle", { cx: a.sx(w.window_ms), cy: a.sy(100 * w.utilisation), r: 3.5, fill: COLORS.used }, a.g);
+    tip(c, "MMU at " + fmt(w.window_ms) + " ms: " + fmt(100 * w.utilisation, 1) + " %; the worst window starts at " +
+        fmt(w.worst_start_ms, 3) + " ms and holds GC(" + w.worst_collections.join("), GC(") + ")");
+  });
+  return marks(a, n);
+}
+
 // Horizontal bars: rows of [label, [value, colour, tooltip]...] stacked.
 function hbars(s, rows, xLabel) {
   var h = 40 + rows.length * 26 + 46, left = 170, max = 0;
@@ -136,7 +162,7 @@ function hbars(s, rows, xLabel) {
   return marks(a, n);
 }
 
-// --- 4. phase breakdown
+// --- 5. phase breakdown
 function drawPhases() {
   var s = panel("phases", "Phase breakdown", "Where the pause time went, summed over all collections: the wall time of each phase (first worker's start to last worker's end). A nested phase is indented under the phase it is part of; the percentage is the phase's part of the pause, an instant shared by the phases running then at its level, so the top-level phases add up to at most 100 %.");
   var ph = DATA.summary.phases;
@@ -149,7 +175,7 @@ function drawPhases() {
   }), "total time in the phase (ms)");
 }
 
-// --- 5. per-thread work
+// --- 6. per-thread work
 function drawThreads() {
   var s = panel("threads", "Work per GC thread", "Busy time (in a phase) and idle time (paused but waiting) of each GC worker over the run. Equal blue bars mean the work was balanced; balance " + fmt(DATA.summary.balance, 2) + " (max/mean busy, 1.00 is perfect).");
   var ws = DATA.summary.workers;
@@ -163,7 +189,7 @@ function drawThreads() {
   }), "time (ms)");
 }
 
-// --- 6. heap map after a chosen collection
+// --- 7. heap map after a chosen collection
 function drawHeapMap() {
   var s = panel("heapmap", "Heap map", "The collector's spaces after the chosen collection, drawn to scale: the filled part of each bar is occupied. Move the slider to step through the collections.");
   var S = DATA.spaces;
@@ -263,7 +289,7 @@ function drawSequencePanels() {
   });
 }
 
-// --- 7. the collector's own panels: one bar per collection
+// --- 8. the collector's own panels: one bar per collection
 function drawCollectorPanels() {
   var K = DATA.counters;
   DATA.panels.forEach(function (p, pi) {
@@ -300,4 +326,4 @@ function drawCollectorPanels() {
   });
 }
 
-runPanels([drawCards, drawPauses, drawHeap, drawHistogram, drawPhases, drawThreads, drawHeapMap, drawCollectorPanels, drawSequencePanels]);
+runPanels([drawCards, drawPauses, drawHeap, drawHistogram, drawUtilisation, drawPhases, drawThreads, drawHeapMap, drawCollectorPanels, drawSequencePanels]);
