@@ -59,12 +59,13 @@ check "compare: nothing fetched from the network" '! grep -Eq "(src|href)=\"(htt
 dump_dom "file://$html" >"$tmp/compare.dom"
 check "compare: script finished" 'grep -q "data-report-status=\"ok\"" "$tmp/compare.dom"'
 check "compare: no script errors" 'grep -q "<pre id=\"report-errors\"></pre>" "$tmp/compare.dom"'
-for p in pauses distribution heap; do
+for p in pauses distribution mmu heap; do
   check "compare: panel $p present and drawn" 'panel_drawn "$p" "$tmp/compare.dom"'
 done
+check "compare: the MMU window axis is logarithmic" '[ "$(grep -o "data-log=\"[xy]\"" "$tmp/compare.dom" | wc -l)" -eq 1 ]'
 check "compare: a table row per collector" 'grep -q "data-rows=\"$(echo "$collectors" | wc -l)\"" "$tmp/compare.dom"'
 for gc in $collectors; do
-  check "compare: $gc in the legends" '[ "$(grep -o "</i>$gc</span>" "$tmp/compare.dom" | wc -l)" -eq 3 ]'
+  check "compare: $gc in the legends" '[ "$(grep -o "</i>$gc</span>" "$tmp/compare.dom" | wc -l)" -eq 4 ]'
 done
 check "compare: a colour per collector" '[ "$(grep -o "<i style=\"background:[^\"]*\"></i>" "$tmp/compare.dom" | sort -u | wc -l)" -eq "$(echo "$collectors" | wc -l)" ]'
 check "compare: the table has the marked column" 'grep -q "<th>marked</th>" "$tmp/compare.dom"'
@@ -76,7 +77,7 @@ check "compare #log: script finished" 'grep -q "data-report-status=\"ok\"" "$tmp
 for p in pauses distribution; do
   check "compare #log: panel $p drawn" 'panel_drawn "$p" "$tmp/compare.log.dom"'
 done
-check "compare #log: both pause axes are logarithmic" '[ "$(grep -o "data-log=\"[xy]\"" "$tmp/compare.log.dom" | wc -l)" -eq 2 ]'
+check "compare #log: both pause axes are logarithmic, besides MMU's window axis" '[ "$(grep -o "data-log=\"[xy]\"" "$tmp/compare.log.dom" | wc -l)" -eq 3 ]'
 "$vm" --compare=semispace,marksweep --gc-report="$html" -e 'print(gc_stats()["collector"]);' </dev/null >/dev/null 2>&1
 dump_dom "file://$html" >"$tmp/compare2.dom"
 check "compare: a disagreement shown" 'grep -q "NO: its output differs from semispace.s at line 1" "$tmp/compare2.dom"'

@@ -142,4 +142,31 @@ function drawHeap() {
   return marks(a, n);
 }
 
-runPanels([drawCards, drawPauses, drawDistribution, drawHeap]);
+// --- minimum mutator utilisation, overlaid on one log-scale window axis
+function drawUtilisation() {
+  var s = panel("mmu", "Minimum mutator utilisation", "For each window size (x, log scale), the least share of any window of that size in which the program ran under each collector (Cheng and Blelloch 2001), solid; its bounded form BMU, dashed, never falls as the window grows. Higher and further left is better: short windows the program still mostly gets.");
+  var curves = RUNS.map(function (r) { return r.summary.mmu ? r.summary.mmu.curve : []; });
+  var lo = Infinity, hi = 0;
+  curves.forEach(function (c) { c.forEach(function (p) { lo = Math.min(lo, p.window_ms); hi = Math.max(hi, p.window_ms); }); });
+  if (!(hi > 0)) return empty(s, "No run paused.");
+  runLegend(s);
+  var a = axes(s, { xLog: true, xMin: lo, xMax: hi, yMax: 100, xLabel: "window (ms)", yLabel: "utilisation (%)" });
+  var n = 0;
+  curves.forEach(function (c, k) {
+    if (!c.length) return;
+    var mmu = "", bmu = "";
+    c.forEach(function (p, i) {
+      var x = a.sx(p.window_ms).toFixed(1);
+      mmu += (i ? "L" : "M") + x + " " + a.sy(100 * p.mmu).toFixed(1);
+      bmu += (i ? "L" : "M") + x + " " + a.sy(100 * p.bmu).toFixed(1);
+    });
+    el("path", { d: bmu, stroke: seriesColour(k), fill: "none", "stroke-width": 1, "stroke-dasharray": "5 3" }, a.g);
+    var path = el("path", { d: mmu, stroke: seriesColour(k), fill: "none", "stroke-width": 2 }, a.g);
+    var at = RUNS[k].summary.mmu.windows.map(function (w) { return fmt(w.window_ms) + " ms " + fmt(100 * w.utilisation, 1) + " %"; });
+    tip(path, RUNS[k].collector + ": MMU " + (at.length ? at.join(", ") : "(the run is shorter than 1 ms)"));
+    n++;
+  });
+  return marks(a, n);
+}
+
+runPanels([drawCards, drawPauses, drawDistribution, drawUtilisation, drawHeap]);
