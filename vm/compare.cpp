@@ -39,6 +39,8 @@ struct Row {
   int64_t objects_marked = -1;  // -1: the collector does not count them
   uint64_t simulated = 0;       // collections whose pause is modelled (the pauses are then simulated)
   std::string variant;          // gc::variant_line of the run's collector
+  double host_pause_ms = 0;     // the host's time in collections, which wall time holds
+  double mutator_ms() const { return std::max(0.0, run_time_ms - host_pause_ms); }
 };
 
 struct Run {
@@ -76,6 +78,7 @@ Row row_of(const gc::observe::Summary& s) {
   r.bytes_copied = s.bytes_copied;
   r.simulated = s.simulated_collections;
   r.variant = gc::variant_line(s.variant);
+  r.host_pause_ms = s.host_pause_total_ms;
   for (const gc::observe::CounterTotal& c : s.counters)
     if (c.name == "objects marked") r.objects_marked = static_cast<int64_t>(c.total);
   return r;
@@ -88,9 +91,9 @@ std::string encode(const Row& r, const std::string& json, const std::string& rep
   char line[512];
   std::snprintf(line, sizeof line,
                 "%.17g %.17g %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64
-                " %" PRId64 " %" PRIu64 "\n",
+                " %" PRId64 " %" PRIu64 " %.17g\n",
                 r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
-                r.peak_live, r.bytes_copied, r.objects_marked, r.simulated);
+                r.peak_live, r.bytes_copied, r.objects_marked, r.simulated, r.host_pause_ms);
   return line + r.variant + "\n" + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" +
          json + report;
 }
@@ -99,7 +102,7 @@ bool decode(const std::string& text, Row& r, std::string& json, std::string& rep
   std::istringstream in(text);
   size_t json_size = 0, report_size = 0;
   in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
-      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated;
+      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >> r.host_pause_ms;
   if (in.fail() || in.get() != '\n' || !std::getline(in, r.variant)) return false;
   in >> json_size >> report_size;
   if (in.fail() || in.get() != '\n') return false;
@@ -333,6 +336,26 @@ std::string mebibytes(uint64_t bytes) {
   return text;
 }
 
+// Lower-bound overhead (Cai, Blackburn, Bond and Maas, ISPASS 2022), in
+// wall time: the least mutator time (wall time outside collections) of any
+// run that agreed with the reference bounds what the program costs with no
+// collector at all, and each run's wall time over it is its collector's
+// cost: its pauses, and the rest (barriers, the allocation slow path,
+// locality: mutator time above the bound).
+struct LowerBound {
+  double mutator_ms = 0;
+  std::string from;  // the collector whose run set the bound
+};
+
+std::optional<LowerBound> lower_bound(const std::vector<Run>& runs) {
+  std::optional<LowerBound> bound;
+  for (const Run& r : runs)
+    if (r.row && r.disagreement.empty() && r.row->mutator_ms() > 0 &&
+        (!bound || r.row->mutator_ms() < bound->mutator_ms))
+      bound = LowerBound{r.row->mutator_ms(), r.collector};
+  return bound;
+}
+
 std::string table(const std::vector<Run>& runs) {
   std::string out;
   char line[512];
@@ -367,6 +390,26 @@ std::string table(const std::vector<Run>& runs) {
     std::snprintf(line, sizeof line, "  %-12s ", r.collector.c_str());
     out += line + (r.row ? r.row->variant : std::string("unknown: the run wrote no statistics")) + "\n";
   }
+  std::optional<LowerBound> bound = lower_bound(runs);
+  if (!bound) return out;
+  std::snprintf(line, sizeof line,
+                "lower-bound overhead (Cai et al. 2022), wall time: the least mutator time of the runs that "
+                "agree, %.1f ms (%s), bounds the program's cost without a collector\n",
+                bound->mutator_ms, bound->from.c_str());
+  out += line;
+  std::snprintf(line, sizeof line, "  %-12s %11s %8s %9s\n", "collector", "wall/bound", "pauses", "the rest");
+  out += line;
+  for (const Run& r : runs) {
+    if (!r.row || !r.disagreement.empty() || r.row->mutator_ms() <= 0) continue;
+    const Row& w = *r.row;
+    std::snprintf(line, sizeof line, "  %-12s %10.2fx %+7.0f%% %+8.0f%%\n", r.collector.c_str(),
+                  w.run_time_ms / bound->mutator_ms, 100 * w.host_pause_ms / bound->mutator_ms,
+                  100 * (w.mutator_ms() - bound->mutator_ms) / bound->mutator_ms);
+    out += line;
+  }
+  out +=
+      "  pauses: the host's time in collections (simulated ones too: wall time holds the simulation); the "
+      "rest: mutator time above the bound (barriers, the allocation slow path, locality)\n";
   return out;
 }
 
@@ -393,7 +436,25 @@ std::string json(const CompareOptions& c, const std::vector<Run>& runs, bool agr
       j.null();
     j.end_object();
   }
-  j.end_array().end_object();
+  j.end_array();
+  j.key("lower_bound");
+  if (std::optional<LowerBound> bound = lower_bound(runs)) {
+    j.begin_object().field("mutator_ms", bound->mutator_ms, 3).field("from", bound->from);
+    j.key("runs").begin_array();
+    for (const Run& r : runs) {
+      if (!r.row || !r.disagreement.empty() || r.row->mutator_ms() <= 0) continue;
+      const Row& w = *r.row;
+      j.begin_object().field("collector", r.collector);
+      j.field("wall_over_bound", w.run_time_ms / bound->mutator_ms, 6);
+      j.field("pauses_over_bound", w.host_pause_ms / bound->mutator_ms, 6);
+      j.field("rest_over_bound", (w.mutator_ms() - bound->mutator_ms) / bound->mutator_ms, 6);
+      j.end_object();
+    }
+    j.end_array().end_object();
+  } else {
+    j.null();
+  }
+  j.end_object();
   out += "\n";
   return out;
 }

@@ -83,6 +83,14 @@ check "json: two runs, in order" '[ "$(jq -r "[.runs[].collector] | join(\",\")"
 check "json: each run's own statistics" '[ "$(jq -r "[.runs[].stats.collector] | join(\",\")" "$tmp/c.json")" = semispace,marksweep ]'
 check "json: stats documents" '[ "$(jq -r "[.runs[].stats.schema] | unique | join(\",\")" "$tmp/c.json")" = gclab-gc-stats/1 ]'
 check "json: the explicit gc() counted" '[ "$(jq "[.runs[].stats.collections.by_cause[\"System.gc()\"]] | min" "$tmp/c.json")" -ge 1 ]'
+# Lower-bound overhead: the bound is the least mutator time (run time less
+# the host's pause time) of the runs, set by the collector it names, whose
+# own cost over it is its pauses alone; every run's wall time is at least
+# the bound, and adds up as its parts.
+check "json: the lower bound is the least mutator time, from the run it names" \
+  'jq -e "(.lower_bound.mutator_ms) as \$b | ([.runs[].stats | .run_time_ms - .pause_ms.host_total] | min - \$b | fabs < 0.01) and (.lower_bound.from as \$f | .lower_bound.runs[] | select(.collector == \$f) | .rest_over_bound | fabs < 1e-6)" "$tmp/c.json" >/dev/null'
+check "json: each run's wall time over the bound is 1 + its pauses + the rest" \
+  'jq -e "[.lower_bound.runs[] | select(.wall_over_bound < 1 or ((1 + .pauses_over_bound + .rest_over_bound - .wall_over_bound) | fabs) > 1e-3)] | length == 0" "$tmp/c.json" >/dev/null'
 
 # What a comparison cannot do.
 usage_error "--compare runs several collectors and --gc chooses one: give one or the other" --compare --gc=semispace
