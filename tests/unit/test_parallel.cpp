@@ -284,6 +284,13 @@ struct TreeWork {
     };
     if (id == 0) {
       visit(0);
+      // The wait ends: every other thread runs this loop on its own
+      // std::thread (none plays two roles), finds thread 0's deque holding
+      // the root's children, and tries to steal until one of them succeeds;
+      // none can leave through term.offer meanwhile, since thread 0 has not
+      // offered and its deque is visible. At 8 and 16 threads on the 2
+      // cores the suite runs on, yield() lets the thieves run. Were
+      // stealing broken, the failures' bound ends it.
       while (hold_for_thief && steals.load() == 0 && failed_steals.load() < kFailedStealsGivingUp)
         std::this_thread::yield();
     }
