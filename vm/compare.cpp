@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <csignal>
 #include <cstdio>
@@ -41,6 +42,8 @@ struct Row {
   std::string variant;          // gc::variant_line of the run's collector
   double host_pause_ms = 0;     // the host's time in collections, which wall time holds
   double mutator_ms() const { return std::max(0.0, run_time_ms - host_pause_ms); }
+  // CPU time (Summary's): the mutator's, the collector's, other threads', the process's.
+  double mutator_cpu_ms = 0, collector_cpu_ms = 0, other_cpu_ms = 0, process_cpu_ms = 0;
 };
 
 struct Run {
@@ -79,6 +82,10 @@ Row row_of(const gc::observe::Summary& s) {
   r.simulated = s.simulated_collections;
   r.variant = gc::variant_line(s.variant);
   r.host_pause_ms = s.host_pause_total_ms;
+  r.mutator_cpu_ms = s.mutator_cpu_ms;
+  r.collector_cpu_ms = s.collector_cpu_ms();
+  r.other_cpu_ms = s.other_threads_cpu_ms;
+  r.process_cpu_ms = s.process_cpu_ms;
   for (const gc::observe::CounterTotal& c : s.counters)
     if (c.name == "objects marked") r.objects_marked = static_cast<int64_t>(c.total);
   return r;
@@ -91,9 +98,10 @@ std::string encode(const Row& r, const std::string& json, const std::string& rep
   char line[512];
   std::snprintf(line, sizeof line,
                 "%.17g %.17g %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64
-                " %" PRId64 " %" PRIu64 " %.17g\n",
+                " %" PRId64 " %" PRIu64 " %.17g %.17g %.17g %.17g %.17g\n",
                 r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
-                r.peak_live, r.bytes_copied, r.objects_marked, r.simulated, r.host_pause_ms);
+                r.peak_live, r.bytes_copied, r.objects_marked, r.simulated, r.host_pause_ms, r.mutator_cpu_ms,
+                r.collector_cpu_ms, r.other_cpu_ms, r.process_cpu_ms);
   return line + r.variant + "\n" + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" +
          json + report;
 }
@@ -102,7 +110,8 @@ bool decode(const std::string& text, Row& r, std::string& json, std::string& rep
   std::istringstream in(text);
   size_t json_size = 0, report_size = 0;
   in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
-      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >> r.host_pause_ms;
+      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >> r.host_pause_ms >>
+      r.mutator_cpu_ms >> r.collector_cpu_ms >> r.other_cpu_ms >> r.process_cpu_ms;
   if (in.fail() || in.get() != '\n' || !std::getline(in, r.variant)) return false;
   in >> json_size >> report_size;
   if (in.fail() || in.get() != '\n') return false;
@@ -336,24 +345,140 @@ std::string mebibytes(uint64_t bytes) {
   return text;
 }
 
-// Lower-bound overhead (Cai, Blackburn, Bond and Maas, ISPASS 2022), in
-// wall time: the least mutator time (wall time outside collections) of any
-// run that agreed with the reference bounds what the program costs with no
-// collector at all, and each run's wall time over it is its collector's
-// cost: its pauses, and the rest (barriers, the allocation slow path,
-// locality: mutator time above the bound).
+// Lower-bound overhead (Cai, Blackburn, Bond and Maas, ISPASS 2022): the
+// least mutator cost of any run that agreed with the reference bounds what
+// the program costs with no collector at all, and each run's cost over it
+// is its collector's, split into the parts the counters attribute and the
+// rest (barriers, the allocation slow path, locality: mutator cost above
+// the bound). It is taken in wall time (the mutator's: time outside
+// collections) and in CPU time (the mutator's: the program's thread
+// outside collections, docs/observability.md, "CPU time").
+struct CostPart {
+  const char* name;  // its JSON key is NAME_over_bound
+  double (*of)(const Row&);
+};
+
+struct CostMeasure {
+  const char* name;   // its JSON key
+  const char* title;  // the table's
+  const char* total;  // the total's name: its JSON key is TOTAL_over_bound
+  double (*mutator)(const Row&);
+  std::vector<CostPart> parts;  // with the mutator's cost, they add up to the total
+  const char* parts_legend;
+};
+
+double total_cost(const CostMeasure& m, const Row& w) {
+  double total = m.mutator(w);
+  for (const CostPart& p : m.parts) total += p.of(w);
+  return total;
+}
+
+const std::vector<CostMeasure>& cost_measures() {
+  static const std::vector<CostMeasure> measures = {
+      {"wall",
+       "wall time",
+       "wall",
+       [](const Row& w) { return w.mutator_ms(); },
+       {{"pauses", [](const Row& w) { return w.host_pause_ms; }}},
+       "pauses: the host's time in collections (simulated ones too: wall time holds the simulation)"},
+      {"cpu",
+       "CPU time",
+       "cpu",
+       [](const Row& w) { return w.mutator_cpu_ms; },
+       {{"collector", [](const Row& w) { return w.collector_cpu_ms; }},
+        {"other_threads", [](const Row& w) { return w.other_cpu_ms; }}},
+       "collector: the program's thread in collections and the GC threads; other threads: the process's "
+       "others (a device runtime's)"},
+  };
+  return measures;
+}
+
 struct LowerBound {
   double mutator_ms = 0;
   std::string from;  // the collector whose run set the bound
 };
 
-std::optional<LowerBound> lower_bound(const std::vector<Run>& runs) {
+// The runs a bound covers: those that agree and measured a mutator cost.
+bool bounded(const Run& r, const CostMeasure& m) {
+  return r.row && r.disagreement.empty() && m.mutator(*r.row) > 0;
+}
+
+std::optional<LowerBound> lower_bound(const std::vector<Run>& runs, const CostMeasure& m) {
   std::optional<LowerBound> bound;
   for (const Run& r : runs)
-    if (r.row && r.disagreement.empty() && r.row->mutator_ms() > 0 &&
-        (!bound || r.row->mutator_ms() < bound->mutator_ms))
-      bound = LowerBound{r.row->mutator_ms(), r.collector};
+    if (bounded(r, m) && (!bound || m.mutator(*r.row) < bound->mutator_ms))
+      bound = LowerBound{m.mutator(*r.row), r.collector};
   return bound;
+}
+
+std::string lower_bound_table(const std::vector<Run>& runs, const CostMeasure& m) {
+  std::optional<LowerBound> bound = lower_bound(runs, m);
+  if (!bound) return "";
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "lower-bound overhead (Cai et al. 2022), %s: the least mutator %s of the runs that agree, "
+                "%.1f ms (%s), bounds the program's cost without a collector\n",
+                m.title, m.title, bound->mutator_ms, bound->from.c_str());
+  out += line;
+  std::snprintf(line, sizeof line, "  %-12s %11s", "collector", (std::string(m.total) + "/bound").c_str());
+  out += line;
+  for (const CostPart& p : m.parts) {
+    std::string label = p.name;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    std::snprintf(line, sizeof line, " %13s", label.c_str());
+    out += line;
+  }
+  out += "      the rest\n";
+  for (const Run& r : runs) {
+    if (!bounded(r, m)) continue;
+    const Row& w = *r.row;
+    std::snprintf(line, sizeof line, "  %-12s %10.2fx", r.collector.c_str(),
+                  total_cost(m, w) / bound->mutator_ms);
+    out += line;
+    for (const CostPart& p : m.parts) {
+      std::snprintf(line, sizeof line, " %+12.0f%%", 100 * p.of(w) / bound->mutator_ms);
+      out += line;
+    }
+    std::snprintf(line, sizeof line, " %+12.0f%%\n",
+                  100 * (m.mutator(w) - bound->mutator_ms) / bound->mutator_ms);
+    out += line;
+  }
+  out += std::string("  ") + m.parts_legend +
+         "; the rest: mutator cost above the bound (barriers, the allocation slow path, locality)\n";
+  return out;
+}
+
+void lower_bound_json(gc::observe::JsonWriter& j, const std::vector<Run>& runs, const CostMeasure& m) {
+  j.key(m.name);
+  std::optional<LowerBound> bound = lower_bound(runs, m);
+  if (!bound) {
+    j.null();
+    return;
+  }
+  j.begin_object().field("mutator_ms", bound->mutator_ms, 3).field("from", bound->from);
+  j.key("runs").begin_array();
+  for (const Run& r : runs) {
+    if (!bounded(r, m)) continue;
+    const Row& w = *r.row;
+    j.begin_object().field("collector", r.collector);
+    j.field(std::string(m.total) + "_over_bound", total_cost(m, w) / bound->mutator_ms, 6);
+    for (const CostPart& p : m.parts)
+      j.field(std::string(p.name) + "_over_bound", p.of(w) / bound->mutator_ms, 6);
+    j.field("rest_over_bound", (m.mutator(w) - bound->mutator_ms) / bound->mutator_ms, 6);
+    j.end_object();
+  }
+  j.end_array().end_object();
+}
+
+// Both bounds, one object keyed by measure: the JSON's and the page's.
+std::string lower_bounds_json(const std::vector<Run>& runs) {
+  std::string out;
+  gc::observe::JsonWriter j(out);
+  j.begin_object();
+  for (const CostMeasure& m : cost_measures()) lower_bound_json(j, runs, m);
+  j.end_object();
+  return out;
 }
 
 std::string table(const std::vector<Run>& runs) {
@@ -390,26 +515,7 @@ std::string table(const std::vector<Run>& runs) {
     std::snprintf(line, sizeof line, "  %-12s ", r.collector.c_str());
     out += line + (r.row ? r.row->variant : std::string("unknown: the run wrote no statistics")) + "\n";
   }
-  std::optional<LowerBound> bound = lower_bound(runs);
-  if (!bound) return out;
-  std::snprintf(line, sizeof line,
-                "lower-bound overhead (Cai et al. 2022), wall time: the least mutator time of the runs that "
-                "agree, %.1f ms (%s), bounds the program's cost without a collector\n",
-                bound->mutator_ms, bound->from.c_str());
-  out += line;
-  std::snprintf(line, sizeof line, "  %-12s %11s %8s %9s\n", "collector", "wall/bound", "pauses", "the rest");
-  out += line;
-  for (const Run& r : runs) {
-    if (!r.row || !r.disagreement.empty() || r.row->mutator_ms() <= 0) continue;
-    const Row& w = *r.row;
-    std::snprintf(line, sizeof line, "  %-12s %10.2fx %+7.0f%% %+8.0f%%\n", r.collector.c_str(),
-                  w.run_time_ms / bound->mutator_ms, 100 * w.host_pause_ms / bound->mutator_ms,
-                  100 * (w.mutator_ms() - bound->mutator_ms) / bound->mutator_ms);
-    out += line;
-  }
-  out +=
-      "  pauses: the host's time in collections (simulated ones too: wall time holds the simulation); the "
-      "rest: mutator time above the bound (barriers, the allocation slow path, locality)\n";
+  for (const CostMeasure& m : cost_measures()) out += lower_bound_table(runs, m);
   return out;
 }
 
@@ -437,23 +543,7 @@ std::string json(const CompareOptions& c, const std::vector<Run>& runs, bool agr
     j.end_object();
   }
   j.end_array();
-  j.key("lower_bound");
-  if (std::optional<LowerBound> bound = lower_bound(runs)) {
-    j.begin_object().field("mutator_ms", bound->mutator_ms, 3).field("from", bound->from);
-    j.key("runs").begin_array();
-    for (const Run& r : runs) {
-      if (!r.row || !r.disagreement.empty() || r.row->mutator_ms() <= 0) continue;
-      const Row& w = *r.row;
-      j.begin_object().field("collector", r.collector);
-      j.field("wall_over_bound", w.run_time_ms / bound->mutator_ms, 6);
-      j.field("pauses_over_bound", w.host_pause_ms / bound->mutator_ms, 6);
-      j.field("rest_over_bound", (w.mutator_ms() - bound->mutator_ms) / bound->mutator_ms, 6);
-      j.end_object();
-    }
-    j.end_array().end_object();
-  } else {
-    j.null();
-  }
+  j.key("lower_bound").raw(lower_bounds_json(runs));
   j.end_object();
   out += "\n";
   return out;
@@ -504,7 +594,8 @@ int run_compare(const CompareOptions& c) {
       data.push_back({r.collector, r.status, r.disagreement,
                       r.row ? std::optional<std::string>(r.report_json) : std::nullopt});
     written &= gc::observe::write_output(
-        c.report_file, gc::observe::compare_report_html(c.program_name, data), "GC comparison report");
+        c.report_file, gc::observe::compare_report_html(c.program_name, data, lower_bounds_json(runs)),
+        "GC comparison report");
   }
   for (const Run& r : runs) {
     if (!r.disagreement.empty())

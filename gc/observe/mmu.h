@@ -39,6 +39,8 @@ class PauseTimeline {
   Window minimum_utilisation(int64_t window_ns) const;
   // The indexes of the pauses that overlap [start, start + window).
   std::vector<size_t> pauses_in(int64_t start_ns, int64_t window_ns) const;
+  // Pause i's [start, end) on the timeline.
+  std::pair<int64_t, int64_t> pause(size_t i) const { return pauses_[i]; }
 
  private:
   // The pause time in [from, to).

@@ -33,8 +33,10 @@ struct ComparedRun {
   std::optional<std::string> data;
 };
 // The --compare page: one program's runs under several collectors,
-// overlaid in one page.
-std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs);
+// overlaid in one page, with their lower-bound overheads (the JSON
+// output's lower_bound object).
+std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs,
+                                const std::string& lower_bounds);
 
 // A text heap map of the collector's spaces now (the REPL's :heap).
 std::string text_heap_map(const Collector& heap, int width = 50);

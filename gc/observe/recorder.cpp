@@ -7,6 +7,7 @@
 
 #include "gc/collector.h"
 #include "gc/observe/log.h"
+#include "gc/parallel/thread_cpu.h"
 
 namespace gc::observe {
 
@@ -31,7 +32,11 @@ size_t bucket_of(int64_t ns) {
 
 const char* kind_name(CollectionKind kind) { return kind == CollectionKind::kYoung ? "Young" : "Full"; }
 
-Recorder::Recorder() : start_(std::chrono::steady_clock::now()) {
+Recorder::Recorder()
+    : start_(std::chrono::steady_clock::now()),
+      start_thread_cpu_ns_(parallel::thread_cpu_ns()),
+      start_process_cpu_ns_(parallel::process_cpu_ns()),
+      start_gc_threads_cpu_ns_(parallel::gc_threads_cpu_ns()) {
   summary_.by_cause.assign(kInitialCauses, 0);
   summary_.pause_buckets.assign(kOctaves * AlwaysOnSummary::kBucketsPerOctave, 0);
   buffers_.resize(1);
@@ -49,6 +54,20 @@ void Recorder::enable(bool keep_history) {
 int64_t Recorder::now_ns() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)
       .count();
+}
+
+CpuTimes Recorder::cpu_times() const {
+  CpuTimes t;
+  int64_t program_thread = parallel::thread_cpu_ns() - start_thread_cpu_ns_;
+  t.collecting_thread_ns = summary_.collecting_thread_cpu_ns;
+  t.mutator_ns = std::max<int64_t>(0, program_thread - t.collecting_thread_ns);
+  t.gc_threads_ns = parallel::gc_threads_cpu_ns() - start_gc_threads_cpu_ns_;
+  // The process's clock leaves out what a thread running elsewhere has run
+  // since its last scheduler tick, which that thread's own clock holds.
+  t.process_ns =
+      std::max(parallel::process_cpu_ns() - start_process_cpu_ns_, program_thread + t.gc_threads_ns);
+  t.other_threads_ns = t.process_ns - program_thread - t.gc_threads_ns;
+  return t;
 }
 
 bool is_counter_unit(const std::string& unit) {
@@ -102,6 +121,7 @@ void Recorder::collection_start(CollectionKind kind, GcCause cause, Collector& h
     sequences_.clear();
     sequence_values_.clear();
   }
+  collection_thread_cpu_start_ns_ = parallel::thread_cpu_ns();
   // Last, so that the reads above are not part of the pause.
   current_.start_ns = now_ns();
 }
@@ -110,6 +130,7 @@ void Recorder::collection_end(Collector& heap) {
   if (!in_collection_) return;
   in_collection_ = false;
   current_.end_ns = now_ns();
+  summary_.collecting_thread_cpu_ns += parallel::thread_cpu_ns() - collection_thread_cpu_start_ns_;
   current_.used_after = heap.heap_used();
   current_.size_after = heap.heap_size();
   current_.live_after = heap.stats_as_recorded().last_live_bytes;

@@ -215,6 +215,20 @@ struct AlwaysOnSummary {
   // collection (pause_total_ms when none was modelled).
   uint64_t simulated = 0;
   double host_total_ms = 0;
+  // The collecting thread's CPU time inside collections.
+  int64_t collecting_thread_cpu_ns = 0;
+};
+
+// CPU time since the recorder started (gc/parallel/thread_cpu.h), in ns:
+// the mutator's (the program's thread outside collections), the
+// collector's on the program's thread and on its pool threads, and every
+// other thread's (a device runtime's, for instance).
+struct CpuTimes {
+  int64_t mutator_ns = 0;
+  int64_t collecting_thread_ns = 0;
+  int64_t gc_threads_ns = 0;
+  int64_t other_threads_ns = 0;
+  int64_t process_ns = 0;
 };
 
 class Log;
@@ -283,6 +297,8 @@ class Recorder {
 
   // --- what consumers read
   int64_t now_ns() const;
+  // On the thread that constructed the recorder, which runs the program.
+  CpuTimes cpu_times() const;
   const AlwaysOnSummary& summary() const { return summary_; }
   // GC(N) of the collection under way (or the last one).
   uint64_t current_collection() const { return current_.id; }
@@ -363,6 +379,8 @@ class Recorder {
   bool in_collection_ = false;
   Log* log_ = nullptr;
   std::chrono::steady_clock::time_point start_;
+  int64_t start_thread_cpu_ns_, start_process_cpu_ns_, start_gc_threads_cpu_ns_;
+  int64_t collection_thread_cpu_start_ns_ = 0;
   std::vector<WorkerBuffer> buffers_;
   AlwaysOnSummary summary_;
   uint64_t next_id_ = 0;

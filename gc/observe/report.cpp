@@ -175,7 +175,8 @@ std::string report_html(Collector& heap) {
   return page_with(kRunScript, report_data_json(heap), std::string("gclab GC report: ") + heap.name());
 }
 
-std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs) {
+std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs,
+                                const std::string& lower_bounds) {
   std::string data;
   JsonWriter j(data);
   j.begin_object().field("program", program).key("runs").begin_array();
@@ -188,7 +189,7 @@ std::string compare_report_html(const std::string& program, const std::vector<Co
       j.null();
     j.end_object();
   }
-  j.end_array().end_object();
+  j.end_array().key("lower_bound").raw(lower_bounds).end_object();
   return page_with(kCompareScript, data, "gclab comparison: " + program);
 }
 

@@ -75,6 +75,12 @@ void summarize_run(Collector& heap, Summary& s) {
   s.simulated_collections = a.simulated;
   s.host_pause_total_ms = a.host_total_ms;
   s.gc_share = s.run_time_ms > 0 ? std::min(1.0, a.host_total_ms / s.run_time_ms) : 0;
+  CpuTimes cpu = r.cpu_times();
+  s.mutator_cpu_ms = ns_to_ms(cpu.mutator_ns);
+  s.collecting_thread_cpu_ms = ns_to_ms(cpu.collecting_thread_ns);
+  s.gc_threads_cpu_ms = ns_to_ms(cpu.gc_threads_ns);
+  s.other_threads_cpu_ms = ns_to_ms(cpu.other_threads_ns);
+  s.process_cpu_ms = ns_to_ms(cpu.process_ns);
   s.bytes_allocated = st.bytes_allocated;
   s.allocation_rate_mb_s =
       s.run_time_ms > 0 ? static_cast<double>(st.bytes_allocated) / (1 << 20) / (s.run_time_ms / 1e3) : 0;
@@ -333,6 +339,47 @@ void summarize_ratios(const Recorder& r, Summary& s) {
 
 namespace {
 
+// What filled a window: each instant of its pauses goes to the top-level
+// phases running then on any worker, in equal parts (as % pause does),
+// each phase moved onto the timeline with its collection's pause.
+void attribute_window(const Recorder& r, const PauseTimeline& timeline, int64_t start_ns, int64_t window_ns,
+                      Summary::Utilisation& u) {
+  const int64_t end_ns = start_ns + window_ns;
+  std::vector<double> share_ns;
+  int64_t paused_ns = 0;
+  for (size_t i : timeline.pauses_in(start_ns, window_ns)) {
+    const CollectionRecord& c = r.records()[i];
+    u.worst_collections.push_back(c.id);
+    auto [pause_start, pause_end] = timeline.pause(i);
+    int64_t from = std::max(pause_start, start_ns), to = std::min(pause_end, end_ns);
+    paused_ns += std::max<int64_t>(0, to - from);
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    std::vector<int> entries;
+    for (const PhaseRecord& p : r.phases_of(i)) {
+      if (p.parent != PhaseRecord::kNoParent) continue;
+      const std::string& name = r.phase_names()[p.phase];
+      auto known = std::find_if(u.worst_phases_ms.begin(), u.worst_phases_ms.end(),
+                                [&](const auto& named) { return named.first == name; });
+      if (known == u.worst_phases_ms.end()) {
+        u.worst_phases_ms.emplace_back(name, 0);
+        known = u.worst_phases_ms.end() - 1;
+      }
+      spans.push_back({pause_start + p.start_ns - c.start_ns, pause_start + p.end_ns - c.start_ns});
+      entries.push_back(static_cast<int>(known - u.worst_phases_ms.begin()));
+    }
+    share_ns.resize(u.worst_phases_ms.size(), 0);
+    split_time(std::move(spans), entries, from, to, share_ns);
+  }
+  double phased_ns = 0;
+  for (size_t k = 0; k < share_ns.size(); ++k) {
+    u.worst_phases_ms[k].second = share_ns[k] / 1e6;
+    phased_ns += share_ns[k];
+  }
+  // A phase that ran only outside the window's part of its pause has no share there.
+  std::erase_if(u.worst_phases_ms, [](const auto& named) { return named.second <= 0; });
+  u.worst_outside_phases_ms = std::max(0.0, (static_cast<double>(paused_ns) - phased_ns) / 1e6);
+}
+
 // MMU at the fixed windows the run is as long as, and the curve.
 void summarize_utilisation(const Recorder& r, Summary& s) {
   PauseTimeline timeline = PauseTimeline::of(r.records(), r.now_ns());
@@ -344,8 +391,7 @@ void summarize_utilisation(const Recorder& r, Summary& s) {
     u.window_ms = window_ms;
     u.mmu = worst.utilisation;
     u.worst_start_ms = ns_to_ms(worst.start_ns);
-    for (size_t i : timeline.pauses_in(worst.start_ns, window_ns))
-      u.worst_collections.push_back(r.records()[i].id);
+    attribute_window(r, timeline, worst.start_ns, window_ns, u);
     s.mmu.push_back(std::move(u));
   }
   s.mmu_curve = utilisation_curve(timeline, kMmuCurvePoints);
@@ -390,6 +436,28 @@ std::string pause_total_line(const Summary& s) {
   return buf;
 }
 
+// Where a window's MMU was lost: its collections (the first and last of
+// many) and the phases that filled it.
+std::string worst_window_line(const Summary::Utilisation& u) {
+  const std::vector<uint64_t>& ids = u.worst_collections;
+  std::string collections;
+  if (ids.size() <= 4) {
+    for (uint64_t id : ids) collections += (collections.empty() ? "GC(" : ", GC(") + std::to_string(id) + ")";
+  } else {
+    collections = "GC(" + std::to_string(ids.front()) + ") to GC(" + std::to_string(ids.back()) + "), " +
+                  std::to_string(ids.size()) + " collections";
+  }
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "    worst %g ms at %.3f ms: ", u.window_ms, u.worst_start_ms);
+  std::string out = buf + collections + ";";
+  for (const auto& [name, ms] : u.worst_phases_ms) {
+    std::snprintf(buf, sizeof buf, " %.3f,", ms);
+    out += " " + name + buf;
+  }
+  std::snprintf(buf, sizeof buf, " outside phases %.3f ms\n", u.worst_outside_phases_ms);
+  return out + buf;
+}
+
 }  // namespace
 
 std::string stats_table(const Summary& s) {
@@ -422,6 +490,11 @@ std::string stats_table(const Summary& s) {
   line("  pause p50 p90 p99  %.3f %.3f %.3f ms%s%s\n", s.pause_p50_ms, s.pause_p90_ms, s.pause_p99_ms, sim,
        s.percentiles_exact ? "" : " (from a histogram, within 4.4%)");
   line("  pause max          %.3f ms%s\n", s.pause_max_ms, sim);
+  line(
+      "  CPU time           mutator %.3f ms, collector %.3f ms (program's thread %.3f, GC threads %.3f), "
+      "other threads %.3f ms\n",
+      s.mutator_cpu_ms, s.collector_cpu_ms(), s.collecting_thread_cpu_ms, s.gc_threads_cpu_ms,
+      s.other_threads_cpu_ms);
   line("  allocated          %s (%.1f MiB/s)\n", bytes_text(s.bytes_allocated).c_str(),
        s.allocation_rate_mb_s);
   if (s.bytes_copied) line("  copied             %s\n", bytes_text(s.bytes_copied).c_str());
@@ -440,6 +513,8 @@ std::string stats_table(const Summary& s) {
     }
     line("  MMU %s ms%*s%s (the least share of any window that the program ran)\n", windows.c_str(),
          std::max(0, 12 - static_cast<int>(windows.size())), "", shares.c_str());
+    for (const Summary::Utilisation& u : s.mmu)
+      if (!u.worst_collections.empty()) line("%s", worst_window_line(u).c_str());
   }
 
   if (!s.phases.empty()) {
@@ -535,6 +610,11 @@ std::string stats_json(const Summary& s) {
   j.field("simulated_collections", s.simulated_collections).field("host_total", s.host_pause_total_ms, 3);
   j.end_object();
   j.field("gc_share", s.gc_share, 6);
+  j.key("cpu_ms").begin_object();
+  j.field("mutator", s.mutator_cpu_ms, 3).field("collector", s.collector_cpu_ms(), 3);
+  j.field("collecting_thread", s.collecting_thread_cpu_ms, 3).field("gc_threads", s.gc_threads_cpu_ms, 3);
+  j.field("other_threads", s.other_threads_cpu_ms, 3).field("process", s.process_cpu_ms, 3);
+  j.end_object();
   j.key("mmu").begin_object();
   j.key("windows").begin_array();
   for (const Summary::Utilisation& u : s.mmu) {
@@ -542,7 +622,12 @@ std::string stats_json(const Summary& s) {
     j.field("worst_start_ms", u.worst_start_ms, 3);
     j.key("worst_collections").begin_array();
     for (uint64_t id : u.worst_collections) j.value(id);
-    j.end_array().end_object();
+    j.end_array();
+    j.key("worst_phases").begin_array();
+    for (const auto& [name, ms] : u.worst_phases_ms)
+      j.begin_object().field("phase", name).field("ms", ms, 3).end_object();
+    j.end_array();
+    j.field("worst_outside_phases_ms", u.worst_outside_phases_ms, 3).end_object();
   }
   j.end_array();
   j.key("curve").begin_array();

@@ -86,6 +86,11 @@ struct Summary {
   // host's time for every collection.
   uint64_t simulated_collections = 0;
   double host_pause_total_ms = 0;
+  // CPU time in ms (Recorder::cpu_times): the mutator's, the collector's
+  // on the program's thread and on its GC threads, the other threads'.
+  double mutator_cpu_ms = 0, collecting_thread_cpu_ms = 0, gc_threads_cpu_ms = 0, other_threads_cpu_ms = 0,
+         process_cpu_ms = 0;
+  double collector_cpu_ms() const { return collecting_thread_cpu_ms + gc_threads_cpu_ms; }
   uint64_t bytes_allocated = 0;
   double allocation_rate_mb_s = 0;  // MiB per second of run time
   uint64_t bytes_copied = 0;
@@ -107,6 +112,11 @@ struct Summary {
     double mmu = 1;
     double worst_start_ms = 0;
     std::vector<uint64_t> worst_collections;  // their GC(id)s
+    // What filled the worst window: the collecting thread's top-level
+    // phases, each its time inside the window, in the order they first
+    // ran, and the pause time there outside any phase.
+    std::vector<std::pair<std::string, double>> worst_phases_ms;
+    double worst_outside_phases_ms = 0;
   };
   std::vector<Utilisation> mmu;
   std::vector<UtilisationPoint> mmu_curve;

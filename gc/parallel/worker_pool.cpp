@@ -2,6 +2,7 @@
 
 #include "gc/parallel/cpu_relax.h"
 #include "gc/parallel/futex.h"
+#include "gc/parallel/thread_cpu.h"
 
 namespace gc::parallel {
 
@@ -64,6 +65,7 @@ uint32_t WorkerPool::close_admission() {
 }
 
 void WorkerPool::thread_main(unsigned worker) {
+  GcThreadCpu counted_as_gc_thread;
   uint32_t seen = 0;
   for (;;) {
     uint32_t e = epoch_.load(std::memory_order_acquire);

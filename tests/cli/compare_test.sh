@@ -83,14 +83,23 @@ check "json: two runs, in order" '[ "$(jq -r "[.runs[].collector] | join(\",\")"
 check "json: each run's own statistics" '[ "$(jq -r "[.runs[].stats.collector] | join(\",\")" "$tmp/c.json")" = semispace,marksweep ]'
 check "json: stats documents" '[ "$(jq -r "[.runs[].stats.schema] | unique | join(\",\")" "$tmp/c.json")" = gclab-gc-stats/1 ]'
 check "json: the explicit gc() counted" '[ "$(jq "[.runs[].stats.collections.by_cause[\"System.gc()\"]] | min" "$tmp/c.json")" -ge 1 ]'
-# Lower-bound overhead: the bound is the least mutator time (run time less
-# the host's pause time) of the runs, set by the collector it names, whose
-# own cost over it is its pauses alone; every run's wall time is at least
-# the bound, and adds up as its parts.
-check "json: the lower bound is the least mutator time, from the run it names" \
-  'jq -e "(.lower_bound.mutator_ms) as \$b | ([.runs[].stats | .run_time_ms - .pause_ms.host_total] | min - \$b | fabs < 0.01) and (.lower_bound.from as \$f | .lower_bound.runs[] | select(.collector == \$f) | .rest_over_bound | fabs < 1e-6)" "$tmp/c.json" >/dev/null'
+# Lower-bound overhead, in wall time and in CPU time: the bound is the least
+# mutator cost of the runs (wall: run time less the host's pause time;
+# CPU: the program's thread outside collections), set by the collector it
+# names, whose own cost over it is its attributed parts alone; every run's
+# cost is at least the bound, and adds up as its parts.
+check "json: the wall bound is the least mutator time, from the run it names" \
+  'jq -e "(.lower_bound.wall.mutator_ms) as \$b | ([.runs[].stats | .run_time_ms - .pause_ms.host_total] | min - \$b | fabs < 0.01) and (.lower_bound.wall.from as \$f | .lower_bound.wall.runs[] | select(.collector == \$f) | .rest_over_bound | fabs < 1e-6)" "$tmp/c.json" >/dev/null'
 check "json: each run's wall time over the bound is 1 + its pauses + the rest" \
-  'jq -e "[.lower_bound.runs[] | select(.wall_over_bound < 1 or ((1 + .pauses_over_bound + .rest_over_bound - .wall_over_bound) | fabs) > 1e-3)] | length == 0" "$tmp/c.json" >/dev/null'
+  'jq -e "[.lower_bound.wall.runs[] | select(.wall_over_bound < 1 or ((1 + .pauses_over_bound + .rest_over_bound - .wall_over_bound) | fabs) > 1e-3)] | length == 0" "$tmp/c.json" >/dev/null'
+check "json: the CPU bound is the least mutator CPU time, from the run it names" \
+  'jq -e "(.lower_bound.cpu.mutator_ms) as \$b | ([.runs[].stats.cpu_ms.mutator] | min - \$b | fabs < 0.01) and (.lower_bound.cpu.from as \$f | .lower_bound.cpu.runs[] | select(.collector == \$f) | .rest_over_bound | fabs < 1e-6)" "$tmp/c.json" >/dev/null'
+check "json: each run's CPU time over the bound is 1 + its collector's + other threads' + the rest" \
+  'jq -e "[.lower_bound.cpu.runs[] | select(.cpu_over_bound < 1 or ((1 + .collector_over_bound + .other_threads_over_bound + .rest_over_bound - .cpu_over_bound) | fabs) > 1e-3)] | length == 0" "$tmp/c.json" >/dev/null'
+check "json: each run's CPU cost is its process's CPU time" \
+  'jq -e "(.lower_bound.cpu.mutator_ms) as \$b | [.lower_bound.cpu.runs[] as \$r | .runs[] | select(.collector == \$r.collector) | (\$r.cpu_over_bound * \$b - .stats.cpu_ms.process) | fabs | select(. > 0.05)] | length == 0" "$tmp/c.json" >/dev/null'
+check "json: each run's collector CPU is its program thread's in collections and its GC threads'" \
+  'jq -e "[.runs[].stats.cpu_ms | select((.collecting_thread + .gc_threads - .collector) | fabs > 0.002)] | length == 0" "$tmp/c.json" >/dev/null'
 
 # What a comparison cannot do.
 usage_error "--compare runs several collectors and --gc chooses one: give one or the other" --compare --gc=semispace

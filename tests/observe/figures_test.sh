@@ -69,6 +69,15 @@ for gc in $collectors; do
       'jq -e "[.mmu.windows[] | select(.utilisation < 1 and (.worst_collections | length) == 0)] | length == 0" "$json" >/dev/null'
     check "$t: the MMU curve is there, and BMU never falls nor exceeds MMU" \
       'jq -e "(.mmu.curve | length) > 0 and (.mmu.curve as \$c | [range(1; \$c | length) | select(\$c[.].bmu < \$c[. - 1].bmu or \$c[.].bmu > \$c[.].mmu)] | length == 0)" "$json" >/dev/null'
+    check "$t: a worst window's phases and the pause outside them add up to its paused time" \
+      'jq -e --argjson slack $slack "[.mmu.windows[] | select((([.worst_phases[].ms] | add // 0) + .worst_outside_phases_ms - (1 - .utilisation) * .window_ms) | fabs > \$slack)] | length == 0" "$json" >/dev/null'
+    check "$t: CPU time: the collector's is its parts', the process's holds them all" \
+      'jq -e --argjson slack $slack ".cpu_ms | (.collecting_thread + .gc_threads - .collector | fabs) <= \$slack and .mutator + .collector + .other_threads <= .process + \$slack and .mutator > 0" "$json" >/dev/null'
+    if [ $threads -le 1 ] || [ $no_threads = 1 ]; then
+      check "$t: CPU time: no GC thread but the program's" 'jq -e ".cpu_ms.gc_threads == 0" "$json" >/dev/null'
+    else
+      check "$t: CPU time: the GC threads ran" 'jq -e ".cpu_ms.gc_threads > 0" "$json" >/dev/null'
+    fi
     check "$t: no worker's peak exceeds the run's" \
       'jq -e "([.counters[] | select(.kind == \"peak\") | {(.name): .total}] | add // {}) as \$peaks | [.workers[].counters | to_entries[] | select(\$peaks[.key] != null and .value > \$peaks[.key])] | length == 0" "$json" >/dev/null'
     check "$t: top-level shares of the pause add up to at most 100%" \

@@ -106,6 +106,28 @@ function axes(parent, o) {
                transform: "rotate(-90 14 " + (T + (H - T - B) / 2) + ")" }, svg, o.yLabel);
   return { svg: svg, sx: sx, sy: sy, g: el("g", {}, svg), W: W, H: H, L: L, R: R, T: T, B: B };
 }
+// Horizontal bars: rows of [label, [value, colour, tooltip]...] stacked.
+function hbars(s, rows, xLabel) {
+  var h = 40 + rows.length * 26 + 46, left = 170, max = 0;
+  rows.forEach(function (r) { var t = 0; r[1].forEach(function (p) { t += p[0]; }); max = Math.max(max, t); });
+  var a = axes(s, { xMax: max || 1, yMax: 1, height: h, left: left, right: 130, xLabel: xLabel, yLabel: "" });
+  a.svg.querySelectorAll(".grid line").forEach(function (l) { l.remove(); });
+  a.svg.querySelectorAll(".axis text[text-anchor=end]").forEach(function (t) { t.remove(); });
+  var n = 0;
+  rows.forEach(function (r, i) {
+    var y = a.T + 10 + i * 26, x = a.sx(0);
+    el("text", { x: left - 8, y: y + 14, "text-anchor": "end" }, a.g, r[0]);
+    r[1].forEach(function (p) {
+      var w = a.sx(p[0]) - a.sx(0);
+      var rect = el("rect", { x: x, y: y, width: Math.max(w, p[0] > 0 ? 1 : 0), height: 18, fill: p[1] }, a.g);
+      tip(rect, p[2]);
+      x += w;
+      n++;
+    });
+    if (r[2]) el("text", { x: x + 6, y: y + 14 }, a.g, r[2]);
+  });
+  return marks(a, n);
+}
 function marks(a, n) { a.svg.setAttribute("data-marks", String(n)); return n; }
 function empty(section, why) { html("p", { "class": "empty" }, section, why); var s = el("svg", { width: 10, height: 10, "data-marks": "0" }, section); return s; }
 

@@ -134,30 +134,8 @@ function drawUtilisation() {
     if (w.window_ms < curve[0].window_ms) return;
     var c = el("circle", { cx: a.sx(w.window_ms), cy: a.sy(100 * w.utilisation), r: 3.5, fill: COLORS.used }, a.g);
     tip(c, "MMU at " + fmt(w.window_ms) + " ms: " + fmt(100 * w.utilisation, 1) + " %; the worst window starts at " +
-        fmt(w.worst_start_ms, 3) + " ms and holds GC(" + w.worst_collections.join("), GC(") + ")");
-  });
-  return marks(a, n);
-}
-
-// Horizontal bars: rows of [label, [value, colour, tooltip]...] stacked.
-function hbars(s, rows, xLabel) {
-  var h = 40 + rows.length * 26 + 46, left = 170, max = 0;
-  rows.forEach(function (r) { var t = 0; r[1].forEach(function (p) { t += p[0]; }); max = Math.max(max, t); });
-  var a = axes(s, { xMax: max || 1, yMax: 1, height: h, left: left, right: 130, xLabel: xLabel, yLabel: "" });
-  a.svg.querySelectorAll(".grid line").forEach(function (l) { l.remove(); });
-  a.svg.querySelectorAll(".axis text[text-anchor=end]").forEach(function (t) { t.remove(); });
-  var n = 0;
-  rows.forEach(function (r, i) {
-    var y = a.T + 10 + i * 26, x = a.sx(0);
-    el("text", { x: left - 8, y: y + 14, "text-anchor": "end" }, a.g, r[0]);
-    r[1].forEach(function (p) {
-      var w = a.sx(p[0]) - a.sx(0);
-      var rect = el("rect", { x: x, y: y, width: Math.max(w, p[0] > 0 ? 1 : 0), height: 18, fill: p[1] }, a.g);
-      tip(rect, p[2]);
-      x += w;
-      n++;
-    });
-    if (r[2]) el("text", { x: x + 6, y: y + 14 }, a.g, r[2]);
+        fmt(w.worst_start_ms, 3) + " ms and holds GC(" + w.worst_collections.join("), GC(") + "); filled by " +
+        w.worst_phases.map(function (p) { return p.phase + " " + fmt(p.ms, 3) + " ms"; }).concat(["outside phases " + fmt(w.worst_outside_phases_ms, 3) + " ms"]).join(", "));
   });
   return marks(a, n);
 }
