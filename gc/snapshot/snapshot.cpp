@@ -215,88 +215,96 @@ std::string Snapshot::class_name(uint32_t class_id) const {
   return it != classes.end() && it->first == class_id ? it->second : std::string();
 }
 
-std::optional<Snapshot> decode(std::string_view bytes, std::string* error, bool check_sum) {
-  // Positions in messages count from the file's start.
-  Reader in(bytes.substr(0, bytes.size() >= kChecksumBytes ? bytes.size() - kChecksumBytes : 0));
-  auto fail = [&](const std::string& what) {
-    *error = what + " (at byte " + std::to_string(in.offset()) + ")";
-    return std::nullopt;
-  };
-  auto truncated = [&](const std::string& where) { return fail("truncated or corrupt in " + where); };
+namespace {
 
+// The header and the checksum: an error message, or empty if the file may
+// be read.
+std::string check_envelope(std::string_view bytes, bool check_sum) {
   if (bytes.size() < sizeof(kMagic) ||
-      bytes.substr(0, sizeof(kMagic)) != std::string_view(kMagic, sizeof(kMagic))) {
-    *error = "not a gclab heap snapshot (no magic number)";
-    return std::nullopt;
-  }
+      bytes.substr(0, sizeof(kMagic)) != std::string_view(kMagic, sizeof(kMagic)))
+    return "not a gclab heap snapshot (no magic number)";
   uint64_t version, flags;
   Reader header(bytes.substr(sizeof(kMagic)));
-  if (!header.fixed(&version, 4) || !header.fixed(&flags, 4)) {
-    *error = "truncated in the header (" + std::to_string(bytes.size()) + " bytes)";
-    return std::nullopt;
-  }
-  if (version != kVersion) {
-    *error =
-        "snapshot version " + std::to_string(version) + "; this vm reads version " + std::to_string(kVersion);
-    return std::nullopt;
-  }
-  if (flags != 0) {
-    *error = "unknown flags " + std::to_string(flags) + " in the header";
-    return std::nullopt;
-  }
-  if (bytes.size() < kHeaderBytes + kChecksumBytes) {
-    *error = "truncated: no checksum (" + std::to_string(bytes.size()) + " bytes)";
-    return std::nullopt;
-  }
-  std::string_view body = bytes.substr(0, bytes.size() - kChecksumBytes);
+  if (!header.fixed(&version, 4) || !header.fixed(&flags, 4))
+    return "truncated in the header (" + std::to_string(bytes.size()) + " bytes)";
+  if (version != kVersion)
+    return "snapshot version " + std::to_string(version) + "; this vm reads version " +
+           std::to_string(kVersion);
+  if (flags != 0) return "unknown flags " + std::to_string(flags) + " in the header";
+  if (bytes.size() < kHeaderBytes + kChecksumBytes)
+    return "truncated: no checksum (" + std::to_string(bytes.size()) + " bytes)";
   if (check_sum) {
+    std::string_view body = bytes.substr(0, bytes.size() - kChecksumBytes);
     uint64_t stored;
     Reader tail(bytes.substr(body.size()));
     tail.fixed(&stored, 8);
-    if (stored != checksum(body)) {
-      *error = "checksum mismatch: the file is truncated or corrupt";
-      return std::nullopt;
+    if (stored != checksum(body)) return "checksum mismatch: the file is truncated or corrupt";
+  }
+  return "";
+}
+
+// The body, one section after another in the file's order (docs/snapshot.md);
+// each section returns false with the error set.
+class BodyDecoder {
+ public:
+  BodyDecoder(std::string_view body, std::string* error) : in_(body), error_(error) {
+    in_.skip(kHeaderBytes);
+  }
+
+  std::optional<Snapshot> decode() {
+    if (!origin() || !class_table() || !root_groups() || !objects() || !references()) return std::nullopt;
+    return std::move(s_);
+  }
+
+ private:
+  // Positions in messages count from the file's start.
+  bool fail(const std::string& what) {
+    *error_ = what + " (at byte " + std::to_string(in_.offset()) + ")";
+    return false;
+  }
+  bool truncated(const std::string& where) { return fail("truncated or corrupt in " + where); }
+
+  bool origin() {
+    if (!in_.string(&s_.origin.program, kMaxNameBytes) || !in_.string(&s_.origin.collector, kMaxNameBytes) ||
+        !in_.varint(&s_.origin.collection))
+      return truncated("the origin");
+    return true;
+  }
+
+  bool class_table() {
+    uint64_t class_count;
+    if (!in_.varint(&class_count) || class_count > in_.left()) return truncated("the class table");
+    for (uint64_t k = 0; k < class_count; ++k) {
+      uint64_t id;
+      std::string name;
+      if (!in_.varint(&id) || !in_.string(&name, kMaxNameBytes)) return truncated("the class table");
+      if (id == kFillerClass || id > kMaxClassId)
+        return fail("class id " + std::to_string(id) + " out of range");
+      if (name.empty()) return fail("class " + std::to_string(id) + " has no name");
+      if (!s_.classes.empty() && id <= s_.classes.back().first)
+        return fail("class table not in ascending order at class " + std::to_string(id));
+      s_.classes.emplace_back(static_cast<uint32_t>(id), std::move(name));
     }
+    return true;
   }
 
-  Snapshot s;
-  in.skip(kHeaderBytes);
-  if (!in.string(&s.origin.program, kMaxNameBytes) || !in.string(&s.origin.collector, kMaxNameBytes) ||
-      !in.varint(&s.origin.collection))
-    return truncated("the origin");
-
-  uint64_t class_count;
-  if (!in.varint(&class_count) || class_count > in.left()) return truncated("the class table");
-  for (uint64_t k = 0; k < class_count; ++k) {
-    uint64_t id;
-    std::string name;
-    if (!in.varint(&id) || !in.string(&name, kMaxNameBytes)) return truncated("the class table");
-    if (id == kFillerClass || id > kMaxClassId)
-      return fail("class id " + std::to_string(id) + " out of range");
-    if (name.empty()) return fail("class " + std::to_string(id) + " has no name");
-    if (!s.classes.empty() && id <= s.classes.back().first)
-      return fail("class table not in ascending order at class " + std::to_string(id));
-    s.classes.emplace_back(static_cast<uint32_t>(id), std::move(name));
-  }
-
-  // References are checked once the object count is known: values are
-  // read first with their indexes and checked after.
-  std::vector<std::pair<uint64_t, uint64_t>> refs;  // value index, where in the file
-  auto read_value = [&](Value* v) {
+  // One value; a reference's index is checked once the object count is
+  // known (references()).
+  bool value(Value* v) {
     uint8_t tag;
-    if (!in.byte(&tag)) return false;
+    if (!in_.byte(&tag)) return false;
     switch (tag) {
       case kNumberTag: {
         uint64_t bits;
-        if (!in.fixed(&bits, 8)) return false;
+        if (!in_.fixed(&bits, 8)) return false;
         *v = Value::from_bits(bits);
         // A tagged pattern here would forge a reference or a special.
         return v->is_num();
       }
       case kRefTag: {
         uint64_t index;
-        if (!in.varint(&index) || index >= (1ull << 48)) return false;
-        refs.emplace_back(s.values.size(), in.offset());
+        if (!in_.varint(&index) || index >= (1ull << 48)) return false;
+        refs_.emplace_back(s_.values.size(), in_.offset());
         *v = Value::from_bits(Value::kRefTag | index);
         return true;
       }
@@ -318,40 +326,53 @@ std::optional<Snapshot> decode(std::string_view bytes, std::string* error, bool 
       default:
         return false;
     }
-  };
-
-  uint64_t group_count;
-  if (!in.varint(&group_count) || group_count > in.left()) return truncated("the root groups");
-  for (uint64_t g = 0; g < group_count; ++g) {
-    Group group;
-    std::string where = "root group " + std::to_string(g);
-    if (!in.string(&group.name, kMaxNameBytes) || !in.varint(&group.count) || group.count > in.left())
-      return truncated(where);
-    group.first_value = s.values.size();
-    for (uint64_t i = 0; i < group.count; ++i) {
-      Value v;
-      if (!read_value(&v)) return truncated(where + ", slot " + std::to_string(i));
-      s.values.push_back(v);
-    }
-    s.groups.push_back(std::move(group));
   }
 
-  uint64_t object_count;
-  // Every object takes at least four bytes.
-  if (!in.varint(&object_count) || object_count > in.left() / 4) return truncated("the object count");
-  s.objects.reserve(object_count);
-  for (uint64_t k = 0; k < object_count; ++k) {
-    std::string where = "object " + std::to_string(k);
+  bool values(uint64_t count, const std::string& where) {
+    for (uint64_t i = 0; i < count; ++i) {
+      Value v;
+      if (!value(&v)) return truncated(where + ", slot " + std::to_string(i));
+      s_.values.push_back(v);
+    }
+    return true;
+  }
+
+  bool root_groups() {
+    uint64_t group_count;
+    if (!in_.varint(&group_count) || group_count > in_.left()) return truncated("the root groups");
+    for (uint64_t g = 0; g < group_count; ++g) {
+      Group group;
+      std::string where = "root group " + std::to_string(g);
+      if (!in_.string(&group.name, kMaxNameBytes) || !in_.varint(&group.count) || group.count > in_.left())
+        return truncated(where);
+      group.first_value = s_.values.size();
+      if (!values(group.count, where)) return false;
+      s_.groups.push_back(std::move(group));
+    }
+    return true;
+  }
+
+  bool objects() {
+    // Every object takes at least four bytes.
+    if (!in_.varint(&object_count_) || object_count_ > in_.left() / 4) return truncated("the object count");
+    s_.objects.reserve(object_count_);
+    for (uint64_t k = 0; k < object_count_; ++k)
+      if (!object("object " + std::to_string(k))) return false;
+    if (in_.left()) return fail(std::to_string(in_.left()) + " bytes after the last object");
+    return true;
+  }
+
+  bool object(const std::string& where) {
     uint64_t class_id, nrefs, raw_words;
     uint8_t flags_byte;
-    if (!in.varint(&class_id) || !in.byte(&flags_byte) || !in.varint(&nrefs) || !in.varint(&raw_words))
+    if (!in_.varint(&class_id) || !in_.byte(&flags_byte) || !in_.varint(&nrefs) || !in_.varint(&raw_words))
       return truncated(where);
-    if (class_id > kMaxClassId || s.class_name(static_cast<uint32_t>(class_id)).empty())
+    if (class_id > kMaxClassId || s_.class_name(static_cast<uint32_t>(class_id)).empty())
       return fail(where + " has class id " + std::to_string(class_id) + ", which the class table lacks");
     uint32_t hash_state = flags_byte & 3;
     if (hash_state > static_cast<uint32_t>(HashState::kHashedAndMoved))
       return fail(where + " has hash state " + std::to_string(hash_state));
-    if (nrefs > in.left() || raw_words > in.left() / 8 || !representable(nrefs, raw_words) ||
+    if (nrefs > in_.left() || raw_words > in_.left() / 8 || !representable(nrefs, raw_words) ||
         rounded_refs(nrefs) != nrefs || rounded_raw(raw_words) != raw_words)
       return fail(where + " has a size no object has (" + std::to_string(nrefs) + " references, " +
                   std::to_string(raw_words) + " raw words)");
@@ -362,31 +383,44 @@ std::optional<Snapshot> decode(std::string_view bytes, std::string* error, bool 
              .age = static_cast<uint32_t>(flags_byte >> 2),
              .nrefs = nrefs,
              .raw_words = raw_words,
-             .first_value = s.values.size(),
-             .first_raw = s.raw.size()};
+             .first_value = s_.values.size(),
+             .first_raw = s_.raw.size()};
     if (o.age > Header::kMaxAge) return fail(where + " has age " + std::to_string(o.age));
-    for (uint64_t i = 0; i < nrefs; ++i) {
-      Value v;
-      if (!read_value(&v)) return truncated(where + ", slot " + std::to_string(i));
-      s.values.push_back(v);
-    }
+    if (!values(nrefs, where)) return false;
     for (uint64_t i = 0; i < raw_words; ++i) {
       uint64_t w;
-      if (!in.fixed(&w, 8)) return truncated(where + ", raw word " + std::to_string(i));
-      s.raw.push_back(w);
+      if (!in_.fixed(&w, 8)) return truncated(where + ", raw word " + std::to_string(i));
+      s_.raw.push_back(w);
     }
-    s.objects.push_back(o);
+    s_.objects.push_back(o);
+    return true;
   }
-  if (in.left()) return fail(std::to_string(in.left()) + " bytes after the last object");
-  for (auto [value, offset] : refs) {
-    uint64_t index = ref_index(s.values[value]);
-    if (index >= object_count) {
-      *error = "a reference to object " + std::to_string(index) + " of " + std::to_string(object_count) +
-               " (at byte " + std::to_string(offset) + ")";
-      return std::nullopt;
+
+  bool references() {
+    for (auto [value, offset] : refs_) {
+      uint64_t index = ref_index(s_.values[value]);
+      if (index >= object_count_) {
+        *error_ = "a reference to object " + std::to_string(index) + " of " + std::to_string(object_count_) +
+                  " (at byte " + std::to_string(offset) + ")";
+        return false;
+      }
     }
+    return true;
   }
-  return s;
+
+  Reader in_;
+  std::string* error_;
+  Snapshot s_;
+  uint64_t object_count_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> refs_;  // value index, where in the file
+};
+
+}  // namespace
+
+std::optional<Snapshot> decode(std::string_view bytes, std::string* error, bool check_sum) {
+  *error = check_envelope(bytes, check_sum);
+  if (!error->empty()) return std::nullopt;
+  return BodyDecoder(bytes.substr(0, bytes.size() - kChecksumBytes), error).decode();
 }
 
 void Request::at_collection_start(uint64_t collection, RootSet& roots) {
