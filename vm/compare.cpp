@@ -42,8 +42,8 @@ struct Row {
   std::string variant;          // gc::variant_line of the run's collector
   double host_pause_ms = 0;     // the host's time in collections, which wall time holds
   double mutator_ms() const { return std::max(0.0, run_time_ms - host_pause_ms); }
-  // CPU time (Summary's): the mutator's, the collector's, other threads', the process's.
-  double mutator_cpu_ms = 0, collector_cpu_ms = 0, other_cpu_ms = 0, process_cpu_ms = 0;
+  // CPU time (Summary's): the mutator's, the collector's, other threads'.
+  double mutator_cpu_ms = 0, collector_cpu_ms = 0, other_cpu_ms = 0;
 };
 
 struct Run {
@@ -85,7 +85,6 @@ Row row_of(const gc::observe::Summary& s) {
   r.mutator_cpu_ms = s.mutator_cpu_ms;
   r.collector_cpu_ms = s.collector_cpu_ms();
   r.other_cpu_ms = s.other_threads_cpu_ms;
-  r.process_cpu_ms = s.process_cpu_ms;
   for (const gc::observe::CounterTotal& c : s.counters)
     if (c.name == "objects marked") r.objects_marked = static_cast<int64_t>(c.total);
   return r;
@@ -98,10 +97,10 @@ std::string encode(const Row& r, const std::string& json, const std::string& rep
   char line[512];
   std::snprintf(line, sizeof line,
                 "%.17g %.17g %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64
-                " %" PRId64 " %" PRIu64 " %.17g %.17g %.17g %.17g %.17g\n",
+                " %" PRId64 " %" PRIu64 " %.17g %.17g %.17g %.17g\n",
                 r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
                 r.peak_live, r.bytes_copied, r.objects_marked, r.simulated, r.host_pause_ms, r.mutator_cpu_ms,
-                r.collector_cpu_ms, r.other_cpu_ms, r.process_cpu_ms);
+                r.collector_cpu_ms, r.other_cpu_ms);
   return line + r.variant + "\n" + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" +
          json + report;
 }
@@ -111,7 +110,7 @@ bool decode(const std::string& text, Row& r, std::string& json, std::string& rep
   size_t json_size = 0, report_size = 0;
   in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
       r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >> r.host_pause_ms >>
-      r.mutator_cpu_ms >> r.collector_cpu_ms >> r.other_cpu_ms >> r.process_cpu_ms;
+      r.mutator_cpu_ms >> r.collector_cpu_ms >> r.other_cpu_ms;
   if (in.fail() || in.get() != '\n' || !std::getline(in, r.variant)) return false;
   in >> json_size >> report_size;
   if (in.fail() || in.get() != '\n') return false;

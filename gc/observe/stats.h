@@ -112,9 +112,9 @@ struct Summary {
     double mmu = 1;
     double worst_start_ms = 0;
     std::vector<uint64_t> worst_collections;  // their GC(id)s
-    // What filled the worst window: the collecting thread's top-level
-    // phases, each its time inside the window, in the order they first
-    // ran, and the pause time there outside any phase.
+    // What filled the worst window: the top-level phases, each its share
+    // of the window's paused time (as % pause shares it), in the order they
+    // first ran, and the paused time there outside any phase.
     std::vector<std::pair<std::string, double>> worst_phases_ms;
     double worst_outside_phases_ms = 0;
   };

@@ -173,16 +173,17 @@ function drawUtilisation() {
 // the least mutator cost of the runs that agree, in wall and CPU time
 function drawLowerBound() {
   var s = panel("lower-bound", "Lower-bound overhead", "Each collector's cost over the least mutator cost of the runs that agree (Cai et al. 2022), which bounds what the program costs without a collector: grey is the bound itself, then the parts the counters attribute (wall time: pauses; CPU time: the collector's CPU and other threads'), then the rest: mutator cost above the bound (barriers, the allocation slow path, locality).");
-  var LB = DATA.lower_bound || {}, rows = [];
-  var parts = { wall: [["pauses", COLORS.full]], cpu: [["collector", COLORS.full], ["other_threads", COLORS.young]] };
+  // A run's parts are its keys NAME_over_bound between the total's and the rest's (vm/compare.cpp, cost_measures).
+  var LB = DATA.lower_bound || {}, rows = [], partColours = [COLORS.full, COLORS.young];
   ["wall", "cpu"].forEach(function (m) {
     var b = LB[m];
     if (!b) return;
     b.runs.forEach(function (r) {
       var bars = [[1, COLORS.size, "the bound: " + fmt(b.mutator_ms) + " ms (" + b.from + ")"]];
-      parts[m].forEach(function (p) {
-        bars.push([r[p[0] + "_over_bound"], p[1], p[0].replace("_", " ") + ": " + fmt(100 * r[p[0] + "_over_bound"], 1) + " % of the bound"]);
-      });
+      Object.keys(r).filter(function (k) { return /_over_bound$/.test(k) && k !== m + "_over_bound" && k !== "rest_over_bound"; })
+        .forEach(function (k, i) {
+          bars.push([r[k], partColours[i % partColours.length], k.replace("_over_bound", "").replace("_", " ") + ": " + fmt(100 * r[k], 1) + " % of the bound"]);
+        });
       bars.push([r.rest_over_bound, COLORS.live, "the rest: " + fmt(100 * r.rest_over_bound, 1) + " % of the bound"]);
       rows.push([r.collector + (m === "wall" ? ", wall" : ", CPU"), bars, fmt(r[m + "_over_bound"], 2) + "x"]);
     });
