@@ -70,6 +70,9 @@ add_test(NAME course/labs COMMAND ${CMAKE_SOURCE_DIR}/tests/course/labs_test.sh 
 # Every file a comment names exists (docs and sources renamed leave no stale pointer).
 add_test(NAME tree/named_files COMMAND ${CMAKE_SOURCE_DIR}/tests/tree/named_files_test.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(tree/named_files PROPERTIES SKIP_RETURN_CODE 77)
+# Each layer includes only what is below it, and no collector another's files (docs/architecture.md).
+add_test(NAME tree/include_rules COMMAND ${CMAKE_SOURCE_DIR}/tests/tree/include_rules_test.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(tree/include_rules PROPERTIES SKIP_RETURN_CODE 77)
 
 # cacheaware where one GC thread hosts several cores, on fibers keeping
 # arrays near a partition's size (tests/cacheaware/README.md): the smoke

@@ -84,29 +84,4 @@ class BumpAllocator {
   uint64_t hash_reserve_words_ = 0;
 };
 
-// A plan whose mutator allocates through a BumpAllocator (semispace, and
-// markcompact's young generation): the heap's one reservation, the
-// allocator, and the Collector entry points that are the allocator's.
-class BumpAllocatingCollector : public Collector, private BumpAllocator::Plan {
- public:
-  Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
-    return mutator_.allocate_slow(class_id, nrefs, raw_words);
-  }
-  Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override {
-    return mutator_.allocate_pinned(class_id, nrefs, raw_words);
-  }
-  bool in_heap(const void* addr) const override { return reservation_.contains(addr); }
-  uint64_t identity_hash(Word* header) override { return mutator_.identity_hash(reservation_, header); }
-  void flush_stats() override { mutator_.account(); }
-
- protected:
-  // options already resolved; the reservation is reservation_bytes(options).
-  BumpAllocatingCollector(RootSet& roots, const HeapOptions& options,
-                          uint64_t (*reservation_bytes)(const HeapOptions&))
-      : Collector(roots, options), reservation_(reservation_bytes(options_)), mutator_(*this, *this) {}
-
-  Reservation reservation_;
-  BumpAllocator mutator_;  // the mutator's buffer
-};
-
 }  // namespace gc

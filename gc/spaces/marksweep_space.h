@@ -2,7 +2,7 @@
 // Maas et al. 2018 (section V-A, L211-219) that `marksweep`, `gpu` and
 // `accel` share. Blocks of equal-size cells per size class (size_classes.h),
 // per-class free lists, and a large-object space. Which marker sets the
-// mark bits is the plan's business (marksweep_heap.h).
+// mark bits is the plan's business (gc/plan/marksweep_heap.h).
 //
 // Cells decode from memory alone (Maas et al. 2018, L262-264): a cell's
 // first word is the object's count word (tag 10) or header (tag 01, the

@@ -28,7 +28,7 @@
 #include "gc/collectors/accel/accel_options.h"
 #include "gc/collectors/accel/cpu_baseline.h"
 #include "gc/collectors/accel/reclamation_unit.h"
-#include "gc/spaces/marksweep_heap.h"
+#include "gc/plan/marksweep_heap.h"
 
 namespace gc {
 

@@ -18,8 +18,8 @@
 
 #include "gc/collectors/gpu/gpu_marker.h"
 #include "gc/collectors/gpu/registration.h"
-#include "gc/collectors/marksweep/cpu_marker.h"
-#include "gc/spaces/marksweep_heap.h"
+#include "gc/plan/cpu_marker.h"
+#include "gc/plan/marksweep_heap.h"
 
 namespace gc {
 

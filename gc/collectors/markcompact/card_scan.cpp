@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "gc/collectors/markcompact/promoting_scavenger.h"
 #include "gc/collectors/markcompact/serial_scavenger.h"
 
 namespace gc {
@@ -91,12 +92,11 @@ void CardScan::index_dirty_cards() {
 }
 
 template <class Scavenger>
-void CardScan::run(void* self, Scavenger& s) {
-  CardScan& scan = *static_cast<CardScan*>(self);
+void CardScan::run(Scavenger& s) {
   for (;;) {
-    unsigned task = scan.next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= scan.tasks_) return;
-    scan.scan_task(task, s);
+    unsigned task = next_task_.fetch_add(1, std::memory_order_relaxed);
+    if (task >= tasks_) return;
+    scan_task(task, s);
   }
 }
 
@@ -141,7 +141,7 @@ void CardScan::scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s,
   }
 }
 
-template void CardScan::run<PromotingScavenger>(void*, PromotingScavenger&);
-template void CardScan::run<SerialPromotingScavenger>(void*, SerialPromotingScavenger&);
+template void CardScan::run<PromotingScavenger>(PromotingScavenger&);
+template void CardScan::run<SerialPromotingScavenger>(SerialPromotingScavenger&);
 
 }  // namespace gc

@@ -20,7 +20,7 @@
 // Besides card scanning, it is kept by the write barrier (collector.h), a
 // large object's cards starting dirty (the VM's initialising stores skip
 // the barrier), the scavenger dirtying a promoted slot's card
-// (psemispaces.h), and the compactors dirtying a moved slot's card
+// (promoting_scavenger.h, serial_scavenger.h), and the compactors dirtying a moved slot's card
 // (pmarkcompact.h, Input::card_base).
 #pragma once
 
@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "gc/collectors/semispace/psemispaces.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/spaces/offset_table.h"
 #include "gc/spaces/old_space.h"
@@ -61,11 +60,11 @@ class CardScan {
   void prepare(const std::vector<OldSpace::Run>& old_runs, const LargeObjectSpace& large,
                const OffsetTable& offsets, uint8_t* card_base);
   // On every GC thread, after its root groups: claims tasks until none is
-  // left (ParallelScavengePhase::extra_roots). The scavenger is the
+  // left (PromotingScavenger::scavenge_extra_roots). The scavenger is the
   // parallel PromotingScavenger or, on the one thread of --gc-threads=0,
   // the SerialPromotingScavenger; each answers scavenge_old_slot.
   template <class Scavenger>
-  static void run(void* self, Scavenger& s);
+  void run(Scavenger& s);
   const std::vector<TaskStats>& last_tasks() const { return stats_; }
 
  private:

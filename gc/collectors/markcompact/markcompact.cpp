@@ -6,8 +6,8 @@
 #include <cstring>
 #include <memory>
 
-#include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/plan/gc_lab.h"
 
 namespace gc {
 
@@ -292,13 +292,14 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   cards_scan_.prepare(runs_, los_, offsets_, cards_.biased_base());
   events.phase_end(0, "flip");
 
-  ScavengeSpaces spaces;
+  PromotionSpaces spaces;
   spaces.from_begin = young_other_->begin();
   spaces.from_end = young_other_->top();
   spaces.to = young_;
   spaces.old = &old_;
   spaces.offsets = &offsets_;
   spaces.card_base = cards_.biased_base();
+  spaces.cards = &cards_scan_;
   spaces.tenure_age = tenure_age;
   spaces.keep_limit_bytes = keep_limit_bytes;
   uint64_t headroom = young_->region_bytes() / kWordSize - young_other_->used_bytes() / kWordSize;
@@ -311,10 +312,9 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
     promoted = s.bytes_promoted();
   } else {
     ParallelScavengePhase phase{root_groups_};
-    phase.extra_roots = &CardScan::run<PromotingScavenger>;
-    phase.extra_context = &cards_scan_;
-    phase.extra_roots_phase = "scan cards";
     threads_.run(spaces, lab, phase);
+    threads_.retire_highest_first([](const PromotingScavenger& s) -> const Lab& { return s.promotion_lab(); },
+                                  [](PromotingScavenger& s) { s.retire_promotion_lab_at_end(); });
     for (auto& s : threads_.scavengers) {
       result.copied_bytes += s->stats().bytes_copied;
       promoted += s->bytes_promoted();
@@ -360,7 +360,7 @@ void MarkCompactCollector::scavenge_serially(SerialPromotingScavenger& s) {
   for (const RootGroup& group : root_groups_)
     for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
   events.phase_end(0, "scavenge roots");
-  events.phase(0, "scan cards", [&] { CardScan::run(&cards_scan_, s); });
+  events.phase(0, "scan cards", [&] { cards_scan_.run(s); });
   events.phase_start(0, "trace");
   s.trace();
   s.finish();

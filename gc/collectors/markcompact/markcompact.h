@@ -7,7 +7,7 @@
 //
 // Heap (one reservation): [ young A | young B | old | large objects ].
 // Young regions and the old generation are reserved at twice their
-// capacity for the parallel copy's headroom (semispace.h); large objects
+// capacity for the parallel copy's headroom (semispace/semispace.h); large objects
 // never move and count as old.
 //
 // A young collection (young_collection) promotes a survivor of age
@@ -36,17 +36,18 @@
 #include <memory>
 #include <vector>
 
-#include "gc/alloc/bump_allocator.h"
 #include "gc/collector.h"
 #include "gc/collectors/markcompact/card_scan.h"
 #include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
+#include "gc/collectors/markcompact/promoting_scavenger.h"
 #include "gc/collectors/markcompact/serial_markcompact.h"
 #include "gc/collectors/markcompact/serial_scavenger.h"
 #include "gc/collectors/markcompact/young_sizing.h"
-#include "gc/collectors/semispace/psemispaces.h"
 #include "gc/heap/reservation.h"
 #include "gc/parallel/worker_pool.h"
+#include "gc/plan/bump_allocating_collector.h"
+#include "gc/plan/scavenge_threads.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/spaces/offset_table.h"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gc/collectors/markcompact/pmarkcompact.h"
-#include "gc/collectors/semispace/semispace_options.h"
+#include "gc/plan/gc_lab.h"
 
 namespace gc {
 

@@ -1,7 +1,7 @@
 // markcompact's serial young collector (--gc-threads=0): Cheney's scan
-// (semispace/cheney.h) over the young generation, composed with promotion
+// (gc/plan/cheney.h) over the young generation, composed with promotion
 // through the same promotion LAB, tenuring rule and promoted-slot scan
-// (gc/alloc/promotion_lab.h) as the parallel PromotingScavenger, the
+// (promotion_lab.h) as the parallel PromotingScavenger, the
 // dirty cards scanned as roots by one thread. It is the "seq" young
 // collector of Flood et al.'s Table 1, which pSemispaces parallelises.
 //
@@ -12,10 +12,10 @@
 
 #include <vector>
 
-#include "gc/alloc/promotion_lab.h"
 #include "gc/collector.h"
-#include "gc/collectors/semispace/cheney.h"
-#include "gc/collectors/semispace/psemispaces.h"
+#include "gc/collectors/markcompact/promoting_scavenger.h"
+#include "gc/collectors/markcompact/promotion_lab.h"
+#include "gc/plan/cheney.h"
 
 namespace gc {
 
@@ -23,7 +23,7 @@ class SerialPromotingScavenger final : public CheneyScavenger<SerialPromotingSca
  public:
   // `grey_promoted` is kept by the collector between collections, so that
   // its room is allocated once.
-  SerialPromotingScavenger(const Reservation& reservation, const ScavengeSpaces& spaces, uint64_t lab_words,
+  SerialPromotingScavenger(const Reservation& reservation, const PromotionSpaces& spaces, uint64_t lab_words,
                            std::vector<Word*>& grey_promoted)
       : CheneyScavenger(reservation, *spaces.to, spaces.from_begin, spaces.from_end, lab_words),
         old_begin_(reinterpret_cast<uintptr_t>(spaces.old->begin())),

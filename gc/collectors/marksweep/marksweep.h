@@ -2,8 +2,9 @@
 // offload (Jikes RVM's MarkSweep plan, section 4.1), on the mark-sweep space
 // of Maas et al. 2018 (gc/spaces/marksweep_space.h): the CPU baseline that
 // `gpu` and `accel` are measured against, on the same heap. The collection
-// sequence and when to collect are the mark-sweep heap's (marksweep_heap.h);
-// the mark step is the CPU marker (cpu_marker.h).
+// sequence and when to collect are the mark-sweep heap's
+// (gc/plan/marksweep_heap.h); the mark step is the CPU marker
+// (gc/plan/cpu_marker.h).
 //
 // A collector built on this heap derives from MarkSweepHeap, as this plan
 // does, supplies mark() with its own marker, and reads the heap through
@@ -13,8 +14,8 @@
 
 #include <memory>
 
-#include "gc/collectors/marksweep/cpu_marker.h"
-#include "gc/spaces/marksweep_heap.h"
+#include "gc/plan/cpu_marker.h"
+#include "gc/plan/marksweep_heap.h"
 
 namespace gc {
 

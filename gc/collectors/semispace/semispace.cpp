@@ -7,10 +7,11 @@
 #include <cstring>
 
 #include "gc/alloc/lab.h"
-#include "gc/collectors/semispace/cheney.h"
 #include "gc/collectors/semispace/psemispaces.h"
 #include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/plan/cheney.h"
+#include "gc/plan/gc_lab.h"
 
 namespace gc {
 
@@ -32,7 +33,7 @@ constexpr uint64_t kGrowWhenLiveExceedsOneIn = 2;
 
 }  // namespace
 
-// The serial Cheney scavenger (cheney.h) for semispace: large objects are
+// The serial Cheney scavenger (gc/plan/cheney.h) for semispace: large objects are
 // marked in place and scanned from a mark stack (kept between collections).
 class SerialScavenger final : public CheneyScavenger<SerialScavenger> {
  public:

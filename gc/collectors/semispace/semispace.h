@@ -1,7 +1,7 @@
 // semispace: Flood, Detlefs, Shavit and Zhang's pSemispaces (JVM'01,
 // section 4; psemispaces.h) with --gc-threads=N >= 1, and the serial
 // Cheney collector (Cheney 1970) it parallelises, the baseline of the
-// paper's Table 1 "seq" column, with --gc-threads=0 (cheney.h; semispace.cpp,
+// paper's Table 1 "seq" column, with --gc-threads=0 (gc/plan/cheney.h; semispace.cpp,
 // SerialScavenger): to-space is its own queue of objects to scan, large
 // objects are marked in place and scanned from a mark stack.
 //
@@ -23,11 +23,12 @@
 #include <memory>
 #include <vector>
 
-#include "gc/alloc/bump_allocator.h"
 #include "gc/collector.h"
 #include "gc/collectors/semispace/psemispaces.h"
 #include "gc/heap/reservation.h"
 #include "gc/parallel/worker_stats.h"
+#include "gc/plan/bump_allocating_collector.h"
+#include "gc/plan/scavenge_threads.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"

@@ -2,44 +2,14 @@
 // command line's values through its registry entry's table.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 
 #include "gc/collector.h"
 #include "gc/options.h"
+#include "gc/plan/gc_lab.h"
 
 namespace gc {
-
-// --gc-lab: each GC thread's to-space allocation buffer. Every collector
-// that copies with pSemispaces lists this one definition in its table.
-inline constexpr OptionSpec kGcLabOption =
-    size_option("gc-lab", "32K", "each GC thread's to-space allocation buffer for parallel copying",
-                "LAB size", "64 to 1G, e.g. 32K", 64, 1ull << 30);
-
-// The default LAB, for semispace and markcompact alike (Flood et al. 2001,
-// section 4, L156: "large enough to reduce contention on the copy pointer,
-// yet small enough to avoid excessive fragmentation"; the paper gives no
-// value). Serially LABs are extended in place and waste nothing; in
-// parallel each GC thread claims its own with one atomic bump. Measured in
-// docs/collectors/semispace.md: below 8 KB the shared bump starts to show
-// in GC time with 2 threads, above 64 KB the tails left at the end of a
-// collection cost more to-space than they save.
-inline constexpr uint64_t kDefaultGcLabWords = (32u << 10) / kWordSize;
-
-// The LAB in words for --gc-lab's bytes (0: not given, the default).
-constexpr uint64_t gc_lab_words(uint64_t given_bytes) {
-  return given_bytes ? std::max<uint64_t>(given_bytes / kWordSize, 1) : kDefaultGcLabWords;
-}
-
-// The LAB for one parallel copy: `lab_words`, shrunk so that the threads'
-// LABs take at most a quarter of to-space's headroom (the waste bound,
-// psemispaces.cpp), but not below a few objects' worth (kMinLabWords),
-// under which objects are copied one CAS each.
-inline constexpr uint64_t kMinLabWords = 64;
-constexpr uint64_t lab_words_within(uint64_t lab_words, uint64_t headroom_words, unsigned threads) {
-  return std::max(std::min(lab_words, headroom_words / (4 * threads)), std::min(kMinLabWords, lab_words));
-}
 
 struct SemispaceOptions {
   uint64_t gc_lab_bytes = 0;  // 0: the collector's default

@@ -1,7 +1,7 @@
 // The CPU marker of the mark-sweep space: its side (one phase on every GC
 // thread) and the per-thread steps of marker.h that are not on the
 // per-object path.
-#include "gc/collectors/marksweep/marker.h"
+#include "gc/plan/marker.h"
 
 #include <algorithm>
 

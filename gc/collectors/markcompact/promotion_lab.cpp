@@ -1,4 +1,4 @@
-#include "gc/alloc/promotion_lab.h"
+#include "gc/collectors/markcompact/promotion_lab.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,11 +1,12 @@
 // Cheney's serial copying collection (Cheney 1970), the serial form of
-// pSemispaces (psemispaces.h) and the baseline of Flood et al.'s Table 1
+// pSemispaces (copy_scavenger.h) and the baseline of Flood et al.'s Table 1
 // "seq" column: to-space is its own queue of objects to scan. The scan
 // pointer chases the copy pointer through one contiguous run of to-space
 // (CopySpace::claim_lab extends the LAB in place), so no object is ever
 // pushed anywhere. Run with --gc-threads=0 by semispace (SerialScavenger,
-// semispace.cpp) and by markcompact's young collections, where promotion
-// is a hook (SerialPromotingScavenger, markcompact/serial_scavenger.h).
+// semispace/semispace.cpp) and by markcompact's young collections, where
+// promotion is a hook (SerialPromotingScavenger,
+// markcompact/serial_scavenger.h).
 //
 // A scavenger `Derived` supplies, resolved at compile time (the defaults
 // below copy everything into to-space and trace nothing else):

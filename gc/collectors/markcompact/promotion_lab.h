@@ -1,7 +1,7 @@
 // A GC thread's promotion LAB (Flood et al. 2001, L164: "old-generation
 // promotion therefore uses the same LAB-based allocation technique as
-// to-space allocation"), for every young collection that promotes into an
-// OldSpace: markcompact's parallel scavengers and its serial one. Claims
+// to-space allocation"), for markcompact's young collections, which
+// promote into an OldSpace: its parallel scavengers and its serial one. Claims
 // come from the old space's free areas (safe from several threads at once);
 // the LAB waste rule is lab.h's. Filler left in the old space
 // is recorded in its offset table, since card scanning walks it.
@@ -53,7 +53,7 @@ inline void dirty_card_from_gc(uint8_t* card_base, const Value* slot) {
 }
 
 // A promoted object's n slots (h its header), scavenged by s, under the
-// card invariant (markcompact/card_scan.h): a slot that still refers to a
+// card invariant (card_scan.h): a slot that still refers to a
 // young object dirties its card.
 template <class Scavenger>
 [[gnu::always_inline]] inline void scavenge_promoted_slots(Scavenger& s, uint8_t* card_base, Word* h,

@@ -1,4 +1,4 @@
-#include "gc/spaces/marksweep_heap.h"
+#include "gc/plan/marksweep_heap.h"
 
 #include <algorithm>
 

@@ -26,10 +26,10 @@
 #include <span>
 #include <vector>
 
-#include "gc/collectors/marksweep/cpu_marker.h"
 #include "gc/parallel/task.h"
 #include "gc/parallel/tracer.h"
 #include "gc/parallel/worker_stats.h"
+#include "gc/plan/cpu_marker.h"
 
 namespace gc {
 
