@@ -1,9 +1,10 @@
 // The interface between the VM (the mutator) and a collector.
 //
 // The VM sees a collector through three things: the inline allocation fast
-// path (a bump buffer the collector refills), the card-marking write barrier,
-// and this class's virtual slow paths. A collector sees the VM only through
-// the object layout (layout.h) and the RootSet below.
+// path (a bump buffer the collector refills) and the card-marking write
+// barrier, both in mutator.h, and this class's virtual slow paths. A
+// collector sees the VM only through the object layout (layout.h) and the
+// root set (roots.h).
 #pragma once
 
 #include <algorithm>
@@ -16,115 +17,19 @@
 #include <string>
 #include <vector>
 
+#include "gc/constants.h"
+#include "gc/gc_stats.h"
+#include "gc/heap_options.h"
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"
 #include "gc/options.h"
+#include "gc/roots.h"
 
 namespace gc {
 
-namespace snapshot {
-class Request;
-}
 namespace verify {
 struct HeapShape;
 }
-
-// A contiguous run of root slots. The VM hands roots over as many small
-// groups (static overpartitioning, Flood et al. 2001, L93-95 and L113) so
-// that parallel collectors can claim them dynamically.
-struct RootGroup {
-  Value* slots;
-  size_t count;
-  // What the slots are ("globals"), for heap snapshots and messages.
-  const char* name = "roots";
-};
-
-// Answers, after tracing, whether an object survived and where it now is.
-class WeakResolver {
- public:
-  virtual ~WeakResolver() = default;
-  // The object's current header address, or nullptr if it died.
-  virtual Word* resolve(Word* header) = 0;
-};
-
-// The answer after a mark that moves nothing: a marked object survives
-// where it is.
-class MarkedSurvives final : public WeakResolver {
- public:
-  Word* resolve(Word* header) override { return Header::is_marked(*header) ? header : nullptr; }
-};
-
-class RootSet {
- public:
-  virtual ~RootSet() = default;
-  // Called on the mutator thread when a collection starts, before any root
-  // is read (the VM clears dead stack slots here).
-  virtual void prepare_for_collection() {}
-  // Appends every root group. Groups must not overlap.
-  virtual void root_groups(std::vector<RootGroup>& out) = 0;
-  // After tracing: update or drop weak references (fibers' native state).
-  virtual void process_weak(WeakResolver& resolver) = 0;
-};
-
-// Why a collection ran; shown in logs.
-enum class GcCause { kAllocationFailure, kExplicit, kStress, kLargeAllocation };
-const char* cause_name(GcCause cause);
-
-struct HeapOptions {
-  uint64_t max_heap_bytes = 0;  // 0: a quarter of physical memory
-  // GC worker threads for parallel collectors; 0 selects a collector's
-  // serial form where it has one (semispace: the serial Cheney collector).
-  unsigned gc_threads = 1;
-  // Capacity of each GC thread's work-stealing deque in tasks (--gc-deque,
-  // a power of two); 0: the collector's default.
-  uint64_t gc_deque_tasks = 0;
-  uint64_t stress_interval = 0;  // collect every N allocations; 0 = off
-  // --gc-stress-full: every stressed collection a full one.
-  bool stress_full = false;
-  bool verify = false;
-  // Observability (gc/observe/recorder.h), set before the collector exists:
-  // record events; keep every collection's record; the --gc-log sink.
-  bool record_events = false;
-  bool keep_event_history = false;
-  observe::Log* log = nullptr;
-  // --heap-snapshot: asked at every collection's start and end.
-  snapshot::Request* heap_snapshot = nullptr;
-  // --gc-overhead-limit (Collector::overhead_limit_exceeded).
-  bool gc_overhead_limit = true;
-  // The selected collector's own options as given (its registry entry's
-  // table says which); the collector reads them into its own struct.
-  OptionValues collector_options;
-
-  // The debug policy, decided here for every collector (as clox decides it
-  // in reallocate; the --gc-stress countdown is Collector's
-  // stress_collection_due). Freed and evacuated memory is poisoned while
-  // verifying or stressed, so that a stale reference reads Header::kPoison.
-  bool poison_freed_memory() const { return verify || stress_interval > 0; }
-  // Under --gc-stress the fast path gets no buffer: every allocation
-  // reaches a slow path, where the countdown counts it.
-  bool hide_buffer() const { return stress_interval > 0; }
-};
-
-// Summary statistics every collector keeps. Pause times are the
-// recorder's (Collector::events), which times every collection.
-struct GcStats {
-  uint64_t collections = 0;
-  uint64_t bytes_allocated = 0;  // bytes handed to the mutator, ever
-  uint64_t bytes_copied = 0;     // moving collectors
-  uint64_t peak_heap_bytes = 0;
-  uint64_t last_live_bytes = 0;  // live bytes after the last collection
-};
-
-// Objects of at least this many bytes go to the large-object space and never
-// move: copying them costs more than their headers save (Jikes RVM and
-// HotSpot both use a few kilobytes).
-constexpr size_t kLargeObjectBytes = 16 * 1024;
-
-// Cards: one byte per 512 bytes of reservation, 0 = dirty (HotSpot's values,
-// so the barrier stores a zero). 512 bytes is HotSpot's card size.
-constexpr unsigned kCardShift = 9;
-constexpr uint8_t kCardDirty = 0;
-constexpr uint8_t kCardClean = 1;
 
 class Collector {
  public:
@@ -317,66 +222,5 @@ std::string variant_line(const std::optional<Variant>& variant);
 std::string options_text(const OptionValues& values);
 const std::vector<CollectorInfo>& registered_collectors();
 const CollectorInfo* find_collector(const std::string& name);
-
-// Physical memory in bytes (the default heap is a quarter of it).
-uint64_t physical_memory_bytes();
-
-// The options as a collector honours them: --heap defaulted, rounded up to
-// pages and at least min_heap_bytes.
-HeapOptions resolved_heap_options(const HeapOptions& in, uint64_t min_heap_bytes);
-
-// The allocation fast path, inlined into the interpreter: a bump of the
-// collector's buffer, or else one pop of a size class's free list (free-list
-// collectors keep top == limit and pay one failed compare). Everything else
-// is the collector's slow path.
-inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
-  uint64_t words = object_words(nrefs, raw_words);
-  if (nrefs < (1u << SizeCode::kRefMantissaBits) && raw_words < (1u << SizeCode::kRawMantissaBits) &&
-      words * kWordSize < kLargeObjectBytes) [[likely]] {
-    Word* p = c.top;
-    if (static_cast<uint64_t>(c.limit - p) >= words) [[likely]] {
-      c.top = p + words;
-      return format_object(p, class_id, nrefs, raw_words);
-    }
-    if (const uint8_t* classes = c.size_class_of) {
-      Word** head = c.free_lists + classes[words];
-      if (Word* cell = *head) [[likely]] {
-        *head = reinterpret_cast<Word*>(*cell);
-        return format_object(cell, class_id, nrefs, raw_words);
-      }
-    }
-  }
-  if (c.overhead_limit_exceeded()) [[unlikely]]
-    return nullptr;
-  return c.allocate_slow(class_id, rounded_refs(nrefs), rounded_raw(raw_words));
-}
-
-// A reference mirror's entry for a slot holding v: the referent's header
-// as a word offset from the mirror's origin, or kMirrorNoRef when v is
-// not a reference (so a mirror reaches at most 2^32 - 1 words).
-constexpr uint32_t kMirrorNoRef = 0xFFFF'FFFF;
-constexpr uint32_t mirror_entry(uint64_t origin, Value v) {
-  return v.is_ref() ? static_cast<uint32_t>((v.bits - origin) >> 3) : kMirrorNoRef;
-}
-
-// The second write of a reference store, into a mirror (biased as
-// Collector::ref_mirror is).
-inline void mirror_store(uint32_t* biased, uint64_t origin, const Value* slot, Value v) {
-  biased[reinterpret_cast<uintptr_t>(slot) >> 3] = mirror_entry(origin, v);
-}
-
-// The write barrier: every reference store into a heap object goes through
-// here. It dirties the card of the slot unconditionally (no test of the
-// value stored), which is one shift and one byte store; generational
-// collectors rely on it for the card invariant (markcompact/card_scan.h).
-// Where a collector keeps a reference mirror, the store is written twice,
-// the second time into the mirror (Maas et al. 2012's double-write, L593-598);
-// elsewhere that costs one load and a branch that is never taken.
-inline void write_ref(Collector& c, Value* slot, Value v) {
-  *slot = v;
-  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
-  if (uint32_t* mirror = c.ref_mirror) [[unlikely]]
-    mirror_store(mirror, c.ref_mirror_origin, slot, v);
-}
 
 }  // namespace gc

@@ -11,6 +11,7 @@
 
 #include "compiler/bytecode.h"
 #include "gc/collector.h"
+#include "gc/mutator.h"
 #include "gc/snapshot/snapshot.h"
 #include "vm/object.h"
 

@@ -2,7 +2,7 @@
 // the plans whose mutator allocates in a semispace: semispace, and
 // markcompact's young generation.
 //
-// Behind the inline fast path (gc::allocate, collector.h): the slow path,
+// Behind the inline fast path (gc::allocate, gc/mutator.h): the slow path,
 // the buffer's install after a collection, the bytes the fast path
 // allocated, the hash words the space owes, and hiding the buffer under
 // --gc-stress (limit stays at top). When to collect, how a space grows and
@@ -14,7 +14,6 @@
 #include "gc/collector.h"
 #include "gc/heap/reservation.h"
 #include "gc/spaces/copy_space.h"
-#include "gc/verify/verifier.h"
 
 namespace gc {
 

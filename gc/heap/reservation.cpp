@@ -5,7 +5,6 @@
 #include <cstring>
 #include <string>
 
-#include "gc/collector.h"
 #include "gc/exit_status.h"
 
 namespace gc {

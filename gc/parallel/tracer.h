@@ -44,7 +44,7 @@
 #include <span>
 #include <vector>
 
-#include "gc/collector.h"
+#include "gc/constants.h"
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/overflow_set.h"
@@ -56,6 +56,7 @@
 #include "gc/parallel/termination.h"
 #include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
+#include "gc/roots.h"
 
 namespace gc::parallel {
 

@@ -22,8 +22,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "gc/alloc/lab.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/heap/lab.h"
 #include "gc/layout.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"

@@ -32,9 +32,9 @@
 #include <memory>
 #include <vector>
 
-#include "gc/alloc/lab.h"
 #include "gc/collector.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/heap/lab.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/overflow_set.h"
 #include "gc/parallel/task.h"

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "gc/alloc/lab.h"
+#include "gc/heap/lab.h"
 #include "gc/parallel/ownership.h"
 #include "gc/parallel/tracer.h"
 #include "gc/parallel/worker_pool.h"

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "gc/mutator.h"
+
 namespace gc::snapshot {
 
 bool Replay::build(Collector& heap) {

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gc/collector.h"
 #include "gc/layout.h"
+#include "gc/roots.h"
 
 namespace gc::snapshot {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "gc/alloc/lab.h"
+#include "gc/heap/lab.h"
 #include "gc/layout.h"
 
 namespace gc {

@@ -31,13 +31,16 @@
 #include <string>
 #include <vector>
 
-#include "gc/collector.h"
+#include "gc/constants.h"
+#include "gc/gc_stats.h"
 #include "gc/heap/reservation.h"
+#include "gc/heap_options.h"
+#include "gc/observe/recorder.h"
 #include "gc/parallel/worker_pool.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/spaces/size_classes.h"
-#include "gc/verify/verifier.h"
+#include "gc/verify/heap_shape.h"
 
 namespace gc {
 

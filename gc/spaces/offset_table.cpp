@@ -2,8 +2,8 @@
 
 #include <sys/mman.h>
 
-#include "gc/alloc/lab.h"
 #include "gc/exit_status.h"
+#include "gc/heap/lab.h"
 #include "gc/heap/reservation.h"
 
 namespace gc {

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "gc/collector.h"
+#include "gc/constants.h"
 #include "gc/layout.h"
 
 namespace gc {

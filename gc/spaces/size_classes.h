@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gc/collector.h"
+#include "gc/constants.h"
 #include "gc/layout.h"
 
 namespace gc::marksweep {
@@ -34,7 +34,7 @@ constexpr uint64_t kMaxCellObjectWords = kClassWords[kSizeClasses - 1];
 static_assert(kBlockWords % kMaxCellObjectWords == 0);
 
 // The inline allocation path's index for objects above kMaxCellObjectWords
-// and below collector.h's kLargeObjectBytes: a list that is always empty,
+// and below constants.h's kLargeObjectBytes: a list that is always empty,
 // so that they take the slow path to the large-object space.
 constexpr unsigned kNoCellClass = kSizeClasses;
 

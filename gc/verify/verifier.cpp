@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "gc/collector.h"
+
 namespace gc::verify {
 
 std::string Failure::message() const {

@@ -36,6 +36,7 @@
 #include "gc/collectors/cacheaware/forwarding_map.h"
 #include "gc/collectors/cacheaware/mapping.h"
 #include "gc/collectors/cacheaware/mark.h"
+#include "gc/mutator.h"
 #include "gc/parallel/finished_verify.h"
 #include "gc/verify/verifier.h"
 #include "tests/unit/vector_roots.h"

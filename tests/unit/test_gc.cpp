@@ -10,6 +10,7 @@
 #include "gc/collector.h"
 #include "gc/collectors/semispace/semispace.h"
 #include "gc/heap/reservation.h"
+#include "gc/mutator.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"
 

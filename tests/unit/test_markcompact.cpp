@@ -9,6 +9,7 @@
 
 #include "gc/collector.h"
 #include "gc/collectors/markcompact/markcompact.h"
+#include "gc/mutator.h"
 #include "gc/verify/verifier.h"
 #include "tests/unit/vector_roots.h"
 

@@ -11,6 +11,7 @@
 
 #include "gc/collector.h"
 #include "gc/collectors/marksweep/marksweep.h"
+#include "gc/mutator.h"
 #include "gc/verify/verifier.h"
 #include "tests/unit/vector_roots.h"
 

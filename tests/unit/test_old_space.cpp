@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "gc/alloc/lab.h"
+#include "gc/heap/lab.h"
 #include "gc/heap/reservation.h"
 #include "gc/spaces/old_space.h"
 

@@ -16,6 +16,7 @@
 
 #include "gc/collector.h"
 #include "gc/collectors/semispace/semispace.h"
+#include "gc/mutator.h"
 #include "gc/parallel/overflow_set.h"
 #include "gc/parallel/ownership.h"
 #include "gc/parallel/private_tasks.h"

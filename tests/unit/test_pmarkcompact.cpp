@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "gc/alloc/lab.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/collectors/markcompact/serial_markcompact.h"
+#include "gc/heap/lab.h"
 #include "gc/heap/reservation.h"
 #include "gc/verify/verifier.h"
 #include "tests/unit/vector_roots.h"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gc/collector.h"
+#include "gc/mutator.h"
 #include "gc/snapshot/replay.h"
 #include "gc/snapshot/snapshot.h"
 #include "tests/unit/vector_roots.h"

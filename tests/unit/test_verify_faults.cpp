@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gc/collector.h"
+#include "gc/mutator.h"
 #include "gc/verify/verifier.h"
 
 using namespace gc;

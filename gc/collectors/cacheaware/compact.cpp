@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "gc/alloc/lab.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/heap/lab.h"
 #include "gc/parallel/backoff.h"
 #include "gc/parallel/clock.h"
 #include "gc/spaces/copy_space.h"

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "gc/alloc/lab.h"
+#include "gc/heap/lab.h"
 
 namespace gc::cacheaware {
 

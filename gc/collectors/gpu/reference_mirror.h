@@ -27,6 +27,7 @@
 #include "gc/collector.h"
 #include "gc/heap/reservation.h"
 #include "gc/layout.h"
+#include "gc/mutator.h"
 #include "gc/verify/verifier.h"
 
 namespace gc::gpu {

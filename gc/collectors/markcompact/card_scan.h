@@ -17,7 +17,7 @@
 //
 // The card invariant: between collections, every reference from an old or
 // large object to a young one lies on a dirty card; --gc-verify checks it.
-// Besides card scanning, it is kept by the write barrier (collector.h), a
+// Besides card scanning, it is kept by the write barrier (gc/mutator.h), a
 // large object's cards starting dirty (the VM's initialising stores skip
 // the barrier), the scavenger dirtying a promoted slot's card
 // (promoting_scavenger.h, serial_scavenger.h), and the compactors dirtying a moved slot's card

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "gc/alloc/lab.h"
 #include "gc/collectors/markcompact/markcompact_options.h"
+#include "gc/heap/lab.h"
 #include "gc/parallel/clock.h"
 #include "gc/parallel/tracer.h"
 

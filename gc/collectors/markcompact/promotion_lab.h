@@ -10,8 +10,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "gc/alloc/lab.h"
 #include "gc/collector.h"
+#include "gc/heap/lab.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/offset_table.h"
 #include "gc/spaces/old_space.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "gc/alloc/lab.h"
 #include "gc/heap/bit_count.h"
+#include "gc/heap/lab.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/offset_table.h"
 

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gc/alloc/lab.h"
 #include "gc/collectors/semispace/psemispaces.h"
 #include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/heap/lab.h"
 #include "gc/plan/cheney.h"
 #include "gc/plan/gc_lab.h"
 

@@ -5,7 +5,7 @@
 //
 // The heap. Small objects live in one linear region of the reservation: the
 // mutator bumps through a buffer [top, limit) (the inline fast path,
-// collector.h), which is a hole the last sweep left, or else a fresh chunk
+// gc/mutator.h), which is a hole the last sweep left, or else a fresh chunk
 // at the region's frontier. Objects of kLargeObjectBytes and more go to the
 // shared large-object space (gc/spaces/large_object_space.h), page-aligned.
 // Nothing ever moves.
@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "gc/alloc/lab.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/heap/lab.h"
 #include "gc/heap/reservation.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"

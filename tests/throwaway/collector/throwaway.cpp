@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "gc/alloc/lab.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/heap/lab.h"
 #include "gc/heap/reservation.h"
 #include "gc/verify/verifier.h"
 
