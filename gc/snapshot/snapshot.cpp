@@ -235,7 +235,7 @@ std::string check_envelope(std::string_view bytes, bool check_sum) {
     return "truncated: no checksum (" + std::to_string(bytes.size()) + " bytes)";
   if (check_sum) {
     std::string_view body = bytes.substr(0, bytes.size() - kChecksumBytes);
-    uint64_t stored;
+    uint64_t stored = 0;
     Reader tail(bytes.substr(body.size()));
     tail.fixed(&stored, 8);
     if (stored != checksum(body)) return "checksum mismatch: the file is truncated or corrupt";
