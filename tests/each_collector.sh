@@ -38,7 +38,8 @@
 # own in gc/collectors/NAME/test_stress (one line of flags, # starts a
 # comment; "none" skips the stressed run): none, which never collects and
 # refuses --gc-stress, verifies its heap at each gc() there instead. It
-# replaces the default stress flags, not a GCLAB_STRESS given.
+# replaces the stress flags, a GCLAB_STRESS given too (a collector that
+# refuses them could not run it); GCLAB_STRESS=none still skips the run.
 #
 # A collector that cannot run every test (none: a test that needs
 # collection) has a rule, gc/collectors/NAME/test_left_out, that
@@ -114,7 +115,7 @@ for gc in $collectors; do
   [ "$stress" = none ] && continue
   gc_stress=$stress
   stress_file="$root/gc/collectors/$gc/test_stress"
-  if [ -z "${GCLAB_STRESS:-}" ] && [ -f "$stress_file" ]; then
+  if [ -f "$stress_file" ]; then
     gc_stress=""
     while IFS= read -r line || [ -n "$line" ]; do
       line=${line%%#*}
