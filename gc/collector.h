@@ -194,6 +194,11 @@ struct CollectorInfo {
   // --gc-threads says (--list-gcs says so; CI's TSan run, which checks the
   // GC threads, leaves it out).
   bool uses_gc_threads = true;
+  // False for a collector that never collects (none): --list-gcs says
+  // "never collects", the test runners leave out by its rule what needs
+  // collection, and what needs a collection (--heap-snapshot, --replay) is
+  // refused.
+  bool collects = true;
   // What is wrong with the collector's options taken together with the
   // VM's (--heap, --gc-threads), as a usage error, or empty; checked once
   // the command line is read (exit 64). nullptr: nothing to check.

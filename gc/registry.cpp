@@ -10,6 +10,7 @@
 #include "gc/collectors/markcompact/markcompact.h"
 #include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/collectors/marksweep/marksweep.h"
+#include "gc/collectors/none/none.h"
 #include "gc/collectors/semispace/semispace.h"
 #include "gc/collectors/semispace/semispace_options.h"
 #include "gc/collectors/template/template.h"
@@ -62,6 +63,13 @@ const std::vector<CollectorInfo>& registered_collectors() {
        .check_configuration = cacheaware::cacheaware_check_configuration,
        .variant = cacheaware::cacheaware_variant,
        .paper_configuration = cacheaware::cacheaware_paper_configuration},
+      {.name = "none",
+       .description = "never collects: bump allocation until the heap is exhausted, the baseline for "
+                      "lower-bound overhead (OpenJDK's Epsilon, MMTk's NoGC)",
+       .create = create_none,
+       .uses_gc_threads = false,
+       .collects = false,
+       .check_configuration = none_check_configuration},
       {.name = "template",
        .description = "the course's smallest mark-sweep: a starting point to change",
        .create = create_template,

@@ -34,6 +34,18 @@
 # sanitizer runs, where the whole suite again would cost minutes, cover it
 # so at the cost of none.
 #
+# A collector for which the stressed run's flags make no sense names its
+# own in gc/collectors/NAME/test_stress (one line of flags, # starts a
+# comment; "none" skips the stressed run): none, which never collects and
+# refuses --gc-stress, verifies its heap at each gc() there instead. It
+# replaces the stress flags, a GCLAB_STRESS given too (a collector that
+# refuses them could not run it); GCLAB_STRESS=none still skips the run.
+#
+# A collector that cannot run every test (none: a test that needs
+# collection) has a rule, gc/collectors/NAME/test_left_out, that
+# tests/lang/run.sh consults when a run fails: a run the rule accepts is
+# reported as LEFT OUT with the rule's reason instead of failing.
+#
 # With GCLAB_SCALED_STRESS=1 (the sanitizer runs), a collector whose
 # collections are slow lets the default stress collect every N allocations
 # instead of every one, N from gc/collectors/NAME/test_stress_interval, so
@@ -92,14 +104,25 @@ fail=0
 for gc in $collectors; do
   paper=()
   [ -z "$paper_runs" ] && [[ $paper_differs == *" $gc "* ]] && paper=(--paper-config)
+  left_out_rule=""
+  [ -x "$root/gc/collectors/$gc/test_left_out" ] && left_out_rule="$root/gc/collectors/$gc/test_left_out"
   if [ "$plain" != none ]; then
     for config in "" "${paper[@]}"; do
       # shellcheck disable=SC2086
-      "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $config $extra || fail=1
+      GCLAB_LEFT_OUT_RULE=$left_out_rule "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $config $extra || fail=1
     done
   fi
   [ "$stress" = none ] && continue
   gc_stress=$stress
+  stress_file="$root/gc/collectors/$gc/test_stress"
+  if [ -f "$stress_file" ]; then
+    gc_stress=""
+    while IFS= read -r line || [ -n "$line" ]; do
+      line=${line%%#*}
+      [[ $line =~ ^[[:space:]]*$ ]] || gc_stress=$line
+    done <"$stress_file"
+    [[ $gc_stress =~ ^[[:space:]]*none[[:space:]]*$ ]] && continue
+  fi
   interval_file="$root/gc/collectors/$gc/test_stress_interval"
   if [ "${GCLAB_SCALED_STRESS:-0}" = 1 ] && [ "$stress" = "--gc-stress=1 --gc-verify" ] && [ -f "$interval_file" ]; then
     read -r interval <"$interval_file"
@@ -114,7 +137,7 @@ for gc in $collectors; do
   fi
   for variant in "${chosen[@]}" "${paper[@]}"; do
     # shellcheck disable=SC2086
-    "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $variant $gc_stress || fail=1
+    GCLAB_LEFT_OUT_RULE=$left_out_rule "$here/lang/run.sh" "$vm" "$test_src" --gc="$gc" $extra $variant $gc_stress || fail=1
   done
 done
 exit $fail

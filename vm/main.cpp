@@ -214,8 +214,9 @@ std::string paper_config_text(const gc::CollectorInfo& c) {
 void list_collectors() {
   for (const gc::CollectorInfo& c : gc::registered_collectors()) {
     std::string why = c.unavailable ? c.unavailable() : "";
-    std::cout << c.name << "  " << c.description << (c.uses_gc_threads ? "" : " (no GC threads)") << " ("
-              << paper_config_text(c) << ")" << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
+    std::cout << c.name << "  " << c.description << (c.uses_gc_threads ? "" : " (no GC threads)")
+              << (c.collects ? "" : " (never collects)") << " (" << paper_config_text(c) << ")"
+              << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
   }
 }
 
@@ -257,7 +258,7 @@ const VmOption kVmOptions[] = {
       .kind = gc::OptionKind::kText,
       .value_name = "NAME",
       .default_text = "semispace",
-      .help = "collector to use (see --list-gcs)",
+      .help = "collector to use (see --list-gcs; none never collects, the baseline)",
       .check = check_collector},
      [](CommandLine& l, const std::string& v) {
        l.options.collector = v;
@@ -680,6 +681,11 @@ CommandLine parse_command_line(int argc, char** argv) {
   if (selected && selected->check_configuration) {
     std::string error = selected->check_configuration(line.options.heap);
     if (!error.empty()) usage_error(error);
+  }
+  if (selected && !selected->collects) {
+    std::string never = std::string("--gc=") + selected->name + " never collects";
+    if (line.heap_snapshot) usage_error("--heap-snapshot is written at a collection, and " + never);
+    if (line.replay) usage_error("--replay collects the rebuilt heap once, and " + never);
   }
   return line;
 }

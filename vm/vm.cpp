@@ -279,8 +279,13 @@ void VM::out_of_memory(uint64_t request_bytes) {
           format_size(heap_->stats().last_live_bytes) + ", heap limit " + format_size(heap_->max_heap()) +
           " (--gc-overhead-limit=off runs on)");
   }
-  std::string live = "live data " + format_size(heap_->live_at_exhaustion());
+  // A collector that never collects does not know what is live: its
+  // figure is everything allocated.
+  const gc::CollectorInfo* info = gc::find_collector(heap_->name());
+  bool collects = !info || info->collects;
+  std::string live = (collects ? "live data " : "allocated data ") + format_size(heap_->live_at_exhaustion());
   std::string limit = "the heap limit of " + format_size(heap_->max_heap());
+  if (!collects) limit += std::string(" (") + heap_->name() + " never collects)";
   // A copying collector keeps room to copy into: say how much it can hold.
   if (heap_->live_capacity() < heap_->max_heap())
     limit += std::string(" (") + heap_->name() + " holds at most " + format_size(heap_->live_capacity()) +

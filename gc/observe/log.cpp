@@ -154,4 +154,9 @@ void Log::collection(const Recorder& r, size_t i) {
   std::fflush(out_);
 }
 
+void Log::collection_ignored(int64_t ns, GcCause cause) {
+  std::fprintf(out_, "%s[gc] GC request for \"%s\" is ignored\n", uptime(ns).c_str(), cause_name(cause));
+  std::fflush(out_);
+}
+
 }  // namespace gc::observe

@@ -34,6 +34,9 @@ class Log {
   void using_collector(const std::string& name, const std::string& variant);
   // Called by the Recorder at each collection's end.
   void collection(const Recorder& r, size_t record);
+  // A request a collector did not carry out (none), in Epsilon's words:
+  // "[0.412s][gc] GC request for "System.gc()" is ignored".
+  void collection_ignored(int64_t ns, GcCause cause);
 
  private:
   std::FILE* out_;

@@ -126,6 +126,11 @@ void Recorder::collection_start(CollectionKind kind, GcCause cause, Collector& h
   current_.start_ns = now_ns();
 }
 
+void Recorder::collection_ignored(GcCause cause) {
+  summary_.ignored_requests++;
+  if (log_) log_->collection_ignored(now_ns(), cause);
+}
+
 void Recorder::collection_end(Collector& heap) {
   if (!in_collection_) return;
   in_collection_ = false;

@@ -8,6 +8,8 @@
 //   count(worker, "counter", delta)       on the worker's own thread
 //   collection_end(heap)                  on the mutator thread, after every
 //                                         worker has finished
+//   collection_ignored(cause)             a request a collector that never
+//                                         collects (none) did not carry out
 //   simulated_phase(worker, "name", ns)   a phase of a modelled pause (accel)
 //   sequence(worker, "name", values)      numbers for this collection (e.g.
 //                                         the GPU's queue width per iteration)
@@ -217,6 +219,8 @@ struct AlwaysOnSummary {
   double host_total_ms = 0;
   // The collecting thread's CPU time inside collections.
   int64_t collecting_thread_cpu_ns = 0;
+  // Collections asked for and not made (Recorder::collection_ignored).
+  uint64_t ignored_requests = 0;
 };
 
 // CPU time since the recorder started (gc/parallel/thread_cpu.h), in ns:
@@ -253,6 +257,9 @@ class Recorder {
   // --- events, by collectors
   void collection_start(CollectionKind kind, GcCause cause, Collector& heap);
   void collection_end(Collector& heap);
+  // A collection asked for and not made: no record, no pause; the log says
+  // so, and summary().ignored_requests counts it.
+  void collection_ignored(GcCause cause);
   void phase_start(unsigned worker, const char* phase) {
     if (enabled_) [[unlikely]]
       phase_event(worker, phase, true);

@@ -67,6 +67,7 @@ void summarize_run(Collector& heap, Summary& s) {
   s.collections = a.collections;
   s.young = a.young;
   s.full = a.full;
+  s.ignored_requests = a.ignored_requests;
   for (size_t c = 0; c < a.by_cause.size(); ++c)
     if (a.by_cause[c]) s.by_cause.emplace_back(cause_name(static_cast<GcCause>(c)), a.by_cause[c]);
   s.pause_total_ms = a.pause_total_ms;
@@ -484,6 +485,9 @@ std::string stats_table(const Summary& s) {
       causes += (causes.empty() ? "" : ", ") + name + " " + std::to_string(n);
     line("    by cause         %s\n", causes.c_str());
   }
+  if (s.ignored_requests)
+    line("  requests ignored   %llu (asked for, not made: the collector never collects)\n",
+         static_cast<unsigned long long>(s.ignored_requests));
   const char* sim = s.simulated_collections ? " simulated" : "";
   out += pause_total_line(s);
   line("  pause mean         %.3f ms%s\n", s.pause_mean_ms, sim);

@@ -45,7 +45,7 @@ usage_error "bad --gpu-graph 'x' (rebuild or double-write)" --gc=gpu --gpu-heap=
 usage_error "--gpu-graph applies to --gpu-heap=graph only" --gc=gpu --gpu-graph=double-write
 usage_error "--gpu-graph=double-write: its 32-bit entries reach 32 GiB of the heap's reservation, which holds 5 times --heap (room for large objects), so --heap must be at most 6G" \
   --gc=gpu --gpu-heap=graph --gpu-graph=double-write --heap=7G
-usage_error "unknown collector 'none' (see --list-gcs)" --gc=none
+usage_error "unknown collector 'nogc' (see --list-gcs)" --gc=nogc
 usage_error "unknown option '--gc-verify=yes'" --gc-verify=yes
 usage_error "unknown option '--heap'" --heap
 usage_error "unknown option '--cl-list=1'" --cl-list=1

@@ -20,6 +20,10 @@
 #   seconds        the limit (default 30)
 #   per_collector  0: one run with the default collector (an option that is
 #                  about collectors), else each collector (default 1)
+#   needs_collection  1: the input finishes only if the heap is collected;
+#                  under a collector that never collects (--list-gcs: "never
+#                  collects") it must end in the out-of-memory error
+#                  instead (exit 70), within the same limits (default 0)
 set -u
 vm=$(realpath "$1")
 case_file=$2
@@ -35,6 +39,7 @@ stdout_file=
 max_bytes=65536
 seconds=30
 per_collector=1
+needs_collection=0
 unset stdout
 # shellcheck source=/dev/null
 . "$case_file"
@@ -46,12 +51,20 @@ if declare -F make_program >/dev/null; then
   program=("$tmp/program.src")
 fi
 
+list=$("$vm" --list-gcs)
 if [ "$per_collector" = 1 ]; then
-  collectors=$("$vm" --list-gcs | awk '!/cannot run/ {print "--gc=" $1}')
+  collectors=$(awk '!/cannot run/ {print "--gc=" $1}' <<<"$list")
 else
   collectors=default
 fi
+never_collect=" $(awk '/\(never collects\)/ {printf "--gc=%s ", $1}' <<<"$list")"
+case_status=$status case_stderr_re=$stderr_re
+check_stdout=${stdout+set}
 for gc in $collectors; do
+  status=$case_status stderr_re=$case_stderr_re stdout_checked=$check_stdout
+  if [ "$needs_collection" = 1 ] && [[ $never_collect == *" $gc "* ]]; then
+    status=70 stderr_re='^error: out of memory: ' stdout_checked=
+  fi
   gc_flag=()
   [ "$gc" != default ] && gc_flag=("$gc")
   out=${stdout_file:-$tmp/out}
@@ -70,7 +83,7 @@ for gc in $collectors; do
   fi
   bytes=$(($(wc -c <"$tmp/err") + $( [ -z "$stdout_file" ] && wc -c <"$tmp/out" || echo 0)))
   check "$label: at most $max_bytes bytes of output" '[ "$bytes" -le "$max_bytes" ]'
-  if [ -n "${stdout+set}" ]; then
+  if [ -n "$stdout_checked" ]; then
     check "$label: stdout '$stdout'" '[ "$(cat "$tmp/out")" = "$stdout" ]'
   fi
   if [ "$fail" -ne 0 ]; then

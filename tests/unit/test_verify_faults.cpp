@@ -98,10 +98,12 @@ struct Fixture {
 
 // A collector's view of the true roots is consistent, so its own
 // verification (o.verify) passes; the checks below use the true roots.
-TEST_CASE("every collector: the verifier reports a root the collector skipped") {
+TEST_CASE("every collector that collects: the verifier reports a root the collector skipped") {
   for (const CollectorInfo& info : registered_collectors()) {
     const std::string name = info.name;
     CAPTURE(name);
+    // A skipped root only shows once a collection frees what it held.
+    if (!info.collects) continue;
     Fixture f;
     if (!f.create(info)) continue;
     // The lists of group 3 are built last, of bigger nodes than the rest:

@@ -1,0 +1,19 @@
+// none: a collector that never collects (OpenJDK's Epsilon, JEP 318;
+// MMTk's NoGC). The mutator bumps through one space until --heap is
+// exhausted, then the program is out of memory; gc() is ignored, and the
+// log says so. It is the baseline that lower-bound overhead is measured
+// against (docs/collectors/none.md).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "gc/collector.h"
+
+namespace gc {
+
+std::unique_ptr<Collector> create_none(RootSet& roots, const HeapOptions& options);
+// --gc-stress is refused: there are no collections to force.
+std::string none_check_configuration(const HeapOptions& options);
+
+}  // namespace gc
