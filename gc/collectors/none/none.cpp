@@ -23,7 +23,7 @@
 
 #include <algorithm>
 
-#include "gc/alloc/bump_allocator.h"
+#include "gc/plan/bump_allocating_collector.h"
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/reservation.h"
 #include "gc/spaces/copy_space.h"
