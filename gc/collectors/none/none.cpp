@@ -23,9 +23,9 @@
 
 #include <algorithm>
 
-#include "gc/plan/bump_allocating_collector.h"
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/reservation.h"
+#include "gc/plan/bump_allocating_collector.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"
