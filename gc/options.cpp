@@ -1,5 +1,6 @@
 #include "gc/options.h"
 
+#include <cstdlib>
 #include <sstream>
 
 namespace gc {
@@ -33,6 +34,18 @@ std::optional<uint64_t> parse_count(const std::string& text) {
   for (char c : text)
     if (c < '0' || c > '9') return std::nullopt;
   return std::stoull(text);
+}
+
+std::optional<double> parse_heap_multiple(const std::string& text) {
+  if (text.size() < 2 || text.size() > 12 || text.back() != 'x') return std::nullopt;
+  std::string number = text.substr(0, text.size() - 1);
+  size_t point = number.find('.');
+  if (number.find_first_not_of("0123456789.") != std::string::npos || point != number.rfind('.') ||
+      point == 0 || point + 1 == number.size())
+    return std::nullopt;
+  double n = std::strtod(number.c_str(), nullptr);
+  if (!(n >= kMinHeapMultiple && n <= kMaxHeapMultiple)) return std::nullopt;
+  return n;
 }
 
 namespace {

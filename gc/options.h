@@ -103,4 +103,11 @@ std::optional<uint64_t> option_size(const OptionValues& values, const char* name
 std::optional<uint64_t> parse_size(const std::string& text);
 std::optional<uint64_t> parse_count(const std::string& text);
 
+// --heap=Nx: N times a reference collector's minimum heap. N is digits with
+// an optional fraction (no sign, exponent, inf or nan) from 1, the minimum
+// itself, to 100, past which the heap stops mattering to a collector.
+inline constexpr double kMinHeapMultiple = 1;
+inline constexpr double kMaxHeapMultiple = 100;
+std::optional<double> parse_heap_multiple(const std::string& text);
+
 }  // namespace gc

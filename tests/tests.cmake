@@ -62,6 +62,8 @@ add_test(NAME cli/options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/options_test.sh 
 add_test(NAME cli/cacheaware_options COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/cacheaware_options_test.sh $<TARGET_FILE:vm>)
 add_test(NAME cli/option_fuzz COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/option_fuzz.sh $<TARGET_FILE:vm>)
 add_test(NAME cli/compare COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/compare_test.sh $<TARGET_FILE:vm>)
+# --min-heap against a scan of sizes, --heap=Nx, --compare --heaps, and out of memory in --compare.
+add_test(NAME cli/min_heap COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/min_heap_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 add_test(NAME cli/paper_config COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/paper_config_test.sh $<TARGET_FILE:vm>)
 # --gc=none: out of memory where collection is needed, gc() ignored and logged, zero collections.
 add_test(NAME cli/none COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/none_test.sh $<TARGET_FILE:vm>)

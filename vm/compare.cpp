@@ -20,6 +20,7 @@
 #include "gc/observe/json.h"
 #include "gc/observe/outputs.h"
 #include "gc/observe/stats.h"
+#include "vm/progress.h"
 
 namespace vm {
 
@@ -52,10 +53,13 @@ struct Run {
   int signal = 0;
   std::FILE* out = nullptr;
   std::FILE* err = nullptr;
-  std::optional<Row> row;    // none if the child ended before it could summarize
-  std::string stats_json;    // its --gc-stats=json document
-  std::string report_json;   // its --gc-report data, when the comparison writes a report
-  std::string disagreement;  // empty: agrees with the reference
+  std::optional<Row> row;      // none if the child ended before it could summarize
+  std::string stats_json;      // its --gc-stats=json document
+  std::string report_json;     // its --gc-report data, when the comparison writes a report
+  std::string disagreement;    // empty: agrees with the reference
+  bool out_of_memory = false;  // it ended with the VM's out-of-memory error: no disagreement
+  double multiple = 0;         // --heaps: the run's heap, as a multiple of the reference minimum
+  uint64_t heap_bytes = 0;     // --heaps: the run's heap
 };
 
 std::FILE* temporary_file() {
@@ -287,6 +291,18 @@ class SharedInput {
   std::string pending_;
 };
 
+// Whether a run's standard error begins with the VM's out-of-memory error
+// (docs/language.md, "Errors and exit status"): it exits 70 as every
+// runtime error does, and the message tells them apart. A program writes
+// only to standard output, so nothing of its own comes before.
+bool ends_out_of_memory(std::FILE* err) {
+  static constexpr char kMessage[] = "error: out of memory: ";
+  char start[sizeof kMessage] = {};
+  std::rewind(err);
+  size_t n = std::fread(start, 1, sizeof kMessage - 1, err);
+  return n == sizeof kMessage - 1 && std::strcmp(start, kMessage) == 0;
+}
+
 Run run_one(const VMOptions& options, const CompareOptions& c, SharedInput& input) {
   Run run;
   run.collector = options.collector;
@@ -315,6 +331,7 @@ Run run_one(const VMOptions& options, const CompareOptions& c, SharedInput& inpu
   Row row;
   if (decode(read_all(report), row, run.stats_json, run.report_json)) run.row = row;
   std::fclose(report);
+  run.out_of_memory = run.status == kExitSoftware && ends_out_of_memory(run.err);
   return run;
 }
 
@@ -323,10 +340,18 @@ std::string exit_text(const Run& r) {
   return "exited " + std::to_string(r.status);
 }
 
+// The run the others are checked against: the first that did not run out
+// of memory (the first of all when every one did).
+size_t reference_index(const std::vector<Run>& runs) {
+  for (size_t k = 0; k < runs.size(); ++k)
+    if (!runs[k].out_of_memory) return k;
+  return 0;
+}
+
 void check_agreement(std::vector<Run>& runs) {
-  const Run& ref = runs.front();
-  for (size_t k = 1; k < runs.size(); ++k) {
-    Run& r = runs[k];
+  const Run& ref = runs[reference_index(runs)];
+  for (Run& r : runs) {
+    if (&r == &ref || r.out_of_memory) continue;
     if (r.status != ref.status || r.signal != ref.signal)
       r.disagreement = "it " + exit_text(r) + ", " + ref.collector + " " + exit_text(ref);
     else if (auto line = first_different_line(r.out, ref.out))
@@ -392,6 +417,14 @@ const std::vector<CostMeasure>& cost_measures() {
   return measures;
 }
 
+// A run's name in the tables: its collector, and its heap in a sweep.
+std::string run_label(const Run& r) {
+  if (!r.multiple) return r.collector;
+  char at[32];
+  std::snprintf(at, sizeof at, " at %gx", r.multiple);
+  return r.collector + at;
+}
+
 struct LowerBound {
   double mutator_ms = 0;
   std::string from;  // the collector whose run set the bound
@@ -399,14 +432,14 @@ struct LowerBound {
 
 // The runs a bound covers: those that agree and measured a mutator cost.
 bool bounded(const Run& r, const CostMeasure& m) {
-  return r.row && r.disagreement.empty() && m.mutator(*r.row) > 0;
+  return r.row && r.disagreement.empty() && !r.out_of_memory && m.mutator(*r.row) > 0;
 }
 
 std::optional<LowerBound> lower_bound(const std::vector<Run>& runs, const CostMeasure& m) {
   std::optional<LowerBound> bound;
   for (const Run& r : runs)
     if (bounded(r, m) && (!bound || m.mutator(*r.row) < bound->mutator_ms))
-      bound = LowerBound{m.mutator(*r.row), r.collector};
+      bound = LowerBound{m.mutator(*r.row), run_label(r)};
   return bound;
 }
 
@@ -416,11 +449,12 @@ std::string lower_bound_table(const std::vector<Run>& runs, const CostMeasure& m
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line,
-                "lower-bound overhead (Cai et al. 2022), %s: the least mutator %s of the runs that agree, "
+                "lower-bound overhead (Cai et al. 2022), %s: the least mutator %s of the runs that agree "
+                "(out of memory left out), "
                 "%.1f ms (%s), bounds the program's cost without a collector\n",
                 m.title, m.title, bound->mutator_ms, bound->from.c_str());
   out += line;
-  std::snprintf(line, sizeof line, "  %-12s %11s", "collector", (std::string(m.total) + "/bound").c_str());
+  std::snprintf(line, sizeof line, "  %-18s %11s", "collector", (std::string(m.total) + "/bound").c_str());
   out += line;
   for (const CostPart& p : m.parts) {
     std::string label = p.name;
@@ -432,7 +466,7 @@ std::string lower_bound_table(const std::vector<Run>& runs, const CostMeasure& m
   for (const Run& r : runs) {
     if (!bounded(r, m)) continue;
     const Row& w = *r.row;
-    std::snprintf(line, sizeof line, "  %-12s %10.2fx", r.collector.c_str(),
+    std::snprintf(line, sizeof line, "  %-18s %10.2fx", run_label(r).c_str(),
                   total_cost(m, w) / bound->mutator_ms);
     out += line;
     for (const CostPart& p : m.parts) {
@@ -461,6 +495,7 @@ void lower_bound_json(gc::observe::JsonWriter& j, const std::vector<Run>& runs, 
     if (!bounded(r, m)) continue;
     const Row& w = *r.row;
     j.begin_object().field("collector", r.collector);
+    if (r.multiple) j.field("heap_multiple", r.multiple, 4);
     j.field(std::string(m.total) + "_over_bound", total_cost(m, w) / bound->mutator_ms, 6);
     for (const CostPart& p : m.parts)
       j.field(std::string(p.name) + "_over_bound", p.of(w) / bound->mutator_ms, 6);
@@ -488,7 +523,10 @@ std::string table(const std::vector<Run>& runs) {
                 "peak heap", "peak live", "copied", "marked", "agrees");
   out += line;
   for (const Run& r : runs) {
-    std::string agrees = &r == &runs.front() ? "reference" : r.disagreement.empty() ? "yes" : "NO";
+    std::string agrees = r.out_of_memory                      ? "out of memory"
+                         : &r == &runs[reference_index(runs)] ? "reference"
+                         : r.disagreement.empty()             ? "yes"
+                                                              : "NO";
     if (!r.row) {
       std::snprintf(line, sizeof line, "%-12s %s, no statistics  %s\n", r.collector.c_str(),
                     exit_text(r).c_str(), agrees.c_str());
@@ -518,16 +556,98 @@ std::string table(const std::vector<Run>& runs) {
   return out;
 }
 
+// --heaps: the reference minimum, then per size each collector's total
+// and GC time (the host's time in collections), or out of memory: the
+// time-space curves, for the JSON and the page.
+std::string heap_sweep_json(const CompareOptions& c, const std::vector<Run>& runs) {
+  std::string out;
+  gc::observe::JsonWriter j(out);
+  if (c.heaps.empty()) {
+    j.null();
+    return out;
+  }
+  const ReferenceMinimum& r = *c.reference;
+  j.begin_object().key("reference").begin_object().field("collector", r.collector);
+  j.field("min_heap_bytes", r.min_heap).key("fails_at_bytes");
+  if (r.fails_at)
+    j.value(r.fails_at);
+  else
+    j.null();
+  j.field("resolution", r.resolution.text()).field("runs", static_cast<uint64_t>(r.runs)).end_object();
+  j.key("sizes").begin_array();
+  for (const CompareOptions::HeapPoint& h : c.heaps) {
+    j.begin_object().field("multiple", h.multiple, 4).field("heap_bytes", h.bytes).key("runs").begin_array();
+    for (const Run& run : runs) {
+      if (run.heap_bytes != h.bytes || run.multiple != h.multiple) continue;
+      j.begin_object().field("collector", run.collector).field("exit_status", run.status);
+      j.field("out_of_memory", run.out_of_memory).field("agrees", run.disagreement.empty());
+      j.key("total_ms");
+      if (run.row && !run.out_of_memory)
+        j.value(run.row->run_time_ms, 3);
+      else
+        j.null();
+      j.key("gc_ms");
+      if (run.row && !run.out_of_memory)
+        j.value(run.row->host_pause_ms, 3);
+      else
+        j.null();
+      j.end_object();
+    }
+    j.end_array().end_object();
+  }
+  j.end_array().end_object();
+  return out;
+}
+
+// --heaps' table: a row per size, per collector its total and GC time.
+std::string heap_sweep_table(const CompareOptions& c, const std::vector<Run>& runs) {
+  const ReferenceMinimum& r = *c.reference;
+  std::string out = "heap sizes: multiples of " + r.collector + "'s minimum heap, " +
+                    heap_size_text(r.min_heap) + " (found in " + std::to_string(r.runs) +
+                    " runs, resolution " + r.resolution.text() + ")\n";
+  char cell[96];
+  std::snprintf(cell, sizeof cell, "%-6s %11s", "heap", "");
+  out += cell;
+  for (const VMOptions& o : c.runs) {
+    std::snprintf(cell, sizeof cell, "  %-21s", o.collector.c_str());
+    out += cell;
+  }
+  out += "\n";
+  for (const CompareOptions::HeapPoint& h : c.heaps) {
+    std::snprintf(cell, sizeof cell, "%-6s %11s", multiple_text(h.multiple).c_str(),
+                  heap_size_text(h.bytes).c_str());
+    out += cell;
+    for (const Run& run : runs) {
+      if (run.heap_bytes != h.bytes || run.multiple != h.multiple) continue;
+      if (run.out_of_memory)
+        std::snprintf(cell, sizeof cell, "  %-21s", "out of memory");
+      else if (!run.row)
+        std::snprintf(cell, sizeof cell, "  %-21s", exit_text(run).c_str());
+      else
+        std::snprintf(cell, sizeof cell, "  %9.1f / %7.1f%s", run.row->run_time_ms, run.row->host_pause_ms,
+                      run.disagreement.empty() ? "  " : " !");
+      out += cell;
+    }
+    out += "\n";
+  }
+  out +=
+      "each cell: total ms / GC ms (wall time, and the host's time in collections), or out of memory; "
+      "! marks a run that disagrees\n";
+  for (const CostMeasure& m : cost_measures()) out += lower_bound_table(runs, m);
+  return out;
+}
+
 std::string json(const CompareOptions& c, const std::vector<Run>& runs, bool agree) {
   std::string out;
   gc::observe::JsonWriter j(out);
   j.begin_object().field("schema", "gclab-gc-compare/1").field("program", c.program_name);
-  j.field("agree", agree).field("reference", runs.front().collector);
+  j.field("agree", agree).field("reference", runs[reference_index(runs)].collector);
   j.key("runs").begin_array();
   for (const Run& r : runs) {
     j.begin_object().field("collector", r.collector).field("exit_status", r.status);
     if (r.signal) j.field("signal", r.signal);
-    j.field("agrees", r.disagreement.empty());
+    if (r.multiple) j.field("heap_multiple", r.multiple, 4).field("heap_bytes", r.heap_bytes);
+    j.field("agrees", r.disagreement.empty()).field("out_of_memory", r.out_of_memory);
     j.key("variant");
     if (r.row)
       j.value(r.row->variant);
@@ -543,6 +663,7 @@ std::string json(const CompareOptions& c, const std::vector<Run>& runs, bool agr
   }
   j.end_array();
   j.key("lower_bound").raw(lower_bounds_json(runs));
+  if (!c.heaps.empty()) j.key("heaps").raw(heap_sweep_json(c, runs));
   j.end_object();
   out += "\n";
   return out;
@@ -577,28 +698,54 @@ int run_compare(const CompareOptions& c) {
   std::signal(SIGPIPE, SIG_IGN);
   SharedInput input;
   std::vector<Run> runs;
-  for (const VMOptions& options : c.runs) runs.push_back(run_one(options, c, input));
+  {
+    Progress progress("--compare", c.progress);
+    if (c.heaps.empty()) {
+      for (const VMOptions& options : c.runs) {
+        progress.run(runs.size() + 1, c.runs.size(), options.collector);
+        runs.push_back(run_one(options, c, input));
+      }
+    } else {
+      size_t total = c.heaps.size() * c.runs.size();
+      for (const CompareOptions::HeapPoint& h : c.heaps)
+        for (VMOptions options : c.runs) {
+          progress.run(
+              runs.size() + 1, total,
+              options.collector + " at " + multiple_text(h.multiple) + " (" + heap_size_text(h.bytes) + ")");
+          options.heap.max_heap_bytes = h.bytes;
+          runs.push_back(run_one(options, c, input));
+          runs.back().multiple = h.multiple;
+          runs.back().heap_bytes = h.bytes;
+        }
+    }
+  }
   check_agreement(runs);
 
-  const Run& ref = runs.front();
+  const Run& ref = runs[reference_index(runs)];
   copy_to(ref.out, stdout);
   copy_to(ref.err, stderr);
   bool agree = true;
   for (const Run& r : runs) agree &= r.disagreement.empty();
-  std::string text = c.json ? json(c, runs, agree) : table(runs);
+  std::string text = c.json            ? json(c, runs, agree)
+                     : c.heaps.empty() ? table(runs)
+                                       : heap_sweep_table(c, runs);
   bool written = gc::observe::write_output(c.stats_file.empty() ? "-" : c.stats_file, text, "GC comparison");
   if (!c.report_file.empty()) {
+    // In a sweep, the panels of single runs show the largest heap's.
     std::vector<gc::observe::ComparedRun> data;
     for (const Run& r : runs)
-      data.push_back({r.collector, r.status, r.disagreement,
-                      r.row ? std::optional<std::string>(r.report_json) : std::nullopt});
+      if (c.heaps.empty() || r.multiple == c.heaps.back().multiple)
+        data.push_back({r.collector, r.status, r.disagreement,
+                        r.row ? std::optional<std::string>(r.report_json) : std::nullopt});
     written &= gc::observe::write_output(
-        c.report_file, gc::observe::compare_report_html(c.program_name, data, lower_bounds_json(runs)),
+        c.report_file,
+        gc::observe::compare_report_html(c.program_name, data, lower_bounds_json(runs),
+                                         heap_sweep_json(c, runs)),
         "GC comparison report");
   }
   for (const Run& r : runs) {
     if (!r.disagreement.empty())
-      std::cerr << "vm: --compare: " << r.collector << " disagrees with " << ref.collector << ": "
+      std::cerr << "vm: --compare: " << run_label(r) << " disagrees with " << ref.collector << ": "
                 << r.disagreement << "\n";
     std::fclose(r.out);
     std::fclose(r.err);

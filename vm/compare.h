@@ -4,10 +4,12 @@
 // statistics (docs/observability.md, "Comparing collectors").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gc/collector.h"
+#include "vm/min_heap.h"
 #include "vm/vm.h"
 
 namespace vm {
@@ -21,6 +23,15 @@ struct CompareOptions {
   bool json = false;        // the JSON document (docs/gc-compare.schema.json) instead of the table
   std::string stats_file;   // empty: standard error
   std::string report_file;  // the page of every run's pauses and heap overlaid; empty: none
+  bool progress = false;    // --progress: the progress line on a pipe too
+  // --heaps: every run at each of these sizes, multiples of the reference
+  // collector's minimum; empty: once, at the runs' own --heap.
+  struct HeapPoint {
+    double multiple = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<HeapPoint> heaps;
+  std::optional<ReferenceMinimum> reference;  // with --heaps: the minimum they multiply
 };
 
 // Why `collector` cannot run here (empty: it can), asked in a child
@@ -31,7 +42,9 @@ std::string unavailable_in_child(const gc::CollectorInfo& collector);
 // Runs every configuration, prints the reference run's output (standard
 // output and standard error) and the table or JSON. Returns the runs'
 // common exit status, or 70 when one disagrees (which it names), or when
-// the statistics cannot be written.
+// the statistics cannot be written. A run that ran out of memory is
+// reported so, and is no disagreement: the runs that completed are
+// compared.
 int run_compare(const CompareOptions& options);
 
 }  // namespace vm

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -36,6 +37,8 @@
 #include "gc/snapshot/snapshot.h"
 #include "vm/compare.h"
 #include "vm/manpage.h"
+#include "vm/min_heap.h"
+#include "vm/progress.h"
 #include "vm/repl.h"
 #include "vm/vm.h"
 
@@ -52,6 +55,11 @@ const char* const kVersion = "gclab 0.1.0";
 // main fiber's stack, the one-byte strings, the builtins): refused at once
 // rather than failing with out of memory.
 constexpr uint64_t kMinHeapBytes = 256 << 10;
+
+// Each run of a minimum-heap search ends within this, so that a program
+// that hangs at some size cannot hang the search; a minute is far above
+// the samples' and tests' runs, and --min-heap-time-limit changes it.
+constexpr uint64_t kDefaultTimeLimitSeconds = 60;
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::cerr << "vm: " << message << "\nTry 'vm --help' for more information.\n";
@@ -82,6 +90,7 @@ struct ObserveOptions {
   std::string stats_file;  // empty: stderr
   std::string trace_file;
   std::string report_file;
+  std::optional<gc::observe::Summary::HeapLimit> heap_limit;  // --heap=Nx, for --gc-stats
   bool needs_history() const { return stats || !trace_file.empty() || !report_file.empty(); }
 };
 
@@ -108,6 +117,7 @@ bool write_observe_outputs(gc::Collector& heap, const ObserveOptions& o) {
   bool ok = true;
   if (o.stats) {
     gc::observe::Summary s = gc::observe::summarize(heap);
+    s.heap_limit = o.heap_limit;
     std::string text = o.stats_json ? gc::observe::stats_json(s) : gc::observe::stats_table(s);
     ok &= gc::observe::write_output(o.stats_file.empty() ? "-" : o.stats_file, text, "GC statistics");
   }
@@ -201,6 +211,39 @@ std::string check_replay_file(const std::string& v) {
   return v.empty() ? "--replay needs the FILE of a heap snapshot" : "";
 }
 
+// --heap=SIZE, or --heap=Nx: a multiple of the reference collector's
+// minimum heap (--heap-reference).
+std::string check_heap(const std::string& v) {
+  if (!v.empty() && v.back() == 'x') {
+    if (gc::parse_heap_multiple(v)) return "";
+    return "bad heap multiple '" + v +
+           "' (a number from 1 to 100 followed by x, such as 2.5x: that many times the reference collector's "
+           "minimum heap)";
+  }
+  std::optional<uint64_t> n = gc::parse_size(v);
+  if (n && *n >= kMinHeapBytes) return "";
+  return "bad heap size '" + v +
+         "' (at least 256K, the smallest heap every collector starts the VM in; examples: 64M, 2G; or a "
+         "multiple of the minimum heap, such as 2.5x)";
+}
+
+std::string check_heaps(const std::string& v) {
+  std::vector<std::string> parts = split_commas(v);
+  if (parts.size() > 32) return "--heaps names more than 32 sizes";
+  for (const std::string& p : parts)
+    if (!gc::parse_heap_multiple(p))
+      return "bad --heaps list '" + v +
+             "' (multiples of the minimum heap separated by commas, each a number from 1 to 100 followed by "
+             "x, such as 1.5x,2x,3x)";
+  return "";
+}
+
+std::string check_resolution(const std::string& v) {
+  if (vm::parse_resolution(v)) return "";
+  return "bad --min-heap-resolution '" + v +
+         "' (a size from 1K, such as 64K, or a percentage from 0.1% to 50%)";
+}
+
 // What --paper-config sets for `c`, for --list-gcs: under the default
 // --heap and --gc-threads, which markcompact's depends on.
 std::string paper_config_text(const gc::CollectorInfo& c) {
@@ -238,6 +281,15 @@ struct CommandLine {
   std::optional<SnapshotTarget> heap_snapshot;
   std::optional<std::string> replay;       // a snapshot to rebuild, instead of a program
   std::vector<std::string> outputs_given;  // the VmOption::once options seen so far
+  bool heap_given = false;
+  std::optional<double> heap_multiple;  // --heap=Nx
+  std::vector<double> heaps;            // --heaps
+  std::string heap_reference = "marksweep";
+  bool heap_reference_given = false;
+  bool min_heap = false;
+  vm::HeapResolution resolution{.fraction = vm::kDefaultResolutionFraction};
+  double time_limit_s = kDefaultTimeLimitSeconds;
+  bool progress = false;
 };
 
 // One of the VM's own options: its description, and what it sets.
@@ -265,14 +317,60 @@ const VmOption kVmOptions[] = {
        l.gc_given = true;
      }},
     {{.name = "heap",
-      .kind = gc::OptionKind::kSize,
-      .value_name = "SIZE",
+      .kind = gc::OptionKind::kText,
+      .value_name = "SIZE|Nx",
       .default_text = "a quarter of physical memory",
-      .help = "maximum heap, with K, M or G suffix",
-      .what = "heap size",
-      .hint = "at least 256K, the smallest heap every collector starts the VM in; examples: 64M, 2G",
-      .min = kMinHeapBytes},
-     [](CommandLine& l, const std::string& v) { l.options.heap.max_heap_bytes = *gc::parse_size(v); }},
+      .help = "maximum heap, with K, M or G suffix (at least 256K); or Nx, N times (1 to 100) the reference "
+              "collector's minimum heap, found first as --min-heap finds it and named on stderr and in "
+              "--gc-stats, so that every collector gets the same heap",
+      .check = check_heap},
+     [](CommandLine& l, const std::string& v) {
+       l.heap_given = true;
+       l.heap_multiple = gc::parse_heap_multiple(v);
+       if (!l.heap_multiple) l.options.heap.max_heap_bytes = *gc::parse_size(v);
+     }},
+    {{.name = "heap-reference",
+      .kind = gc::OptionKind::kText,
+      .value_name = "NAME",
+      .default_text = "marksweep",
+      .help = "the collector whose minimum heap --heap=Nx and --heaps multiply (run in its default "
+              "configuration)",
+      .check = check_collector},
+     [](CommandLine& l, const std::string& v) {
+       l.heap_reference = v;
+       l.heap_reference_given = true;
+     }},
+    {{.name = "min-heap",
+      .kind = gc::OptionKind::kFlag,
+      .help = "instead of running the program once: find the smallest --heap at which it completes under "
+              "--gc's collector, by runs in child processes (output discarded), doubling from 256K and then "
+              "bisecting; prints the minimum, the resolution and the runs (JSON with --gc-stats=json, "
+              "docs/gc-min-heap.schema.json); exit 70 where there is none"},
+     [](CommandLine& l, const std::string&) { l.min_heap = true; }},
+    {{.name = "min-heap-resolution",
+      .kind = gc::OptionKind::kText,
+      .value_name = "SIZE|P%",
+      .default_text = "1%",
+      .help = "how close the minimum-heap search comes: the largest size that fails and the smallest that "
+              "completes differ by at most this",
+      .check = check_resolution},
+     [](CommandLine& l, const std::string& v) { l.resolution = *vm::parse_resolution(v); }},
+    {{.name = "min-heap-time-limit",
+      .kind = gc::OptionKind::kCount,
+      .value_name = "SECONDS",
+      .default_text = "60",
+      .help = "each run of a minimum-heap search is stopped after this; a stopped run counts as too small "
+              "once a run has completed, and ends the search before",
+      .what = "time limit",
+      .hint = "1 to 86400 seconds",
+      .min = 1,
+      .max = 86400},
+     [](CommandLine& l, const std::string& v) { l.time_limit_s = static_cast<double>(count_of(v)); }},
+    {{.name = "progress",
+      .kind = gc::OptionKind::kFlag,
+      .help = "show which run a --compare sweep or a minimum-heap search is on, and how many remain, on "
+              "stderr even when it is not a terminal (on a terminal it always shows)"},
+     [](CommandLine& l, const std::string&) { l.progress = true; }},
     {{.name = "gc-threads",
       .kind = gc::OptionKind::kCount,
       .value_name = "N",
@@ -375,6 +473,17 @@ const VmOption kVmOptions[] = {
       .check = check_compare_list,
       .value_optional = true},
      [](CommandLine& l, const std::string& v) { l.compare = v; }},
+    {{.name = "heaps",
+      .kind = gc::OptionKind::kText,
+      .value_name = "Nx,...",
+      .help = "with --compare: run every collector at each of these multiples of the reference collector's "
+              "minimum heap (found once), and give total and GC time per size: the time-space curves; a run "
+              "out of memory is marked, and is no disagreement",
+      .check = check_heaps},
+     [](CommandLine& l, const std::string& v) {
+       l.heaps.clear();
+       for (const std::string& p : split_commas(v)) l.heaps.push_back(*gc::parse_heap_multiple(p));
+     }},
     {{.name = "heap-snapshot",
       .kind = gc::OptionKind::kText,
       .value_name = "FILE[@N]",
@@ -640,6 +749,28 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
   }
 }
 
+// What --min-heap, --heap=Nx, --heaps and --heap-reference need of each
+// other and of the rest of the command line.
+void check_heap_options(const CommandLine& line) {
+  if (!line.heaps.empty() && !line.compare)
+    usage_error("--heaps sweeps the heap sizes of a comparison: add --compare");
+  if (!line.heaps.empty() && line.heap_given) usage_error("--heaps gives the heap sizes: drop --heap");
+  if (line.heap_reference_given && !line.heap_multiple && line.heaps.empty())
+    usage_error(
+        "--heap-reference names the collector whose minimum heap --heap=Nx or --heaps multiplies: "
+        "give one of them");
+  if (!line.min_heap) return;
+  if (line.compare) usage_error("--min-heap searches under one collector (--gc); --compare runs several");
+  if (line.heap_given) usage_error("--min-heap finds the heap: drop --heap");
+  if (line.disasm) usage_error("--min-heap runs the program; --disasm only prints its bytecode");
+  if (line.replay) usage_error("--min-heap runs a program; --replay runs none");
+  if (line.heap_snapshot || line.observe.log || !line.observe.trace_file.empty() ||
+      !line.observe.report_file.empty())
+    usage_error(
+        "--min-heap discards its runs' output: it takes --gc-stats (its result's form and FILE) and "
+        "no other output option");
+}
+
 // Step 1: the command line, up to the script; what follows it is the
 // program's, untouched.
 CommandLine parse_command_line(int argc, char** argv) {
@@ -666,6 +797,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   for (; i < argc; ++i) line.options.script_args.push_back(argv[i]);
   if (line.options.heap.max_heap_bytes == 0)
     line.options.heap.max_heap_bytes = gc::physical_memory_bytes() / 4;
+  check_heap_options(line);
   if (line.compare) {
     plan_comparison(line, given);
     return line;
@@ -873,10 +1005,102 @@ int replay(const CommandLine& line) {
   return status;
 }
 
+// The program as a child run executes it.
+vm::ChildProgram child_program(const CommandLine& line, const Program& program) {
+  vm::ChildProgram child;
+  child.executable = "/proc/self/exe";  // in the child, the VM's own executable
+  if (line.code)
+    child.code = *line.code;
+  else if (line.script && *line.script != "-")
+    child.script = *line.script;
+  else
+    child.stdin_source = program.source;
+  child.args = line.options.script_args;
+  child.time_limit_s = line.time_limit_s;
+  return child;
+}
+
+vm::SearchBounds search_bounds(const CommandLine& line) {
+  return {.floor = kMinHeapBytes,
+          .ceiling = std::min<uint64_t>(gc::physical_memory_bytes(), 1'000'000'000'000'000ull),
+          .resolution = line.resolution};
+}
+
+// The search under `options`' collector, with its progress line.
+vm::MinHeap search(const CommandLine& line, const Program& program, const vm::VMOptions& options,
+                   const std::string& what) {
+  vm::ChildProgram child = child_program(line, program);
+  vm::Progress progress(what, line.progress);
+  return vm::find_min_heap(
+      search_bounds(line), [&](uint64_t heap, size_t index, const std::string& remaining) {
+        progress.run(index, remaining, options.collector + " at " + vm::heap_size_text(heap));
+        return vm::run_child_at(child, options, heap);
+      });
+}
+
+// vm --min-heap: the search, then its result on standard output (or
+// --gc-stats's FILE), in words or JSON.
+int min_heap(const CommandLine& line, const Program& program) {
+  if (program.repl) usage_error("--min-heap needs a program: a script, -e CODE or standard input");
+  vm::MinHeap m = search(line, program, line.options, "--min-heap");
+  vm::SearchBounds bounds = search_bounds(line);
+  std::string text = line.observe.stats_json
+                         ? vm::min_heap_json(m, program.name, line.options.collector, bounds)
+                         : vm::min_heap_text(m, line.options.collector, bounds);
+  if (line.observe.stats_file.empty()) {
+    std::cout << text << std::flush;
+  } else if (!gc::observe::write_output(line.observe.stats_file, text, "minimum heap")) {
+    return kExitSoftware;
+  }
+  return m.answer == vm::MinHeap::Answer::kFound ? 0 : kExitSoftware;
+}
+
+// The reference collector's minimum heap, which --heap=Nx and --heaps
+// multiply; exits 70 with the reason where there is none.
+vm::ReferenceMinimum reference_minimum(const CommandLine& line, const Program& program, const char* option) {
+  if (program.repl)
+    usage_error(std::string(option) + " needs a program to measure: a script, -e CODE or standard input");
+  vm::VMOptions reference = line.options;
+  reference.collector = line.heap_reference;
+  reference.heap.collector_options.clear();
+  vm::MinHeap m = search(line, program, reference, std::string(option) + ": the minimum heap");
+  vm::SearchBounds bounds = search_bounds(line);
+  if (m.answer != vm::MinHeap::Answer::kFound) {
+    std::cerr << "vm: " << option
+              << ": no minimum heap to multiply: " << vm::no_minimum_reason(m, reference.collector, bounds)
+              << "\n";
+    std::exit(kExitSoftware);
+  }
+  return {.collector = reference.collector,
+          .min_heap = m.min_heap,
+          .fails_at = m.fails_at,
+          .resolution = bounds.resolution,
+          .runs = m.runs.size()};
+}
+
+// N times the reference minimum, in bytes; exits 70 where that is more
+// than the machine has.
+uint64_t heap_at(const vm::ReferenceMinimum& r, double multiple) {
+  double bytes = std::ceil(multiple * static_cast<double>(r.min_heap));
+  uint64_t memory = gc::physical_memory_bytes();
+  if (bytes > static_cast<double>(memory)) {
+    std::cerr << "vm: --heap: " << vm::multiple_text(multiple) << " x " << r.collector << "'s minimum "
+              << vm::heap_size_text(r.min_heap) << " is more than this machine's memory, "
+              << vm::heap_size_text(memory) << "\n";
+    std::exit(kExitSoftware);
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
 // --compare's steps 4 and 5: every run, then the agreement and the table.
 int compare(const CommandLine& line, const Program& program) {
   if (program.repl) usage_error("--compare needs a program: a script, -e CODE or standard input");
   vm::CompareOptions c;
+  c.progress = line.progress;
+  if (!line.heaps.empty()) {
+    c.reference = reference_minimum(line, program, "--heaps");
+    for (double m : line.heaps) c.heaps.push_back({m, heap_at(*c.reference, m)});
+  }
   c.runs = line.compare_runs;
   c.program_name = program.name;
   c.source = program.source;
@@ -884,6 +1108,20 @@ int compare(const CommandLine& line, const Program& program) {
   c.stats_file = line.observe.stats_file;
   c.report_file = line.observe.report_file;
   return vm::run_compare(c);
+}
+
+// --heap=Nx: the heap limit for the run (or every compared run), named on
+// standard error.
+void apply_heap_multiple(CommandLine& line, const Program& program) {
+  vm::ReferenceMinimum r = reference_minimum(line, program, "--heap");
+  uint64_t bytes = heap_at(r, *line.heap_multiple);
+  line.options.heap.max_heap_bytes = bytes;
+  for (vm::VMOptions& o : line.compare_runs) o.heap.max_heap_bytes = bytes;
+  line.observe.heap_limit = {.bytes = bytes,
+                             .multiple = *line.heap_multiple,
+                             .reference = r.collector,
+                             .reference_min_bytes = r.min_heap};
+  std::cerr << "vm: " << vm::heap_limit_text(r, *line.heap_multiple, bytes) << "\n";
 }
 
 }  // namespace
@@ -897,6 +1135,8 @@ int main(int argc, char** argv) {
     check_outputs(line);
     if (line.replay) return replay(line);
     Program program = read_program(line);
+    if (line.min_heap) return min_heap(line, program);
+    if (line.heap_multiple) apply_heap_multiple(line, program);
     if (line.compare) return compare(line, program);
     std::unique_ptr<gc::observe::Log> log = set_up_observability(line, program);
     return run(line, program);

@@ -34,9 +34,10 @@ struct ComparedRun {
 };
 // The --compare page: one program's runs under several collectors,
 // overlaid in one page, with their lower-bound overheads (the JSON
-// output's lower_bound object).
+// output's lower_bound object) and, from --compare --heaps, the sweep's
+// time-space curves (the JSON output's heaps object, or null).
 std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs,
-                                const std::string& lower_bounds);
+                                const std::string& lower_bounds, const std::string& heap_sweep);
 
 // A text heap map of the collector's spaces now (the REPL's :heap).
 std::string text_heap_map(const Collector& heap, int width = 50);

@@ -176,7 +176,7 @@ std::string report_html(Collector& heap) {
 }
 
 std::string compare_report_html(const std::string& program, const std::vector<ComparedRun>& runs,
-                                const std::string& lower_bounds) {
+                                const std::string& lower_bounds, const std::string& heap_sweep) {
   std::string data;
   JsonWriter j(data);
   j.begin_object().field("program", program).key("runs").begin_array();
@@ -189,7 +189,7 @@ std::string compare_report_html(const std::string& program, const std::vector<Co
       j.null();
     j.end_object();
   }
-  j.end_array().key("lower_bound").raw(lower_bounds).end_object();
+  j.end_array().key("lower_bound").raw(lower_bounds).key("heaps").raw(heap_sweep).end_object();
   return page_with(kCompareScript, data, "gclab comparison: " + program);
 }
 

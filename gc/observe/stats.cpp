@@ -502,6 +502,10 @@ std::string stats_table(const Summary& s) {
   line("  allocated          %s (%.1f MiB/s)\n", bytes_text(s.bytes_allocated).c_str(),
        s.allocation_rate_mb_s);
   if (s.bytes_copied) line("  copied             %s\n", bytes_text(s.bytes_copied).c_str());
+  if (s.heap_limit)
+    line("  heap limit         %s = %g x %s's minimum %s\n", bytes_text(s.heap_limit->bytes).c_str(),
+         s.heap_limit->multiple, s.heap_limit->reference.c_str(),
+         bytes_text(s.heap_limit->reference_min_bytes).c_str());
   line("  peak heap          %s\n", bytes_text(s.peak_heap).c_str());
   line("  peak live          %s (after a collection)\n", bytes_text(s.peak_live).c_str());
   line("  heap now           %s used of %s\n", bytes_text(s.heap_used).c_str(),
@@ -650,6 +654,11 @@ std::string stats_json(const Summary& s) {
   j.field("peak_size_bytes", s.peak_heap).field("peak_live_bytes", s.peak_live);
   j.field("size_bytes", s.heap_size).field("used_bytes", s.heap_used).field("copied_bytes", s.bytes_copied);
   j.end_object();
+  if (s.heap_limit) {
+    j.key("heap_limit").begin_object().field("bytes", s.heap_limit->bytes);
+    j.field("multiple", s.heap_limit->multiple, 4).field("reference", s.heap_limit->reference);
+    j.field("reference_min_bytes", s.heap_limit->reference_min_bytes).end_object();
+  }
   j.key("phases").begin_array();
   for (const PhaseTotal& p : s.phases) {
     j.begin_object().field("name", p.name).field("collections", p.collections);

@@ -121,6 +121,16 @@ struct Summary {
   };
   std::vector<Utilisation> mmu;
   std::vector<UtilisationPoint> mmu_curve;
+  // --heap=Nx: the limit as a multiple of a reference collector's minimum
+  // heap, which the VM found before the run (the collector knows only the
+  // limit; the VM sets this).
+  struct HeapLimit {
+    uint64_t bytes = 0;
+    double multiple = 0;
+    std::string reference;
+    uint64_t reference_min_bytes = 0;
+  };
+  std::optional<HeapLimit> heap_limit;
 };
 
 // The windows --gc-stats gives MMU at.

@@ -1,7 +1,8 @@
 // The --compare --gc-report page: one program under several collectors.
-// DATA is {program, runs: [{collector, exit_status, disagreement, data}]},
-// data being the run's report_data_json or null (compare_report_html in
-// report.cpp). Each collector keeps one colour in every panel, by its place
+// DATA is {program, runs: [{collector, exit_status, disagreement, data}],
+// lower_bound, heaps}, data being the run's report_data_json or null, and
+// heaps --compare --heaps' sweep (the JSON output's heaps object) or null
+// (compare_report_html in report.cpp). Each collector keeps one colour in every panel, by its place
 // in RUNS, and no two share one however many there are (seriesColour).
 var DATA = /*GCLAB_DATA*/null;
 
@@ -193,4 +194,57 @@ function drawLowerBound() {
   return hbars(s, rows, "cost over the bound (x)");
 }
 
-runPanels([drawCards, drawPauses, drawDistribution, drawUtilisation, drawLowerBound, drawHeap]);
+// --- time-space curves (--compare --heaps): a program's total and GC time
+// against its heap, as a multiple of the reference collector's minimum,
+// one line per collector; a run out of memory is a cross on the x axis
+function sweepCollectors() {
+  var names = [];
+  DATA.heaps.sizes.forEach(function (h) {
+    h.runs.forEach(function (r) { if (names.indexOf(r.collector) < 0) names.push(r.collector); });
+  });
+  return names;
+}
+function drawTimeSpace(s, key, yLabel) {
+  var H = DATA.heaps, names = sweepCollectors(), ymax = 0;
+  var xs = H.sizes.map(function (h) { return h.multiple; });
+  H.sizes.forEach(function (h) { h.runs.forEach(function (r) { if (r[key] !== null) ymax = Math.max(ymax, r[key]); }); });
+  legend(s, names.map(function (n, k) { return [n, seriesColour(k)]; }).concat([["out of memory: \u00d7", "transparent"]]));
+  var a = axes(s, { xMin: Math.min.apply(null, xs.concat([1])), xMax: Math.max.apply(null, xs), xExact: true, yMax: (ymax || 1) * 1.05,
+                    xLabel: "heap (multiple of " + H.reference.collector + "'s minimum, " + bytes(H.reference.min_heap_bytes) + ")", yLabel: yLabel });
+  var n = 0;
+  names.forEach(function (name, k) {
+    var d = "", gap = true;  // a run out of memory breaks the line
+    H.sizes.forEach(function (h) {
+      var r = h.runs.filter(function (q) { return q.collector === name; })[0];
+      if (!r) return;
+      var x = a.sx(h.multiple);
+      if (r.out_of_memory || r[key] === null) {
+        var y0 = a.sy(0), c = el("path", { d: "M" + (x - 4) + " " + (y0 - 4) + "l8 8m0 -8l-8 8", stroke: seriesColour(k), "stroke-width": 2,
+                                           "class": "out-of-memory" }, a.g);
+        tip(c, name + " at " + h.multiple + "x (" + bytes(h.heap_bytes) + "): " + (r.out_of_memory ? "out of memory" : "exited " + r.exit_status));
+        gap = true;
+        n++;
+        return;
+      }
+      var y = a.sy(r[key]);
+      d += (gap ? "M" : "L") + x.toFixed(1) + " " + y.toFixed(1);
+      gap = false;
+      var dot = el("circle", { cx: x, cy: y, r: 3, fill: seriesColour(k) }, a.g);
+      tip(dot, name + " at " + h.multiple + "x (" + bytes(h.heap_bytes) + "): " + fmt(r[key]) + " ms" + (r.agrees ? "" : ", disagrees"));
+      n++;
+    });
+    if (d.indexOf("L") >= 0) el("path", { d: d, stroke: seriesColour(k), fill: "none", "stroke-width": 1.5 }, a.g);
+  });
+  return marks(a, n);
+}
+function drawTotalTimeSpace() {
+  var s = panel("time-space-total", "Total time against heap size", "Each collector's wall time at each heap size, the sizes being multiples of the reference collector's minimum heap (--compare --heaps), so every collector gets the same heap. A cross on the axis is a run that ran out of memory at that size.");
+  return drawTimeSpace(s, "total_ms", "total time (ms)");
+}
+function drawGcTimeSpace() {
+  var s = panel("time-space-gc", "GC time against heap size", "Each collector's time in collections (the host's: its pauses, simulated ones included) at each heap size: the cost of collecting falls as the room grows. A cross on the axis is a run that ran out of memory at that size.");
+  return drawTimeSpace(s, "gc_ms", "GC time (ms)");
+}
+
+runPanels([drawCards, drawPauses, drawDistribution, drawUtilisation, drawLowerBound, drawHeap]
+          .concat(DATA.heaps ? [drawTotalTimeSpace, drawGcTimeSpace] : []));
