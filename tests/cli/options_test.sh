@@ -28,8 +28,8 @@ done
 
 # A bad value of each kind.
 usage_error "bad thread count 'x'" --gc-threads=x
-usage_error "bad heap size '1Q' (at least 256K, the smallest heap every collector starts the VM in; examples: 64M, 2G)" --heap=1Q
-usage_error "bad heap size '1K' (at least 256K, the smallest heap every collector starts the VM in; examples: 64M, 2G)" --heap=1K
+usage_error "bad heap size '1Q' (at least 256K, the smallest heap every collector starts the VM in; examples: 64M, 2G; or a multiple of the minimum heap, such as 2.5x)" --heap=1Q
+usage_error "bad heap size '1K' (at least 256K, the smallest heap every collector starts the VM in; examples: 64M, 2G; or a multiple of the minimum heap, such as 2.5x)" --heap=1K
 for gc in $("$vm" --list-gcs | awk '!/cannot run/ {print $1}'); do
   out=$("$vm" --gc="$gc" --heap=256K -e 'print(1);' 2>&1)
   check "the smallest heap, 256K, starts $gc" '[ "$out" = 1 ]'

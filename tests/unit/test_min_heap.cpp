@@ -108,25 +108,30 @@ TEST_CASE("min heap: a hang before any completion ends the search; after one, it
   CHECK(hung.runs.size() == 1);
   CHECK(hung.failure.find("time limit") != std::string::npos);
 
-  // Thrashes (times out) from 1M to 2M, runs out of memory below 1M.
+  // Thrashes (times out) from 1.5M to 2M and runs out of memory below:
+  // doubling meets 1M and 2M, bisection the thrashing between.
   constexpr uint64_t kNeed = 2 << 20;
   auto thrashes = [](uint64_t heap, size_t, const std::string&) {
     Probe p;
     p.outcome = heap >= kNeed       ? Outcome::kCompleted
-                : heap >= (1 << 20) ? Outcome::kTimedOut
+                : heap >= (3 << 19) ? Outcome::kTimedOut
                                     : Outcome::kOutOfMemory;
     return p;
   };
   MinHeap m = find_min_heap(bounds({.bytes = 1}), thrashes);
   CHECK(m.answer == MinHeap::Answer::kFound);
+  bool timed_out = false;
+  for (const vm::ProbeRecord& run : m.runs) timed_out |= run.probe.outcome == Outcome::kTimedOut;
+  CHECK(timed_out);
   CHECK(m.min_heap == kNeed);
 }
 
 TEST_CASE("min heap: a completing run with another status is a failure") {
   auto status_moves = [](uint64_t heap, size_t, const std::string&) {
     Probe p;
-    p.outcome = heap >= (1 << 20) ? Outcome::kCompleted : Outcome::kOutOfMemory;
-    p.status = heap >= (3 << 20) ? 0 : 3;
+    // Doubling completes first at 1M with 0; bisection meets 3 below.
+    p.outcome = heap >= (640 << 10) ? Outcome::kCompleted : Outcome::kOutOfMemory;
+    p.status = heap >= (1 << 20) ? 0 : 3;
     return p;
   };
   MinHeap m = find_min_heap(bounds({.fraction = 0.01}), status_moves);
