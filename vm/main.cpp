@@ -706,6 +706,11 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
         std::cerr << "vm: --compare: leaving out " << c.name << " (no paper configuration)\n";
         continue;
       }
+      if (line.options.heap.stress_interval && !c.collects) {
+        std::cerr << "vm: --compare: leaving out " << c.name
+                  << " (never collects: --gc-stress has nothing to force)\n";
+        continue;
+      }
       std::string why = vm::unavailable_in_child(c);
       if (why.empty())
         chosen.push_back(&c);

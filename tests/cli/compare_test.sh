@@ -116,4 +116,10 @@ usage_error "--young is an option of markcompact, which --compare does not run" 
 # A collector option goes to the collectors that own it.
 "$vm" --compare=semispace,markcompact --young=4M -e 'print(3);' </dev/null >"$tmp/out" 2>"$tmp/err"
 check "owned option: runs" '[ $? -eq 0 ] && [ "$(cat "$tmp/out")" = 3 ]'
+# Under --gc-stress every collector that collects is compared; one that
+# never does is left out and said so.
+"$vm" --compare --gc-stress=50 -e 'let a = []; for (let i = 0; i < 100; i = i + 1) { push(a, [i]); } print(len(a));' </dev/null >"$tmp/out" 2>"$tmp/err"
+check "stress: runs" '[ $? -eq 0 ] && [ "$(cat "$tmp/out")" = 100 ]'
+check "stress: none left out" 'grep -qx "vm: --compare: leaving out none (never collects: --gc-stress has nothing to force)" "$tmp/err"'
+check "stress: semispace compared" 'grep -Eq "^semispace " "$tmp/err"'
 exit $fail
