@@ -82,5 +82,21 @@ check "compare #log: both pause axes are logarithmic, besides MMU's window axis"
 dump_dom "file://$html" >"$tmp/compare2.dom"
 check "compare: a disagreement shown" 'grep -q "NO: its output differs from semispace.s at line 1" "$tmp/compare2.dom"'
 
+# --compare --heaps: the time-space curves, and the run out of memory at
+# 1x (semispace keeps room to copy into) crossed on the axis. One GC
+# thread: near the minimum a parallel copy's need varies from run to run.
+sweep="$tmp/sweep.html"
+"$vm" --compare=semispace,marksweep --gc-threads=1 --heaps=1x,2x,3x --gc-report="$sweep" \
+  "$top/samples/binary_trees.src" 12 </dev/null >/dev/null 2>"$tmp/sweep.err"
+check "sweep: vm wrote the report" '[ -s "$sweep" ]'
+dump_dom "file://$sweep" >"$tmp/sweep.dom"
+check "sweep: script finished" 'grep -q "data-report-status=\"ok\"" "$tmp/sweep.dom"'
+check "sweep: no script errors" 'grep -q "<pre id=\"report-errors\"></pre>" "$tmp/sweep.dom"'
+for p in time-space-total time-space-gc; do
+  check "sweep: panel $p drawn" 'panel_drawn "$p" "$tmp/sweep.dom"'
+  check "sweep: panel $p crosses out semispace at 1x" \
+    '[ "$(awk -v id="id=\"panel-$p\"" "BEGIN { RS = \"<section\" } index(\$0, id)" "$tmp/sweep.dom" | grep -o "class=\"out-of-memory\"" | wc -l)" -eq 1 ]'
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
