@@ -196,8 +196,8 @@ struct CollectorInfo {
   bool uses_gc_threads = true;
   // False for a collector that never collects (none): --list-gcs says
   // "never collects", the test runners leave out by its rule what needs
-  // collection, and what needs a collection (--heap-snapshot, --replay) is
-  // refused.
+  // collection, and what needs a collection (--gc-stress, --heap-snapshot,
+  // --replay) is refused, and --compare under --gc-stress leaves it out.
   bool collects = true;
   // What is wrong with the collector's options taken together with the
   // VM's (--heap, --gc-threads), as a usage error, or empty; checked once

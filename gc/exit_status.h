@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace gc {
 
@@ -18,6 +19,15 @@ enum ExitStatus : int {
   // tests can tell from a program's own failure and from out of memory.
   kExitVerifyFailure = 71,
 };
+
+// How a run's standard error begins when it ran out of memory: it exits
+// kExitSoftware as every runtime error does, and only the message tells the
+// two apart, for a parent that runs the VM (--compare, --min-heap). A
+// program writes to standard output only, so nothing of its own comes first.
+inline constexpr std::string_view kOutOfMemoryErrorStart = "error: out of memory: ";
+inline bool ended_out_of_memory(int status, std::string_view stderr_start) {
+  return status == kExitSoftware && stderr_start.starts_with(kOutOfMemoryErrorStart);
+}
 
 // Why a collector could not be created, with the status the VM ends with:
 // creation throws it, from whatever part of the collector failed (a

@@ -291,16 +291,13 @@ class SharedInput {
   std::string pending_;
 };
 
-// Whether a run's standard error begins with the VM's out-of-memory error
-// (docs/language.md, "Errors and exit status"): it exits 70 as every
-// runtime error does, and the message tells them apart. A program writes
-// only to standard output, so nothing of its own comes before.
-bool ends_out_of_memory(std::FILE* err) {
-  static constexpr char kMessage[] = "error: out of memory: ";
-  char start[sizeof kMessage] = {};
+// The first bytes of a run's standard error, enough to tell out of memory
+// from another runtime error (gc::ended_out_of_memory).
+std::string error_start(std::FILE* err) {
+  std::string start(gc::kOutOfMemoryErrorStart.size(), '\0');
   std::rewind(err);
-  size_t n = std::fread(start, 1, sizeof kMessage - 1, err);
-  return n == sizeof kMessage - 1 && std::strcmp(start, kMessage) == 0;
+  start.resize(std::fread(start.data(), 1, start.size(), err));
+  return start;
 }
 
 Run run_one(const VMOptions& options, const CompareOptions& c, SharedInput& input) {
@@ -331,7 +328,7 @@ Run run_one(const VMOptions& options, const CompareOptions& c, SharedInput& inpu
   Row row;
   if (decode(read_all(report), row, run.stats_json, run.report_json)) run.row = row;
   std::fclose(report);
-  run.out_of_memory = run.status == kExitSoftware && ends_out_of_memory(run.err);
+  run.out_of_memory = gc::ended_out_of_memory(run.status, error_start(run.err));
   return run;
 }
 

@@ -819,8 +819,12 @@ CommandLine parse_command_line(int argc, char** argv) {
     std::string error = selected->check_configuration(line.options.heap);
     if (!error.empty()) usage_error(error);
   }
+  // What needs a collection, refused for every collector that makes none.
   if (selected && !selected->collects) {
     std::string never = std::string("--gc=") + selected->name + " never collects";
+    if (line.options.heap.stress_interval)
+      usage_error("--gc-stress: " + never +
+                  ", so there is no collection to force (--gc-verify checks the heap at each gc() instead)");
     if (line.heap_snapshot) usage_error("--heap-snapshot is written at a collection, and " + never);
     if (line.replay) usage_error("--replay collects the rebuilt heap once, and " + never);
   }

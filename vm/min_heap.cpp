@@ -11,17 +11,13 @@
 #include <cstring>
 #include <thread>
 
+#include "gc/exit_status.h"
 #include "gc/observe/json.h"
 #include "gc/options.h"
 
 namespace vm {
 
 namespace {
-
-// How a runtime error that is out of memory begins on standard error
-// (docs/language.md, "Errors and exit status"); other runtime errors exit 70 as well.
-constexpr const char* kOutOfMemoryMessage = "error: out of memory: ";
-constexpr int kRuntimeErrorStatus = 70;
 
 std::string percent_text(double fraction) {
   char text[32];
@@ -30,8 +26,8 @@ std::string percent_text(double fraction) {
 }
 
 // The statuses the VM itself ends with (gc/exit_status.h), which no
-// completing program gives: 64 to 71.
-bool vm_failure_status(int status) { return status >= 64 && status <= 71; }
+// completing program gives.
+bool vm_failure_status(int status) { return status >= gc::kExitUsage && status <= gc::kExitVerifyFailure; }
 
 }  // namespace
 
@@ -290,7 +286,7 @@ Probe run_child_at(const ChildProgram& program, const VMOptions& options, uint64
     return probe;
   }
   probe.status = WEXITSTATUS(wstatus);
-  if (probe.status == kRuntimeErrorStatus && line.rfind(kOutOfMemoryMessage, 0) == 0) {
+  if (gc::ended_out_of_memory(probe.status, line)) {
     probe.outcome = Outcome::kOutOfMemory;
   } else if (probe.status == 127 && line.empty()) {
     probe.detail = "the VM could not be started again (" + program.executable + ")";

@@ -98,8 +98,8 @@ class NoneCollector final : public BumpAllocatingCollector {
  private:
   // --- slow paths (BumpAllocator::Plan): none of them collects
 
-  // Refused by none_check_configuration; had it run, it would count as
-  // an ignored request.
+  // --gc-stress is refused for a collector that never collects; had it
+  // run, it would count as an ignored request.
   void collect_for_stress(uint64_t) override { events.collection_ignored(GcCause::kStress); }
 
   // The buffer ran out: the space takes kExpandBytes more, or what the
@@ -141,13 +141,6 @@ class NoneCollector final : public BumpAllocatingCollector {
 
 std::unique_ptr<Collector> create_none(RootSet& roots, const HeapOptions& options) {
   return std::make_unique<NoneCollector>(roots, options);
-}
-
-std::string none_check_configuration(const HeapOptions& options) {
-  if (options.stress_interval)
-    return "--gc-stress: --gc=none never collects, so there is no collection to force (--gc-verify "
-           "checks the heap at each gc() instead)";
-  return "";
 }
 
 }  // namespace gc

@@ -6,14 +6,11 @@
 #pragma once
 
 #include <memory>
-#include <string>
 
 #include "gc/collector.h"
 
 namespace gc {
 
 std::unique_ptr<Collector> create_none(RootSet& roots, const HeapOptions& options);
-// --gc-stress is refused: there are no collections to force.
-std::string none_check_configuration(const HeapOptions& options);
 
 }  // namespace gc
