@@ -7,6 +7,7 @@
 
 #include "gc/collector.h"
 #include "gc/observe/log.h"
+#include "gc/parallel/clock.h"
 #include "gc/parallel/thread_cpu.h"
 
 namespace gc::observe {
@@ -33,7 +34,7 @@ size_t bucket_of(int64_t ns) {
 const char* kind_name(CollectionKind kind) { return kind == CollectionKind::kYoung ? "Young" : "Full"; }
 
 Recorder::Recorder()
-    : start_(std::chrono::steady_clock::now()),
+    : start_ns_(parallel::now_ns()),
       start_thread_cpu_ns_(parallel::thread_cpu_ns()),
       start_process_cpu_ns_(parallel::process_cpu_ns()),
       start_gc_threads_cpu_ns_(parallel::gc_threads_cpu_ns()) {
@@ -51,10 +52,7 @@ void Recorder::enable(bool keep_history) {
   keep_history_ = keep_history_ || keep_history;
 }
 
-int64_t Recorder::now_ns() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)
-      .count();
-}
+int64_t Recorder::now_ns() const { return static_cast<int64_t>(parallel::now_ns() - start_ns_); }
 
 CpuTimes Recorder::cpu_times() const {
   CpuTimes t;

@@ -4,7 +4,7 @@
 // Every collector feeds one Recorder (Collector::events) with a few events:
 //
 //   collection_start(kind, cause, heap)   on the mutator thread, first thing
-//   phase_start/phase_end(worker, "name") on the worker's own thread
+//   phase(worker, "name", body)          on the worker's own thread
 //   count(worker, "counter", delta)       on the worker's own thread
 //   collection_end(heap)                  on the mutator thread, after every
 //                                         worker has finished
@@ -35,7 +35,6 @@
 // local and reported once per phase.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -260,20 +259,23 @@ class Recorder {
   // A collection asked for and not made: no record, no pause; the log says
   // so, and summary().ignored_requests counts it.
   void collection_ignored(GcCause cause);
-  void phase_start(unsigned worker, const char* phase) {
+  // The one way to record a phase: body() runs as `phase` on `worker`
+  // (the calling thread), and phase() returns what body() returns.
+  template <class Body>
+  decltype(auto) phase(unsigned worker, const char* phase, Body&& body) {
+    struct End {
+      Recorder& r;
+      unsigned worker;
+      const char* phase;
+      ~End() {
+        if (r.enabled_) [[unlikely]]
+          r.phase_event(worker, phase, false);
+      }
+    };
     if (enabled_) [[unlikely]]
       phase_event(worker, phase, true);
-  }
-  void phase_end(unsigned worker, const char* phase) {
-    if (enabled_) [[unlikely]]
-      phase_event(worker, phase, false);
-  }
-  // phase_start, body(), phase_end.
-  template <class Body>
-  void phase(unsigned worker, const char* phase, Body&& body) {
-    phase_start(worker, phase);
-    body();
-    phase_end(worker, phase);
+    End end{*this, worker, phase};
+    return body();
   }
   void count(unsigned worker, const char* counter, uint64_t delta) {
     if (enabled_) [[unlikely]]
@@ -385,7 +387,7 @@ class Recorder {
   bool keep_history_ = false;
   bool in_collection_ = false;
   Log* log_ = nullptr;
-  std::chrono::steady_clock::time_point start_;
+  uint64_t start_ns_;  // on the one clock, parallel::now_ns()
   int64_t start_thread_cpu_ns_, start_process_cpu_ns_, start_gc_threads_cpu_ns_;
   int64_t collection_thread_cpu_start_ns_ = 0;
   std::vector<WorkerBuffer> buffers_;
@@ -414,22 +416,6 @@ class Recorder {
   std::vector<SequencePanelSpec> sequence_panels_;
   std::vector<RatioSpec> ratios_;
   std::vector<SpaceUsage> space_scratch_;
-};
-
-// RAII form of phase_start / phase_end.
-class PhaseScope {
- public:
-  PhaseScope(Recorder& r, unsigned worker, const char* phase) : r_(r), worker_(worker), phase_(phase) {
-    r_.phase_start(worker_, phase_);
-  }
-  ~PhaseScope() { r_.phase_end(worker_, phase_); }
-  PhaseScope(const PhaseScope&) = delete;
-  PhaseScope& operator=(const PhaseScope&) = delete;
-
- private:
-  Recorder& r_;
-  unsigned worker_;
-  const char* phase_;
 };
 
 }  // namespace gc::observe

@@ -1,5 +1,6 @@
-// The clock every parallel phase measures itself with: steady (never
-// jumps), in nanoseconds, as the Recorder's counters are.
+// The one clock gc/ measures with (the Recorder's phases and pauses, the
+// termination protocol's idle time, a simulation's host time): steady
+// (never jumps), in nanoseconds.
 #pragma once
 
 #include <chrono>

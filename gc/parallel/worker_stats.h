@@ -32,7 +32,6 @@ struct WorkerStats {
   uint64_t tasks_processed = 0;
   uint64_t tasks_sent = 0;  // to the owner of the chunk they work on (ownership.h)
   uint64_t idle_ns = 0;     // in the termination protocol
-  uint64_t busy_ns = 0;     // in the phase, idle included
 
   void add(const WorkerStats& o) {
     objects_copied += o.objects_copied;
@@ -55,7 +54,6 @@ struct WorkerStats {
     tasks_processed += o.tasks_processed;
     tasks_sent += o.tasks_sent;
     idle_ns += o.idle_ns;
-    busy_ns += o.busy_ns;
   }
 };
 

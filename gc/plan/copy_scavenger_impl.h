@@ -3,7 +3,6 @@
 // CopyScavenger<ItsScavenger>;` after including this header.
 #pragma once
 
-#include "gc/parallel/clock.h"
 #include "gc/plan/copy_scavenger.h"
 
 namespace gc {
@@ -27,14 +26,12 @@ void CopyScavenger<Derived>::prepare(const ScavengeSpaces& spaces, uint64_t lab_
 
 template <class Derived>
 void CopyScavenger<Derived>::run(ParallelScavengePhase& phase) {
-  uint64_t start = parallel::now_ns();
   observe::Recorder& events = shared_.events;
   unsigned w = this->id();
   events.phase(w, "scavenge roots", [&] { this->claim_roots(phase.roots); });
   if constexpr (Derived::kExtraRootsPhase != nullptr)
     events.phase(w, Derived::kExtraRootsPhase, [&] { derived().scavenge_extra_roots(); });
   events.phase(w, "trace", [&] { this->trace(); });
-  this->stats_.busy_ns = parallel::now_ns() - start;
   report(events);
 }
 

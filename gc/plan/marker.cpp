@@ -5,8 +5,6 @@
 
 #include <algorithm>
 
-#include "gc/parallel/clock.h"
-
 namespace gc {
 
 // The CPU marker's side
@@ -57,13 +55,11 @@ uint64_t CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const>
 // The serial marker
 
 void Marker<false>::run(MarkPhaseWork& work) {
-  uint64_t start = parallel::now_ns();
-  c_.events.phase_start(id_, "mark");
-  mark_roots(work);
-  claim_grey(work, [this](parallel::Task t) { c_.serial_stack_.push_back(t); });
-  trace();
-  c_.events.phase_end(id_, "mark");
-  stats_.busy_ns = parallel::now_ns() - start;
+  c_.events.phase(id_, "mark", [&] {
+    mark_roots(work);
+    claim_grey(work, [this](parallel::Task t) { c_.serial_stack_.push_back(t); });
+    trace();
+  });
   report();
 }
 
@@ -109,13 +105,11 @@ void Marker<false>::report() const {
 void Marker<true>::run(MarkPhaseWork& work) {
   begin_trace();
   objects_marked_ = 0;
-  uint64_t start = parallel::now_ns();
-  c_.events.phase_start(id(), "mark");
-  claim_roots(work.roots);
-  claim_grey(work, [this](parallel::Task t) { push(t); });
-  trace();
-  c_.events.phase_end(id(), "mark");
-  stats_.busy_ns = parallel::now_ns() - start;
+  c_.events.phase(id(), "mark", [&] {
+    claim_roots(work.roots);
+    claim_grey(work, [this](parallel::Task t) { push(t); });
+    trace();
+  });
   report();
 }
 

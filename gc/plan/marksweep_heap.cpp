@@ -41,7 +41,7 @@ void MarkSweepHeap::collect_for(GcCause cause, uint64_t request_bytes, bool larg
   });
 }
 
-void MarkSweepHeap::sweep() { space_.sweep(*pool_, worker_totals_); }
+void MarkSweepHeap::sweep() { space_.sweep(*pool_); }
 
 const std::vector<RootGroup>& MarkSweepHeap::gather_roots() {
   root_groups_.clear();

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "gc/heap/identity_hash.h"
-#include "gc/parallel/clock.h"
 
 namespace gc {
 
@@ -122,29 +121,26 @@ void MarkSweepSpace::retire_allocation_lists() {
   }
 }
 
-void MarkSweepSpace::sweep(parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns) {
-  std::vector<SweepTally> tallies = sweep_blocks(pool, busy_ns);
+void MarkSweepSpace::sweep(parallel::WorkerPool& pool) {
+  std::vector<SweepTally> tallies = sweep_blocks(pool);
   sweep_large_objects();
   account_sweep(tallies);
 }
 
 // Blocks are claimed a few at a time by every GC thread (the reclamation
 // unit's block sweepers, Maas et al. 2018, L166-168).
-std::vector<MarkSweepSpace::SweepTally> MarkSweepSpace::sweep_blocks(
-    parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns) {
+std::vector<MarkSweepSpace::SweepTally> MarkSweepSpace::sweep_blocks(parallel::WorkerPool& pool) {
   std::vector<SweepTally> tallies(pool.size());
   std::atomic<uint64_t> next{0};
   auto job = [&](unsigned worker) {
-    uint64_t start = parallel::now_ns();
-    events_.phase_start(worker, "sweep");
     SweepTally& t = tallies[worker];
-    for (uint64_t i, end; claim_blocks(next, i, end);)
-      for (; i < end; ++i)
-        if (!blocks_[i].empty()) sweep_block(i, t);
-    events_.phase_end(worker, "sweep");
+    events_.phase(worker, "sweep", [&] {
+      for (uint64_t i, end; claim_blocks(next, i, end);)
+        for (; i < end; ++i)
+          if (!blocks_[i].empty()) sweep_block(i, t);
+    });
     events_.count(worker, "blocks swept", t.blocks);
     events_.count(worker, "cells freed", t.freed_cells);
-    busy_ns[worker].busy_ns += parallel::now_ns() - start;
   };
   if (blocks_.size() <= kSerialSweepBlocks) {
     job(0);

@@ -37,7 +37,6 @@
 #include "gc/heap_options.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/worker_pool.h"
-#include "gc/parallel/worker_stats.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/spaces/size_classes.h"
 #include "gc/verify/heap_shape.h"
@@ -94,8 +93,8 @@ class MarkSweepSpace {
   // Drops the mutator's lists: their cells are still free, the sweep links them again.
   void retire_allocation_lists();
   // Frees every unmarked cell and large object and clears the others'
-  // marks, on the pool's threads (each one's time goes to busy_ns).
-  void sweep(parallel::WorkerPool& pool, std::vector<parallel::WorkerStats>& busy_ns);
+  // marks, on the pool's threads.
+  void sweep(parallel::WorkerPool& pool);
   // The sizing policy, keeping room for the large object that collected.
   void resize(uint64_t pending_large_bytes);
   // Gives back empty blocks' pages, highest first, until the committed
@@ -116,8 +115,7 @@ class MarkSweepSpace {
     uint64_t blocks = 0;
     uint64_t emptied = 0;
   };
-  std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool,
-                                       std::vector<parallel::WorkerStats>& busy_ns);
+  std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool);
   void sweep_block(size_t index, SweepTally& t);
   void sweep_large_objects();
   void account_sweep(const std::vector<SweepTally>& tallies);

@@ -288,9 +288,7 @@ class FakeCollector final : public gc::Collector {
     if (work_) {
       work_(events);
     } else {
-      events.phase_start(0, "work");
-      events.count(0, "objects", 3);
-      events.phase_end(0, "work");
+      events.phase(0, "work", [&] { events.count(0, "objects", 3); });
     }
     events.collection_end(*this);
   }
@@ -399,10 +397,8 @@ TEST_CASE("observe: workers record phases concurrently into their own buffers") 
     for (unsigned w = 0; w < 4; ++w)
       workers.emplace_back([&c, w] {
         for (int i = 0; i < 50; ++i) {
-          gc::observe::PhaseScope outer(c.events, w, "mark");
-          c.events.phase_start(w, "steal");
-          c.events.count(w, "steals", 1);
-          c.events.phase_end(w, "steal");
+          c.events.phase(w, "mark",
+                         [&] { c.events.phase(w, "steal", [&] { c.events.count(w, "steals", 1); }); });
         }
       });
     for (std::thread& t : workers) t.join();
@@ -432,13 +428,9 @@ TEST_CASE("observe: a phase that runs twice in a collection is timed for its run
   o.keep_event_history = true;
   FakeCollector c(roots, o);
   c.events.collection_start(gc::observe::CollectionKind::kFull, gc::GcCause::kExplicit, c);
-  c.events.phase_start(0, "weak references");
-  c.events.phase_end(0, "weak references");
-  c.events.phase_start(0, "mark");
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  c.events.phase_end(0, "mark");
-  c.events.phase_start(0, "weak references");
-  c.events.phase_end(0, "weak references");
+  c.events.phase(0, "weak references", [&] {});
+  c.events.phase(0, "mark", [&] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); });
+  c.events.phase(0, "weak references", [&] {});
   c.events.collection_end(c);
   gc::observe::Summary s = gc::observe::summarize(c);
   const gc::observe::PhaseTotal* weak = nullptr;
@@ -465,15 +457,13 @@ TEST_CASE("observe: a phase started inside another is its child, on its worker a
   FakeCollector c(roots, o);
   using namespace std::chrono_literals;
   c.events.collection_start(gc::observe::CollectionKind::kFull, gc::GcCause::kExplicit, c);
-  c.events.phase_start(0, "young part");
-  std::this_thread::sleep_for(2ms);
-  c.events.phase_end(0, "young part");
-  c.events.phase_start(0, "old generation");
-  std::thread helper([&c] { c.events.phase(1, "mark", [] { std::this_thread::sleep_for(5ms); }); });
-  c.events.phase(0, "mark", [] { std::this_thread::sleep_for(4ms); });
-  helper.join();
-  c.events.phase(0, "compact", [] { std::this_thread::sleep_for(2ms); });
-  c.events.phase_end(0, "old generation");
+  c.events.phase(0, "young part", [&] { std::this_thread::sleep_for(2ms); });
+  c.events.phase(0, "old generation", [&] {
+    std::thread helper([&c] { c.events.phase(1, "mark", [] { std::this_thread::sleep_for(5ms); }); });
+    c.events.phase(0, "mark", [] { std::this_thread::sleep_for(4ms); });
+    helper.join();
+    c.events.phase(0, "compact", [] { std::this_thread::sleep_for(2ms); });
+  });
   c.events.phase(0, "weak references", [] {});
   c.events.collection_end(c);
 

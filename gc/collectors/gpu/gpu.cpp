@@ -136,11 +136,12 @@ void GpuCollector::report(const gpu::MarkReport& r) {
   events.sequence(0, "gpu frontier width", r.frontier);
   // Figure 3 costs a walk of the heap: only when someone looks, and in a
   // phase of its own so that it does not inflate the others.
-  observe::PhaseScope phase(events, 0, kPhaseOutDegrees);
-  auto degrees = gpu::marked_out_degrees(*this);
-  for (size_t b = 0; b < gpu::kDegreeBuckets; ++b)
-    if (degrees[b]) events.count(0, gpu::kDegreeCounterNames[b], degrees[b]);
-  events.sequence(0, "gpu out-degree", std::vector<uint64_t>(degrees.begin(), degrees.end()));
+  events.phase(0, kPhaseOutDegrees, [&] {
+    auto degrees = gpu::marked_out_degrees(*this);
+    for (size_t b = 0; b < gpu::kDegreeBuckets; ++b)
+      if (degrees[b]) events.count(0, gpu::kDegreeCounterNames[b], degrees[b]);
+    events.sequence(0, "gpu out-degree", std::vector<uint64_t>(degrees.begin(), degrees.end()));
+  });
 }
 
 std::unique_ptr<Collector> create_gpu(RootSet& roots, const HeapOptions& options) {

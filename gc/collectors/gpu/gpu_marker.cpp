@@ -573,9 +573,9 @@ void GpuMarker::mark(const MarkableHeap& heap, const std::vector<Word*>& roots, 
     keep_shared_buffers(heap);
     report.buffers_made = shared_buffers_made_ - made;
   }
-  copy_to_device(events);
-  std::vector<uint64_t> tail = mark_on_device(events, report);
-  copy_back(events, report);
+  events.phase(0, options_.shared_heap ? kPhaseRootsInPlace : kPhaseTransfer, [&] { copy_to_device(); });
+  std::vector<uint64_t> tail = events.phase(0, kPhaseKernel, [&] { return mark_on_device(report); });
+  events.phase(0, kPhaseCopyBack, [&] { copy_back(report); });
   write_marks_back(heap, tail, events, report);
 }
 
@@ -589,18 +589,15 @@ void GpuMarker::update_reference_graph(const MarkableHeap& heap, const std::vect
   root_entries_.clear();
   root_entries_.reserve(roots.size());
   if (mirror_) {
-    {
-      observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
-      report.graph_bytes_updated = mirror_->update(heap, &report.objects);
-    }
+    events.phase(0, kPhaseBuildGraph,
+                 [&] { report.graph_bytes_updated = mirror_->update(heap, &report.objects); });
     for (Word* r : roots) root_entries_.push_back(mirror_->position(r));
     report.offloaded_bytes = offloaded(dense_).bytes + offloaded(sparse_).bytes;
   } else if (condensed_graph()) {
-    {
-      observe::PhaseScope phase(events, 0, kPhaseBuildGraph);
+    events.phase(0, kPhaseBuildGraph, [&] {
       build_graph(heap, dense_);
       for (Word* r : roots) root_entries_.push_back(node_of(r, dense_));
-    }
+    });
     report.objects = objects_.size();
     report.offloaded_bytes = graph_.size() * sizeof(uint32_t);
     report.graph_bytes_updated = report.offloaded_bytes;
@@ -631,8 +628,7 @@ bool GpuMarker::fits_on_device(MarkReport& report) const {
 // Step 2, "Copy to GPU" (L451): the graph, or the heap's two regions, and
 // the roots as the first in-queue. A shared heap is already there, and its
 // roots are written in place: nothing is transferred.
-void GpuMarker::copy_to_device(observe::Recorder& events) {
-  observe::PhaseScope phase(events, 0, options_.shared_heap ? kPhaseRootsInPlace : kPhaseTransfer);
+void GpuMarker::copy_to_device() {
   cl_int err = CL_SUCCESS;
   if (condensed_graph()) {
     dense_buffer_ = clCreateBuffer(session_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -680,8 +676,7 @@ void GpuMarker::keep_shared_buffers(const MarkableHeap& heap) {
 
 // Step 3, "GPU Mark Algorithm" (L455-456; Algorithm 1, L739-904): the
 // levels, until the queue is empty or left to the CPU as the tail.
-std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkReport& report) {
-  observe::PhaseScope phase(events, 0, kPhaseKernel);
+std::vector<uint64_t> GpuMarker::mark_on_device(MarkReport& report) {
   std::vector<uint64_t> tail;
   if (one_queue_) {
     mark_with_one_queue(report, tail);
@@ -695,8 +690,7 @@ std::vector<uint64_t> GpuMarker::mark_on_device(observe::Recorder& events, MarkR
 // marks, or the device's stores to the heap, back in host memory (for a
 // heap the device shares, mapping what is in use is the synchronisation
 // OpenCL asks for).
-void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
-  observe::PhaseScope phase(events, 0, kPhaseCopyBack);
+void GpuMarker::copy_back(const MarkReport& report) {
   if (condensed_graph()) {
     check(clEnqueueReadBuffer(session_.queue(), dense_buffer_, CL_TRUE, 0, report.offloaded_bytes,
                               graph_.data(), 0, nullptr, nullptr),
@@ -723,21 +717,19 @@ void GpuMarker::copy_back(observe::Recorder& events, const MarkReport& report) {
 void GpuMarker::write_marks_back(const MarkableHeap& heap, const std::vector<uint64_t>& tail,
                                  observe::Recorder& events, MarkReport& report) {
   if (mirror_) {
-    {
-      observe::PhaseScope phase(events, 0, kPhaseApplyMarks);
-      mirror_->retire(heap);
-    }
+    events.phase(0, kPhaseApplyMarks, [&] { mirror_->retire(heap); });
     for (uint64_t p : tail) report.gray.push_back(mirror_->word_at(p));
   } else if (condensed_graph()) {
-    observe::PhaseScope phase(events, 0, kPhaseApplyMarks);
-    // One linear walk of the graph: each marked node's back reference gets
-    // its mark bit.
-    for (size_t g = 0; g < graph_.size();) {
-      const uint32_t* node = graph_.data() + g;
-      if (node[0] & 1) *back_reference(node) |= Header::kMarkBit;
-      g += node_granules(node[0] >> 1) * 4;
-    }
-    for (uint64_t n : tail) report.gray.push_back(back_reference(graph_.data() + n * 4));
+    events.phase(0, kPhaseApplyMarks, [&] {
+      // One linear walk of the graph: each marked node's back reference
+      // gets its mark bit.
+      for (size_t g = 0; g < graph_.size();) {
+        const uint32_t* node = graph_.data() + g;
+        if (node[0] & 1) *back_reference(node) |= Header::kMarkBit;
+        g += node_granules(node[0] >> 1) * 4;
+      }
+      for (uint64_t n : tail) report.gray.push_back(back_reference(graph_.data() + n * 4));
+    });
   } else {
     for (uint64_t v : tail)
       if (Value::from_bits(v).is_ref()) report.gray.push_back(Value::from_bits(v).as_ref());

@@ -94,9 +94,9 @@ class GpuMarker {
   void update_reference_graph(const MarkableHeap& heap, const std::vector<Word*>& roots,
                               observe::Recorder& events, MarkReport& report);
   bool fits_on_device(MarkReport& report) const;
-  void copy_to_device(observe::Recorder& events);
-  std::vector<uint64_t> mark_on_device(observe::Recorder& events, MarkReport& report);
-  void copy_back(observe::Recorder& events, const MarkReport& report);
+  void copy_to_device();
+  std::vector<uint64_t> mark_on_device(MarkReport& report);
+  void copy_back(const MarkReport& report);
   void write_marks_back(const MarkableHeap& heap, const std::vector<uint64_t>& tail,
                         observe::Recorder& events, MarkReport& report);
 

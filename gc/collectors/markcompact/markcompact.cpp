@@ -281,16 +281,16 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   Scavenged result;
   result.young_bytes = young_->used_bytes();
   events.count(0, "young bytes", result.young_bytes);
-  events.phase_start(0, "flip");
-  std::swap(young_, young_other_);
-  young_->reset(young_bytes_);
-  mutator_.forget_hash_reserve();
-  root_groups_.clear();
-  roots_.root_groups(root_groups_);
-  runs_.clear();
-  old_.occupied_runs(runs_);
-  cards_scan_.prepare(runs_, los_, offsets_, cards_.biased_base());
-  events.phase_end(0, "flip");
+  events.phase(0, "flip", [&] {
+    std::swap(young_, young_other_);
+    young_->reset(young_bytes_);
+    mutator_.forget_hash_reserve();
+    root_groups_.clear();
+    roots_.root_groups(root_groups_);
+    runs_.clear();
+    old_.occupied_runs(runs_);
+    cards_scan_.prepare(runs_, los_, offsets_, cards_.biased_base());
+  });
 
   PromotionSpaces spaces;
   spaces.from_begin = young_other_->begin();
@@ -325,10 +325,10 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
   result.promoted_bytes = promoted;
   result.dirty_cards = count_card_scan();
 
-  events.phase_start(0, "weak references");
-  MarkCompactWeakResolver resolver(*this);
-  roots_.process_weak(resolver);
-  events.phase_end(0, "weak references");
+  events.phase(0, "weak references", [&] {
+    MarkCompactWeakResolver resolver(*this);
+    roots_.process_weak(resolver);
+  });
   release_from_space();
   mutator_.install(*young_);
   return result;
@@ -356,15 +356,15 @@ uint64_t MarkCompactCollector::count_card_scan() {
 // closure. Counted as worker 0's work, as the parallel scavengers count
 // theirs.
 void MarkCompactCollector::scavenge_serially(SerialPromotingScavenger& s) {
-  events.phase_start(0, "scavenge roots");
-  for (const RootGroup& group : root_groups_)
-    for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
-  events.phase_end(0, "scavenge roots");
+  events.phase(0, "scavenge roots", [&] {
+    for (const RootGroup& group : root_groups_)
+      for (size_t i = 0; i < group.count; ++i) s.scavenge_slot(group.slots + i);
+  });
   events.phase(0, "scan cards", [&] { cards_scan_.run(s); });
-  events.phase_start(0, "trace");
-  s.trace();
-  s.finish();
-  events.phase_end(0, "trace");
+  events.phase(0, "trace", [&] {
+    s.trace();
+    s.finish();
+  });
   const parallel::WorkerStats& st = s.stats();
   events.count(0, "objects copied", st.objects_copied);
   events.count(0, "bytes copied", st.bytes_copied);
@@ -468,20 +468,20 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
 // pMarkcompact on the old generation, then its capacity for the next
 // young collections.
 void MarkCompactCollector::compact_old_generation(uint64_t pending_large_bytes) {
-  events.phase_start(0, "old generation");
-  ParallelMarkCompact::Result result = mark_compact_old(old_.fill_free_areas());
-  std::vector<OldSpace::Run> occupied;
-  for (const WordRange& r : result.occupied) occupied.push_back({r.begin, r.end});
-  resize_old_generation(result.old_live_bytes + result.prefix_dead_bytes + result.dense_end_dead_bytes,
-                        pending_large_bytes);
-  old_.reset_after_compaction(occupied, old_target_bytes_);
-  // Cards past the last object start clean; the card the last object ends
-  // in is the compactor's (it may hold a young reference).
-  Word* last = occupied.empty() ? old_.begin() : occupied.back().end;
-  Word* past = old_.begin() + (words_between(old_.begin(), last) + OffsetTable::kCardWords - 1) /
-                                  OffsetTable::kCardWords * OffsetTable::kCardWords;
-  cards_.clean(past, old_.end());
-  events.phase_end(0, "old generation");
+  events.phase(0, "old generation", [&] {
+    ParallelMarkCompact::Result result = mark_compact_old(old_.fill_free_areas());
+    std::vector<OldSpace::Run> occupied;
+    for (const WordRange& r : result.occupied) occupied.push_back({r.begin, r.end});
+    resize_old_generation(result.old_live_bytes + result.prefix_dead_bytes + result.dense_end_dead_bytes,
+                          pending_large_bytes);
+    old_.reset_after_compaction(occupied, old_target_bytes_);
+    // Cards past the last object start clean; the card the last object ends
+    // in is the compactor's (it may hold a young reference).
+    Word* last = occupied.empty() ? old_.begin() : occupied.back().end;
+    Word* past = old_.begin() + (words_between(old_.begin(), last) + OffsetTable::kCardWords - 1) /
+                                    OffsetTable::kCardWords * OffsetTable::kCardWords;
+    cards_.clean(past, old_.end());
+  });
 }
 
 // The old generation's mark-compact, the young semispace's objects live and

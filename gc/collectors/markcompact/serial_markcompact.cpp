@@ -61,24 +61,25 @@ ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact
   events_.phase(0, "mark", [&] { mark(in); });
   events_.phase(0, "dense prefix", [&] { find_dense_prefix(); });
   events_.phase(0, "forward", [&] { install_forwarding(); });
-  events_.phase_start(0, "redirect");
-  redirect(in);
-  WeakResolver resolver(*this);
-  in.roots.process_weak(resolver);
-  events_.phase_end(0, "redirect");
-  events_.phase_start(0, "compact");
-  Word* top = compact(in);
-  ParallelMarkCompact::Result out;
-  out.dense_prefix_end = prefix_end_;
-  if (top > begin_) out.occupied.push_back({begin_, top});
-  if (top < end_) out.free_areas.push_back({top, end_});
-  out.prefix_dead_bytes = prefix_dead_words_ * kWordSize;
-  out.old_live_bytes = static_cast<uint64_t>(top - begin_) * kWordSize - out.prefix_dead_bytes;
-  out.bytes_moved = moved_bytes_;
-  out.objects_moved = moved_objects_;
-  out.large_freed_bytes = in.large.sweep(poison_);
-  if (in.on_occupied_run && top > begin_) in.on_occupied_run(0, begin_, top);
-  events_.phase_end(0, "compact");
+  events_.phase(0, "redirect", [&] {
+    redirect(in);
+    WeakResolver resolver(*this);
+    in.roots.process_weak(resolver);
+  });
+  ParallelMarkCompact::Result out = events_.phase(0, "compact", [&] {
+    Word* top = compact(in);
+    ParallelMarkCompact::Result out;
+    out.dense_prefix_end = prefix_end_;
+    if (top > begin_) out.occupied.push_back({begin_, top});
+    if (top < end_) out.free_areas.push_back({top, end_});
+    out.prefix_dead_bytes = prefix_dead_words_ * kWordSize;
+    out.old_live_bytes = static_cast<uint64_t>(top - begin_) * kWordSize - out.prefix_dead_bytes;
+    out.bytes_moved = moved_bytes_;
+    out.objects_moved = moved_objects_;
+    out.large_freed_bytes = in.large.sweep(poison_);
+    if (in.on_occupied_run && top > begin_) in.on_occupied_run(0, begin_, top);
+    return out;
+  });
   // The counters pMarkcompact reports, under the same names.
   events_.count(0, "old live bytes", out.old_live_bytes);
   events_.count(0, "bytes moved", out.bytes_moved);

@@ -185,11 +185,11 @@ bool SemispaceCollector::collection() {
   }
   events.phase(0, "weak references", [&] { process_weak(); });
   events.phase(0, "sweep large objects", [&] { los_.sweep(options_.poison_freed_memory()); });
-  events.phase_start(0, "resize and release");
-  resize_semispaces();
-  release_from_space();
-  mutator_.install(*current_);
-  events.phase_end(0, "resize and release");
+  events.phase(0, "resize and release", [&] {
+    resize_semispaces();
+    release_from_space();
+    mutator_.install(*current_);
+  });
   return true;
 }
 
@@ -207,19 +207,19 @@ void SemispaceCollector::flip() {
 // (the parallel version claims them), then the closure.
 void SemispaceCollector::scavenge_serially() {
   SerialScavenger scavenger(*this);
-  events.phase_start(0, "scavenge roots");
-  root_groups_.clear();
-  roots_.root_groups(root_groups_);
-  for (const RootGroup& group : root_groups_)
-    for (size_t i = 0; i < group.count; ++i) scavenger.scavenge_slot(group.slots + i);
-  events.phase_end(0, "scavenge roots");
+  events.phase(0, "scavenge roots", [&] {
+    root_groups_.clear();
+    roots_.root_groups(root_groups_);
+    for (const RootGroup& group : root_groups_)
+      for (size_t i = 0; i < group.count; ++i) scavenger.scavenge_slot(group.slots + i);
+  });
   events.count(0, "root groups", root_groups_.size());
-  events.phase_start(0, "trace");
-  scavenger.trace();
-  scavenger.finish();
-  stats_.bytes_copied += scavenger.stats().bytes_copied;
-  events.count(0, "bytes copied", scavenger.stats().bytes_copied);
-  events.phase_end(0, "trace");
+  events.phase(0, "trace", [&] {
+    scavenger.trace();
+    scavenger.finish();
+    stats_.bytes_copied += scavenger.stats().bytes_copied;
+    events.count(0, "bytes copied", scavenger.stats().bytes_copied);
+  });
 }
 
 void SemispaceCollector::process_weak() {
