@@ -1,5 +1,6 @@
 #include "gc/options.h"
 
+#include <cassert>
 #include <cstdlib>
 #include <sstream>
 
@@ -48,21 +49,18 @@ std::optional<double> parse_heap_multiple(const std::string& text) {
   return n;
 }
 
-namespace {
-
-bool is_choice(const char* choices, const std::string& value) {
-  std::string all = choices;
-  size_t start = 0;
-  while (true) {
-    size_t bar = all.find('|', start);
-    if (all.compare(start, bar == std::string::npos ? std::string::npos : bar - start, value) == 0)
-      return true;
-    if (bar == std::string::npos) return false;
-    start = bar + 1;
+// A size in the largest unit that divides it.
+std::string option_default_text(const OptionSpec& spec) {
+  if (spec.default_text) return spec.default_text;
+  if (!spec.has_default_value) return "";
+  uint64_t v = spec.default_value;
+  if (spec.kind == OptionKind::kSize && v != 0) {
+    if (v % (1u << 30) == 0) return std::to_string(v >> 30) + "G";
+    if (v % (1u << 20) == 0) return std::to_string(v >> 20) + "M";
+    if (v % (1u << 10) == 0) return std::to_string(v >> 10) + "K";
   }
+  return std::to_string(v);
 }
-
-}  // namespace
 
 std::string validate_option(const OptionSpec& spec, const std::string& value) {
   if (spec.check) return spec.check(value);
@@ -97,7 +95,7 @@ std::string describe_options(std::span<const OptionSpec> options) {
     if (o.value_name)
       flag += std::string(o.value_optional ? "[=" : "=") + o.value_name + (o.value_optional ? "]" : "");
     std::string text = o.help;
-    if (o.default_text) text += std::string(" (default ") + o.default_text + ")";
+    if (std::string shown = option_default_text(o); !shown.empty()) text += " (default " + shown + ")";
     std::string line = flag;
     if (line.size() + 1 > kHelpColumn) {
       out << line << "\n";
@@ -122,21 +120,45 @@ std::string describe_options(std::span<const OptionSpec> options) {
   return out.str();
 }
 
-const std::string* option_text(const OptionValues& values, const char* name) {
-  auto it = values.find(name);
+const std::string* given_text(const OptionValues& values, const OptionSpec& spec) {
+  auto it = values.find(spec.name);
   return it == values.end() ? nullptr : &it->second;
 }
 
-bool option_flag(const OptionValues& values, const char* name) { return values.count(name) != 0; }
+bool option_flag(const OptionValues& values, const OptionSpec& spec) { return values.count(spec.name) != 0; }
 
-std::optional<uint64_t> option_count(const OptionValues& values, const char* name) {
-  const std::string* text = option_text(values, name);
+std::optional<uint64_t> given_count(const OptionValues& values, const OptionSpec& spec) {
+  const std::string* text = given_text(values, spec);
   return text ? parse_count(*text) : std::nullopt;
 }
 
-std::optional<uint64_t> option_size(const OptionValues& values, const char* name) {
-  const std::string* text = option_text(values, name);
+std::optional<uint64_t> given_size(const OptionValues& values, const OptionSpec& spec) {
+  const std::string* text = given_text(values, spec);
   return text ? parse_size(*text) : std::nullopt;
+}
+
+uint64_t option_count(const OptionValues& values, const OptionSpec& spec) {
+  assert(spec.has_default_value && "an option whose default is worked out is read with given_count");
+  return given_count(values, spec).value_or(spec.default_value);
+}
+
+uint64_t option_size(const OptionValues& values, const OptionSpec& spec) {
+  assert(spec.has_default_value && "an option whose default is worked out is read with given_size");
+  return given_size(values, spec).value_or(spec.default_value);
+}
+
+std::string_view option_choice(const OptionValues& values, const OptionSpec& spec) {
+  assert(spec.kind == OptionKind::kChoice && spec.has_default_value &&
+         "a choice whose default is worked out is read with given_text or option_is");
+  const std::string* text = given_text(values, spec);
+  return text ? std::string_view(*text) : std::string_view(spec.default_text);
+}
+
+bool option_is(const OptionValues& values, const OptionSpec& spec, std::string_view word) {
+  assert(spec.kind == OptionKind::kChoice);
+  const std::string* text = given_text(values, spec);
+  if (text) return *text == word;
+  return spec.has_default_value && spec.default_text == word;
 }
 
 }  // namespace gc

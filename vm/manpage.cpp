@@ -37,7 +37,8 @@ void describe_option(std::ostream& out, const gc::OptionSpec& o) {
   if (!help.empty()) out << roff_escape(help) << "\n";
   if (o.hint && help.find(o.hint) == std::string::npos)
     out << ".br\nValues: " << roff_escape(o.hint) << ".\n";
-  if (o.default_text) out << ".br\nDefault: " << roff_escape(o.default_text) << ".\n";
+  if (std::string shown = gc::option_default_text(o); !shown.empty())
+    out << ".br\nDefault: " << roff_escape(shown) << ".\n";
 }
 
 }  // namespace

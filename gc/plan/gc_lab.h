@@ -13,11 +13,7 @@ namespace gc {
 
 // --gc-lab: each GC thread's to-space allocation buffer. Every collector
 // that copies with pSemispaces lists this one definition in its table.
-inline constexpr OptionSpec kGcLabOption =
-    size_option("gc-lab", "32K", "each GC thread's to-space allocation buffer for parallel copying",
-                "LAB size", "64 to 1G, e.g. 32K", 64, 1ull << 30);
-
-// The default LAB, for semispace and markcompact alike (Flood et al. 2001,
+// Its default serves semispace and markcompact alike (Flood et al. 2001,
 // section 4, L156: "large enough to reduce contention on the copy pointer,
 // yet small enough to avoid excessive fragmentation"; the paper gives no
 // value). Serially LABs are extended in place and waste nothing; in
@@ -25,12 +21,13 @@ inline constexpr OptionSpec kGcLabOption =
 // docs/collectors/semispace.md: below 8 KB the shared bump starts to show
 // in GC time with 2 threads, above 64 KB the tails left at the end of a
 // collection cost more to-space than they save.
-inline constexpr uint64_t kDefaultGcLabWords = (32u << 10) / kWordSize;
+inline constexpr OptionSpec kGcLabOption = size_option(
+    "gc-lab", uint64_t{32} << 10, "each GC thread's to-space allocation buffer for parallel copying",
+    "LAB size", "64 to 1G, e.g. 32K", 64, 1ull << 30);
 
-// The LAB in words for --gc-lab's bytes (0: not given, the default).
-constexpr uint64_t gc_lab_words(uint64_t given_bytes) {
-  return given_bytes ? std::max<uint64_t>(given_bytes / kWordSize, 1) : kDefaultGcLabWords;
-}
+// The LAB in words for --gc-lab's bytes.
+constexpr uint64_t gc_lab_words(uint64_t bytes) { return std::max<uint64_t>(bytes / kWordSize, 1); }
+inline constexpr uint64_t kDefaultGcLabWords = gc_lab_words(kGcLabOption.default_value);
 
 // The LAB for one parallel copy: `lab_words`, shrunk so that the threads'
 // LABs take at most a quarter of to-space's headroom (the waste bound,

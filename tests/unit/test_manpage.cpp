@@ -26,7 +26,7 @@ TEST_CASE("manpage: roff_escape keeps text from being read as roff") {
 
 TEST_CASE("manpage: options, collectors and exit statuses from the tables") {
   constexpr gc::OptionSpec vm_options[] = {
-      gc::size_option("heap", "1M", "the heap", "heap size", "examples: 64M", 1, 1u << 30),
+      gc::size_option("heap", 1u << 20, "the heap", "heap size", "examples: 64M", 1, 1u << 30),
       {.name = "log",
        .kind = gc::OptionKind::kText,
        .value_name = "FILE",

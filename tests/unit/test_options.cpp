@@ -85,9 +85,11 @@ TEST_CASE("options: the registry's tables; --gc-lab is one definition in two") {
 
 TEST_CASE("options: each collector reads its own values, with its own defaults") {
   HeapOptions heap;
-  CHECK(semispace_options(heap).gc_lab_bytes == 0);
+  CHECK(semispace_options(heap).gc_lab_bytes == 32u << 10);
   MarkCompactCollectorOptions mc = markcompact_collector_options(heap);
-  CHECK(mc.tenure_age == -1);
+  CHECK(mc.tenure_age == 2);
+  CHECK(mc.card_tasks == 256);
+  CHECK(mc.mc_units_per_thread == 4);
   CHECK(mc.dense_prefix);
   CHECK(!mc.card_blocks);
   heap.collector_options = {{"gc-lab", "64K"},       {"young", "2M"},

@@ -54,40 +54,50 @@ std::string check_ref_cache(const std::string& value) {
   return "";
 }
 
-constexpr OptionSpec kOptions[] = {
+constexpr OptionSpec kPartitionSizeOption =
     text_option("ca-partition-size", "SIZE",
                 "256K (halved down to 16K until each core hosts 4), or --heap / --ca-partitions",
-                "each heap partition's size, a multiple of the 4K clearing block", check_partition_size),
-    count_option("ca-partitions", "--heap / --ca-partition-size", "the number of heap partitions (N)",
-                 "partition count", "1 to 16777216", 1, 1u << 24),
-    text_option("ca-mesh", "WxH", "the squarest mesh of --gc-threads cores",
-                "the virtual mesh of cores hosting the partitions; more cores than GC threads makes "
-                "each thread host several",
-                check_mesh),
-    text_option("ca-ref-cache", "N", "256", "entries of each core's cache of recently sent references",
-                check_ref_cache),
-    count_option("ca-requests", "4096", "mark requests each core keeps for the update phase",
-                 "request list size", "0 to 16777216", 0, 1u << 24),
-    count_option("ca-global-search", "50",
+                "each heap partition's size, a multiple of the 4K clearing block", check_partition_size);
+constexpr OptionSpec kPartitionsOption =
+    count_option("ca-partitions", WorkedOutDefault{"--heap / --ca-partition-size"},
+                 "the number of heap partitions (N)", "partition count", "1 to 16777216", 1, 1u << 24);
+constexpr OptionSpec kMeshOption = text_option("ca-mesh", "WxH", "the squarest mesh of --gc-threads cores",
+                                               "the virtual mesh of cores hosting the partitions; more cores "
+                                               "than GC threads makes each thread host several",
+                                               check_mesh);
+constexpr OptionSpec kRefCacheOption = checked(
+    count_option("ca-ref-cache", kDefaultRefCache, "entries of each core's cache of recently sent references",
+                 "reference cache size", "a power of two, 1 to 1048576 entries", 1, 1u << 20),
+    check_ref_cache);
+constexpr OptionSpec kRequestsOption =
+    count_option("ca-requests", kDefaultRequestList, "mark requests each core keeps for the update phase",
+                 "request list size", "0 to 16777216", 0, 1u << 24);
+constexpr OptionSpec kGlobalSearchOption =
+    count_option("ca-global-search", kDefaultGlobalSearchPercent,
                  "search the whole heap for a block while less than this percent of the space free "
                  "after the last collection is allocated; past it, collect",
-                 "global search threshold", "0 to 100 percent", 0, 100),
+                 "global search threshold", "0 to 100 percent", 0, 100);
+constexpr OptionSpec kHugeOption =
     choice_option("ca-huge", "top|sequential", "top",
                   "how a collection that needs their space compacts huge objects: cached at the top of "
                   "the heap first, keeping that much free (the paper's choice), or slid down in place "
                   "after the normal objects (its alternative)",
-                  "huge object compaction", "top or sequential"),
+                  "huge object compaction", "top or sequential");
+constexpr OptionSpec kHomingOption =
     choice_option("ca-homing", "partition|lines", "partition",
                   "where the heap's cache lines are homed: each partition's on the core hosting it (the "
                   "paper's cacheaware), or line i on core i mod C with the allocator preferring no core "
                   "(its dispar; with --ca-mesh=1x1 --gc-threads=1, its base)",
-                  "cache line homing", "partition or lines"),
+                  "cache line homing", "partition or lines");
+constexpr OptionSpec kTriggerOption =
     choice_option("ca-trigger", "sizing|full", "sizing",
                   "when to collect: also once the program has allocated about twice what was in use after "
                   "the last collection (sizing, gclab's), or only when no allocator finds room in the heap "
                   "(full, the paper's)",
-                  "collection trigger", "sizing or full"),
-};
+                  "collection trigger", "sizing or full");
+constexpr OptionSpec kOptions[] = {kPartitionSizeOption, kPartitionsOption, kMeshOption,
+                                   kRefCacheOption,      kRequestsOption,   kGlobalSearchOption,
+                                   kHugeOption,          kHomingOption,     kTriggerOption};
 
 // The squarest width x height = n, width <= height.
 void square_mesh(unsigned n, unsigned& width, unsigned& height) {
@@ -118,12 +128,12 @@ Options cacheaware_options(const HeapOptions& heap, std::string* error) {
   const OptionValues& v = heap.collector_options;
   Options o;
   uint64_t limit = heap.max_heap_bytes;
-  if (const std::string* mesh = option_text(v, "ca-mesh"))
+  if (const std::string* mesh = given_text(v, kMeshOption))
     parse_mesh(*mesh, o.mesh_width, o.mesh_height);
   else
     square_mesh(std::max(1u, heap.gc_threads), o.mesh_width, o.mesh_height);
-  const std::string* size_text = option_text(v, "ca-partition-size");
-  auto count = option_count(v, "ca-partitions");
+  const std::string* size_text = given_text(v, kPartitionSizeOption);
+  auto count = given_count(v, kPartitionsOption);
   if (size_text) o.partition_bytes = parse_size(*size_text).value_or(kDefaultPartitionBytes);
   if (count && !size_text) {
     o.partition_bytes = limit / *count / kClearBlockBytes * kClearBlockBytes;
@@ -145,16 +155,12 @@ Options cacheaware_options(const HeapOptions& heap, std::string* error) {
   if (error && error->empty() && o.cores() > o.partitions)
     *error = "a mesh of " + std::to_string(o.cores()) +
              " cores needs at least as many partitions; there are " + std::to_string(o.partitions);
-  o.ref_cache_entries = static_cast<unsigned>(option_text(v, "ca-ref-cache")
-                                                  ? parse_count(*option_text(v, "ca-ref-cache")).value_or(0)
-                                                  : kDefaultRefCache);
-  o.request_list = static_cast<unsigned>(option_count(v, "ca-requests").value_or(kDefaultRequestList));
-  o.global_search_percent =
-      static_cast<unsigned>(option_count(v, "ca-global-search").value_or(kDefaultGlobalSearchPercent));
-  if (const std::string* huge = option_text(v, "ca-huge")) o.huge_cached_at_top = *huge == "top";
-  if (const std::string* homing = option_text(v, "ca-homing"))
-    o.homing = *homing == "lines" ? Homing::kLines : Homing::kPartition;
-  if (const std::string* trigger = option_text(v, "ca-trigger")) o.sizing_trigger = *trigger == "sizing";
+  o.ref_cache_entries = static_cast<unsigned>(option_count(v, kRefCacheOption));
+  o.request_list = static_cast<unsigned>(option_count(v, kRequestsOption));
+  o.global_search_percent = static_cast<unsigned>(option_count(v, kGlobalSearchOption));
+  o.huge_cached_at_top = option_is(v, kHugeOption, "top");
+  o.homing = option_is(v, kHomingOption, "lines") ? Homing::kLines : Homing::kPartition;
+  o.sizing_trigger = option_is(v, kTriggerOption, "sizing");
   return o;
 }
 
@@ -173,7 +179,7 @@ Variant cacheaware_variant(const HeapOptions& heap) {
   return v;
 }
 
-OptionValues cacheaware_paper_configuration(const HeapOptions&) { return {{"ca-trigger", "full"}}; }
+OptionValues cacheaware_paper_configuration(const HeapOptions&) { return {{kTriggerOption.name, "full"}}; }
 
 std::string cacheaware_check_configuration(const HeapOptions& heap) {
   std::string error;

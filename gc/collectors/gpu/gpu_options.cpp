@@ -41,73 +41,80 @@ std::string check_work_group(const std::string& value) {
   return "";
 }
 
-constexpr OptionSpec kOptions[] = {
-    {.name = "cl-list",
-     .kind = OptionKind::kAction,
-     .help = "list the OpenCL devices and stop",
-     .action = list_devices},
+constexpr OptionSpec kListOption = {.name = "cl-list",
+                                    .kind = OptionKind::kAction,
+                                    .help = "list the OpenCL devices and stop",
+                                    .action = list_devices};
+constexpr OptionSpec kDeviceOption =
     text_option("cl-device", "N|NAME", "the first GPU, else the first device",
-                "the device to mark on: its --cl-list number or part of its name", check_device),
+                "the device to mark on: its --cl-list number or part of its name", check_device);
+constexpr OptionSpec kHeapOption =
     choice_option("gpu-heap", "direct|graph|shared", "direct",
                   "the device marks the heap itself, through buffers made for each collection (zero-copy "
                   "where the device shares host memory); the condensed reference graph, rebuilt before "
                   "each collection; or the heap itself through buffers kept from one collection to the "
                   "next, on a device that shares host memory (--cl-list says which)",
-                  "--gpu-heap", "direct, graph or shared"),
+                  "--gpu-heap", "direct, graph or shared");
+constexpr OptionSpec kGraphOption =
     choice_option("gpu-graph", "rebuild|double-write", "rebuild",
                   "with --gpu-heap=graph: the condensed graph rebuilt before each collection, or a graph "
                   "at the heap's positions that the write barrier keeps up to date, so that a collection "
                   "builds only the nodes of new objects",
-                  "--gpu-graph", "rebuild or double-write"),
-    choice_option("gpu-offsets", "histogram|prefix|atomic", "histogram on a GPU, atomic on any other device",
+                  "--gpu-graph", "rebuild or double-write");
+constexpr OptionSpec kOffsetsOption =
+    choice_option("gpu-offsets", "histogram|prefix|atomic",
+                  WorkedOutDefault{"histogram on a GPU, atomic on any other device"},
                   "output-queue offsets by the paper's histogram or prefix sum, or one atomic add per "
                   "work-item",
-                  "--gpu-offsets", "histogram, prefix or atomic"),
-    choice_option("gpu-vector", "on|off", "on", "128-bit loads of header and references", "--gpu-vector",
-                  "on or off"),
-    count_option("gpu-split", "16; 0: off",
-                 "objects with more than N references are copied by the whole work-group", "--gpu-split",
-                 "0 to 65536 references", 0, 65536),
+                  "--gpu-offsets", "histogram, prefix or atomic");
+constexpr OptionSpec kVectorOption = choice_option(
+    "gpu-vector", "on|off", "on", "128-bit loads of header and references", "--gpu-vector", "on or off");
+constexpr OptionSpec kSplitOption = count_option(
+    "gpu-split", 16, "objects with more than N references are copied by the whole work-group; 0: off",
+    "--gpu-split", "0 to 65536 references", 0, 65536);
+constexpr OptionSpec kTailOption =
     text_option("gpu-tail", "W[,I]", "20,5; 0: never",
-                "back to the CPU when the queue is narrower than W after at least I iterations", check_tail),
-    count_option("gpu-cus", "0: a GPU's compute units, 1 on any other device",
+                "back to the CPU when the queue is narrower than W after at least I iterations", check_tail);
+constexpr OptionSpec kComputeUnitsOption =
+    count_option("gpu-cus", WorkedOutDefault{"0: a GPU's compute units, 1 on any other device"},
                  "work-groups (compute units): under one launch they share one queue, under one launch per "
                  "level the roots are split among them",
-                 "--gpu-cus", "0: the device's compute units, or 1 to 4096", 0, 4096),
-    text_option("gpu-wg", "N", "256", "work-items per work-group, a power of two", check_work_group),
+                 "--gpu-cus", "0: the device's compute units, or 1 to 4096", 0, 4096);
+constexpr OptionSpec kWorkGroupOption =
+    text_option("gpu-wg", "N", "256", "work-items per work-group, a power of two", check_work_group);
+constexpr OptionSpec kLaunchOption =
     choice_option("gpu-launch", "collection|level", "collection",
                   "one kernel launch marks the whole heap, looping over the levels (the paper's), or one "
                   "launch per level with the host between them",
-                  "--gpu-launch", "collection or level"),
-    choice_option("gpu-fallback", "cpu|none", "none: --gc=gpu stops with a message",
-                  "cpu marks on the CPU when there is no OpenCL device", "--gpu-fallback", "cpu or none"),
-};
-
-bool is(const OptionValues& v, const char* name, const char* word) {
-  const std::string* text = option_text(v, name);
-  return text && *text == word;
-}
+                  "--gpu-launch", "collection or level");
+constexpr OptionSpec kFallbackOption =
+    choice_option("gpu-fallback", "cpu|none", "none",
+                  "cpu marks on the CPU when there is no OpenCL device; none stops --gc=gpu with a message",
+                  "--gpu-fallback", "cpu or none");
+constexpr OptionSpec kOptions[] = {kListOption,         kDeviceOption,    kHeapOption,   kGraphOption,
+                                   kOffsetsOption,      kVectorOption,    kSplitOption,  kTailOption,
+                                   kComputeUnitsOption, kWorkGroupOption, kLaunchOption, kFallbackOption};
 
 }  // namespace
 
 GpuOptions gpu_options(const HeapOptions& heap) {
   const OptionValues& v = heap.collector_options;
   GpuOptions o;
-  if (const std::string* device = option_text(v, "cl-device")) o.device = *device;
-  o.graph = is(v, "gpu-heap", "graph");
-  o.double_write = o.graph && is(v, "gpu-graph", "double-write");
-  o.shared_heap = is(v, "gpu-heap", "shared");
-  if (is(v, "gpu-offsets", "histogram")) o.offsets = Offsets::kHistogram;
-  if (is(v, "gpu-offsets", "prefix")) o.offsets = Offsets::kPrefixSum;
-  if (is(v, "gpu-offsets", "atomic")) o.offsets = Offsets::kAtomic;
-  o.vector_loads = !is(v, "gpu-vector", "off");
-  if (auto n = option_count(v, "gpu-split")) o.split_refs = static_cast<unsigned>(*n);
-  if (const std::string* tail = option_text(v, "gpu-tail"))
+  if (const std::string* device = given_text(v, kDeviceOption)) o.device = *device;
+  o.graph = option_is(v, kHeapOption, "graph");
+  o.double_write = o.graph && option_is(v, kGraphOption, "double-write");
+  o.shared_heap = option_is(v, kHeapOption, "shared");
+  if (option_is(v, kOffsetsOption, "histogram")) o.offsets = Offsets::kHistogram;
+  if (option_is(v, kOffsetsOption, "prefix")) o.offsets = Offsets::kPrefixSum;
+  if (option_is(v, kOffsetsOption, "atomic")) o.offsets = Offsets::kAtomic;
+  o.vector_loads = option_is(v, kVectorOption, "on");
+  o.split_refs = static_cast<unsigned>(option_count(v, kSplitOption));
+  if (const std::string* tail = given_text(v, kTailOption))
     parse_tail(*tail, &o.tail_width, &o.tail_min_iterations);
-  if (auto n = option_count(v, "gpu-cus")) o.compute_units = static_cast<unsigned>(*n);
-  if (auto n = option_count(v, "gpu-wg")) o.work_group_size = static_cast<unsigned>(*n);
-  o.cpu_when_no_device = is(v, "gpu-fallback", "cpu");
-  o.launch_per_level = is(v, "gpu-launch", "level");
+  if (auto n = given_count(v, kComputeUnitsOption)) o.compute_units = static_cast<unsigned>(*n);
+  if (auto n = given_count(v, kWorkGroupOption)) o.work_group_size = static_cast<unsigned>(*n);
+  o.cpu_when_no_device = option_is(v, kFallbackOption, "cpu");
+  o.launch_per_level = option_is(v, kLaunchOption, "level");
   return o;
 }
 
@@ -116,14 +123,14 @@ std::span<const OptionSpec> gpu_option_table() { return kOptions; }
 OptionValues gpu_paper_configuration(const HeapOptions&) {
   // One compute unit: the paper's two split the roots under one launch,
   // which gclab does only with a launch per level (--gpu-launch=level).
-  return {{"gpu-heap", "graph"}, {"gpu-offsets", "histogram"}, {"gpu-cus", "1"}};
+  return {{kHeapOption.name, "graph"}, {kOffsetsOption.name, "histogram"}, {kComputeUnitsOption.name, "1"}};
 }
 
 std::string gpu_options_problem(const HeapOptions& heap) {
   const OptionValues& v = heap.collector_options;
-  if (option_text(v, "gpu-graph") && !is(v, "gpu-heap", "graph"))
+  if (given_text(v, kGraphOption) && !option_is(v, kHeapOption, "graph"))
     return "--gpu-graph applies to --gpu-heap=graph only";
-  if (!is(v, "gpu-graph", "double-write")) return "";
+  if (!option_is(v, kGraphOption, "double-write")) return "";
   uint64_t max_heap = MarkSweepSpace::resolved_options(heap).max_heap_bytes;
   uint64_t reach = gpu::ReferenceMirror::kMaxWords * kWordSize;
   if (MarkSweepSpace::reservation_bytes(max_heap) <= reach) return "";

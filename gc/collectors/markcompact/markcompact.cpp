@@ -15,14 +15,6 @@ namespace {
 
 constexpr uint64_t kMinYoungSemispaceBytes = 4 * kPageBytes;
 
-// Young collections an object survives in the young generation before the
-// next one promotes it (--tenure; the paper leaves the tenuring policy
-// open). Measured in docs/collectors/markcompact.md: 1 promotes objects
-// that were merely young at the collection; above 2 the survivors copied
-// back and forth cost more than the promotions they save on the
-// benchmarks.
-constexpr uint32_t kDefaultTenureAge = 2;
-
 // The old generation's first capacity; later, twice its live data after a
 // full collection, and at least room to promote a whole young semispace.
 constexpr uint64_t kInitialOldBytes = 4ull << 20;
@@ -42,10 +34,6 @@ uint64_t young_semispace_for(const HeapOptions& o) {
 constexpr uint64_t kInitialAdaptiveYoungBytes = 1ull << 20;
 constexpr uint64_t kMinAdaptiveYoungBytes = 64ull << 10;
 
-uint32_t tenure_age_of(const MarkCompactCollectorOptions& knobs) {
-  return knobs.tenure_age >= 0 ? static_cast<uint32_t>(knobs.tenure_age) : kDefaultTenureAge;
-}
-
 // A goal sizes the young generation throughout; without one it is grown
 // from the first collections' survival to its size, unless --young fixes
 // it (as HotSpot's -Xmn does).
@@ -53,7 +41,7 @@ std::unique_ptr<YoungSizing> young_sizing_for(const MarkCompactCollectorOptions&
   if (knobs.pause_goal_ms == 0 && knobs.young_bytes != 0) return nullptr;
   uint64_t min = std::min(kMinAdaptiveYoungBytes, max_bytes);
   return std::make_unique<YoungSizing>(knobs.pause_goal_ms, min, max_bytes,
-                                       std::min(kInitialAdaptiveYoungBytes, max_bytes), tenure_age_of(knobs));
+                                       std::min(kInitialAdaptiveYoungBytes, max_bytes), knobs.tenure_age);
 }
 
 uint64_t reservation_bytes(const HeapOptions& o) { return 4 * young_semispace_for(o) + 6 * o.max_heap_bytes; }
@@ -104,7 +92,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       young_max_bytes_(young_bytes_),
       sizing_(young_sizing_for(knobs_, young_max_bytes_)),
       old_target_bytes_(kInitialOldBytes),
-      tenure_age_(tenure_age_of(knobs_)),
+      tenure_age_(knobs_.tenure_age),
       lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
       threads_(std::max(1u, options_.gc_threads), options_.gc_deque_tasks),
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "gc/collectors/markcompact/card_scan.h"
 #include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/plan/gc_lab.h"
 
@@ -40,52 +41,64 @@ std::string check_pause_goal(const std::string& value) {
              : "bad --pause-goal '" + value + "' (milliseconds, more than 0 and at most 10000)";
 }
 
-constexpr OptionSpec kOptions[] = {
-    kGcLabOption,
-    size_option("young", "16M, at most 1/8 of the heap",
+constexpr OptionSpec kYoungOption =
+    size_option("young", WorkedOutDefault{"16M, at most 1/8 of the heap"},
                 "the young generation, both semispaces; given, its size is fixed, else it starts at 2M "
                 "and grows to it from the first collections' survival",
-                "young generation size", "at least 64K", 64u << 10, UINT64_MAX),
-    count_option("tenure", "2", "young collections an object survives before it is promoted (0 to 15)",
-                 "tenuring threshold", "0 to 15", 0, 15),
-    count_option("card-strides", "256", "card-table scan tasks", "card stride count", "1 to 1048576", 1,
-                 1u << 20),
+                "young generation size", "at least 64K", 64u << 10, UINT64_MAX);
+// Young collections an object survives in the young generation before the
+// next one promotes it (the paper leaves the tenuring policy open). 1
+// promotes objects that were merely young at the collection; above 2 the
+// survivors copied back and forth cost more than the promotions they save
+// (docs/collectors/markcompact.md).
+constexpr OptionSpec kTenureOption =
+    count_option("tenure", 2, "young collections an object survives before it is promoted (0 to 15)",
+                 "tenuring threshold", "0 to 15", 0, 15);
+constexpr OptionSpec kCardStridesOption =
+    count_option("card-strides", kDefaultCardTasks, "card-table scan tasks", "card stride count",
+                 "1 to 1048576", 1, 1u << 20);
+constexpr OptionSpec kCardPartitionOption =
     choice_option("card-partition", "strides|blocks", "strides",
                   "task i scans cards i, i+N, i+2N, ... (strides) or the i-th contiguous block",
-                  "card partition", "strides or blocks"),
-    count_option("mc-units", "4, the paper's m = 4n", "old-space units per GC thread in full collections",
-                 "unit count", "1 to 64 units per GC thread", 1, 64),
+                  "card partition", "strides or blocks");
+constexpr OptionSpec kMcUnitsOption =
+    count_option("mc-units", kMarkCompactUnitsPerThread,
+                 "old-space units per GC thread in full collections (the paper's m = 4n)", "unit count",
+                 "1 to 64 units per GC thread", 1, 64);
+constexpr OptionSpec kDensePrefixOption =
     text_option("dense-prefix", "off|PERCENT", "95",
                 "leave old-space units at least PERCENT live in place, or never: off leaves the leading "
                 "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
                 "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
-                check_dense_prefix),
+                check_dense_prefix);
+constexpr OptionSpec kPauseGoalOption =
     text_option("pause-goal", "MS", "none: the young generation grown to --young's size, see --young",
                 "size the young generation after each young collection so that young pauses take at most "
                 "MS milliseconds, within --young (as HotSpot's MaxGCPauseMillis); it does not shrink "
                 "while young collections take over a tenth of the time",
-                check_pause_goal),
-};
+                check_pause_goal);
+constexpr OptionSpec kOptions[] = {kGcLabOption,       kYoungOption,         kTenureOption,
+                                   kCardStridesOption, kCardPartitionOption, kMcUnitsOption,
+                                   kDensePrefixOption, kPauseGoalOption};
 
 }  // namespace
 
 MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& heap) {
   const OptionValues& v = heap.collector_options;
   MarkCompactCollectorOptions o;
-  o.gc_lab_bytes = option_size(v, kGcLabOption.name).value_or(0);
-  o.young_bytes = option_size(v, "young").value_or(0);
-  if (auto n = option_count(v, "tenure")) o.tenure_age = static_cast<int>(*n);
-  o.card_tasks = static_cast<unsigned>(option_count(v, "card-strides").value_or(0));
-  const std::string* partition = option_text(v, "card-partition");
-  o.card_blocks = partition && *partition == "blocks";
-  o.mc_units_per_thread = static_cast<unsigned>(option_count(v, "mc-units").value_or(0));
-  if (const std::string* prefix = option_text(v, "dense-prefix")) {
+  o.gc_lab_bytes = option_size(v, kGcLabOption);
+  o.young_bytes = given_size(v, kYoungOption).value_or(0);
+  o.tenure_age = static_cast<uint32_t>(option_count(v, kTenureOption));
+  o.card_tasks = static_cast<unsigned>(option_count(v, kCardStridesOption));
+  o.card_blocks = option_choice(v, kCardPartitionOption) == "blocks";
+  o.mc_units_per_thread = static_cast<unsigned>(option_count(v, kMcUnitsOption));
+  if (const std::string* prefix = given_text(v, kDensePrefixOption)) {
     if (*prefix == "off")
       o.dense_prefix = false;
     else
       o.dense_prefix_percent = static_cast<unsigned>(parse_count(*prefix).value_or(0));
   }
-  if (const std::string* goal = option_text(v, "pause-goal"))
+  if (const std::string* goal = given_text(v, kPauseGoalOption))
     o.pause_goal_ms = parse_pause_goal(*goal).value_or(0);
   return o;
 }
@@ -124,9 +137,9 @@ OptionValues markcompact_paper_configuration(const HeapOptions& heap) {
   // the size the default grows it to, small heaps keep the same room.
   uint64_t young_k =
       std::max<uint64_t>(std::min(kDefaultYoungBytes, heap.max_heap_bytes / kYoungHeapFraction) >> 10, 64);
-  OptionValues o{
-      {"young", young_k % 1024 ? std::to_string(young_k) + "K" : std::to_string(young_k >> 10) + "M"}};
-  if (heap.gc_threads != 0) o["dense-prefix"] = "off";
+  OptionValues o{{kYoungOption.name,
+                  young_k % 1024 ? std::to_string(young_k) + "K" : std::to_string(young_k >> 10) + "M"}};
+  if (heap.gc_threads != 0) o[kDensePrefixOption.name] = "off";
   return o;
 }
 

@@ -18,11 +18,11 @@ inline constexpr uint64_t kDefaultYoungBytes = 16ull << 20;
 inline constexpr uint64_t kYoungHeapFraction = 8;
 
 struct MarkCompactCollectorOptions {
-  // As given (kOptions in markcompact_options.cpp); 0 (-1 for tenure_age):
-  // the collector's default.
+  // As given, or the option's default (kOptions in markcompact_options.cpp);
+  // 0 where the collector works the default out.
   uint64_t gc_lab_bytes = 0;          // --gc-lab
   uint64_t young_bytes = 0;           // --young, both semispaces
-  int tenure_age = -1;                // --tenure
+  uint32_t tenure_age = 0;            // --tenure
   unsigned card_tasks = 0;            // --card-strides
   bool card_blocks = false;           // --card-partition=blocks
   unsigned mc_units_per_thread = 0;   // --mc-units (pmarkcompact.h)

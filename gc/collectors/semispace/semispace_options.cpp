@@ -13,9 +13,8 @@ constexpr OptionSpec kOptions[] = {kGcLabOption, kForwardingOption};
 
 SemispaceOptions semispace_options(const HeapOptions& heap) {
   SemispaceOptions o;
-  o.gc_lab_bytes = option_size(heap.collector_options, kGcLabOption.name).value_or(0);
-  const std::string* forwarding = option_text(heap.collector_options, kForwardingOption.name);
-  o.forwarding_by_owner = !forwarding || *forwarding == "owner";
+  o.gc_lab_bytes = option_size(heap.collector_options, kGcLabOption);
+  o.forwarding_by_owner = option_choice(heap.collector_options, kForwardingOption) == "owner";
   return o;
 }
 

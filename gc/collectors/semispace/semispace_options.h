@@ -12,7 +12,7 @@
 namespace gc {
 
 struct SemispaceOptions {
-  uint64_t gc_lab_bytes = 0;  // 0: the collector's default
+  uint64_t gc_lab_bytes = kGcLabOption.default_value;
   // --forwarding: which thread copies an object in a parallel collection,
   // the owner of its from-space chunk (gc/parallel/ownership.h), or any,
   // the race decided by a CAS (Flood et al. 2001, section 4).

@@ -15,17 +15,10 @@ namespace gc {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {.name = "throwaway-chunk",
-     .kind = OptionKind::kSize,
-     .value_name = "SIZE",
-     .default_text = "64K",
-     .help = "bytes handed to the mutator's bump buffer at a time",
-     .what = "chunk size",
-     .hint = "4K to 1G",
-     .min = 4096,
-     .max = 1ull << 30},
-};
+constexpr OptionSpec kChunkOption =
+    size_option("throwaway-chunk", 64u << 10, "bytes handed to the mutator's bump buffer at a time",
+                "chunk size", "4K to 1G", 4096, 1ull << 30);
+constexpr OptionSpec kOptions[] = {kChunkOption};
 
 class ThrowawayCollector final : public Collector {
  public:
@@ -34,8 +27,7 @@ class ThrowawayCollector final : public Collector {
         reservation_(options.max_heap_bytes),
         cards_(reservation_),
         next_(reservation_.base()),
-        chunk_words_(option_size(options.collector_options, "throwaway-chunk").value_or(64 << 10) /
-                     kWordSize) {
+        chunk_words_(option_size(options.collector_options, kChunkOption) / kWordSize) {
     card_base = cards_.biased_base();
     top = limit = next_;
   }
