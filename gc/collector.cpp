@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gc/heap/reservation.h"
+#include "gc/observe/recording.h"
 #include "gc/snapshot/snapshot.h"
 #include "gc/verify/verifier.h"
 
@@ -19,7 +20,19 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   if (options_.heap_snapshot)
     events.phase(0, "heap snapshot",
                  [&] { options_.heap_snapshot->at_collection_start(events.current_collection(), roots_); });
-  if (!body()) {
+  // Last, so that what it records is the collection's own work.
+  observe::Recording* recording = options_.recording;
+  if (recording && recording->wants(events.current_collection(), kind == observe::CollectionKind::kFull)) {
+    verify::HeapShape shape;
+    describe_heap(shape);
+    recording->start(events.current_collection(), kind == observe::CollectionKind::kFull, name(), shape,
+                     roots_, events.workers());
+  } else {
+    recording = nullptr;
+  }
+  bool collected = body();
+  if (recording) recording->finish();
+  if (!collected) {
     events.collection_end(*this);
     if (options_.heap_snapshot) options_.heap_snapshot->at_collection_end(stats_.last_live_bytes);
     return;

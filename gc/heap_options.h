@@ -11,7 +11,8 @@ namespace gc {
 
 namespace observe {
 class Log;
-}
+class Recording;
+}  // namespace observe
 namespace snapshot {
 class Request;
 }
@@ -39,6 +40,8 @@ struct HeapOptions {
   observe::Log* log = nullptr;
   // --heap-snapshot: asked at every collection's start and end.
   snapshot::Request* heap_snapshot = nullptr;
+  // --gc-animate: asked at every collection's start, active until its end.
+  observe::Recording* recording = nullptr;
   // --gc-overhead-limit (Collector::overhead_limit_exceeded).
   bool gc_overhead_limit = true;
   // The selected collector's own options as given (its registry entry's

@@ -31,6 +31,7 @@
 #include "gc/exit_status.h"
 #include "gc/observe/log.h"
 #include "gc/observe/outputs.h"
+#include "gc/observe/recording.h"
 #include "gc/observe/stats.h"
 #include "gc/options.h"
 #include "gc/snapshot/replay.h"
@@ -207,6 +208,45 @@ std::string check_snapshot_target(const std::string& v) {
   return "";
 }
 
+// --gc-animate=FILE[@N|@full]: the collection to record, GC(N) or the
+// first full one; none: the first collection.
+struct AnimateTarget {
+  std::string path;
+  gc::observe::Recording::Target collection;
+};
+AnimateTarget parse_animate_target(const std::string& v) {
+  size_t at = v.rfind('@');
+  if (at != std::string::npos && v.compare(at + 1, std::string::npos, "full") == 0)
+    return {v.substr(0, at), {.collection = std::nullopt, .first_full = true}};
+  SnapshotTarget t = parse_snapshot_target(v);
+  return {t.path, {.collection = t.collection, .first_full = false}};
+}
+
+std::string check_animate_target(const std::string& v) {
+  AnimateTarget t = parse_animate_target(v);
+  if (t.path.empty()) return "--gc-animate needs a FILE to write the page to, optionally @N or @full";
+  return "";
+}
+
+// --gc-animate's page, once the run is over; false, with a message, if the
+// collection never ran, was too large to record, or the file cannot be
+// written.
+bool write_animation(const gc::observe::Recording& recording, const std::string& path, gc::Collector& heap) {
+  if (!recording.done()) {
+    std::cerr << "vm: --gc-animate: no page written: the run ended before the collection to record (it ran "
+              << heap.events.summary().collections
+              << " collections; --gc-stress or a smaller --heap makes some)\n";
+    return false;
+  }
+  if (!recording.refused().empty()) {
+    std::cerr << "vm: --gc-animate: no page written: " << recording.refused() << "\n";
+    return false;
+  }
+  if (!gc::observe::write_output(path, recording.html(), "GC animation")) return false;
+  std::cerr << "vm: wrote the animation of GC(" << recording.collection() << ") to " << path << "\n";
+  return true;
+}
+
 std::string check_replay_file(const std::string& v) {
   return v.empty() ? "--replay needs the FILE of a heap snapshot" : "";
 }
@@ -279,6 +319,8 @@ struct CommandLine {
   std::optional<std::string> code;
   std::optional<std::string> script;
   std::optional<SnapshotTarget> heap_snapshot;
+  std::optional<AnimateTarget> animate;  // --gc-animate
+  uint64_t animate_limit = gc::observe::Recording::kDefaultLimit;
   std::optional<std::string> replay;       // a snapshot to rebuild, instead of a program
   std::vector<std::string> outputs_given;  // the VmOption::once options seen so far
   bool heap_given = false;
@@ -493,6 +535,21 @@ const VmOption kVmOptions[] = {
       .check = check_snapshot_target},
      [](CommandLine& l, const std::string& v) { l.heap_snapshot = parse_snapshot_target(v); },
      true},
+    {{.name = "gc-animate",
+      .kind = gc::OptionKind::kText,
+      .value_name = "FILE[@N|@full]",
+      .default_text = "the first collection",
+      .help = "record collection N (GC(N) in --gc-log), or the first full one, object by object, and write "
+              "FILE: a page that plays it back (docs/observability.md, \"Watching a collection\")",
+      .check = check_animate_target},
+     [](CommandLine& l, const std::string& v) { l.animate = parse_animate_target(v); },
+     true},
+    {gc::count_option(
+         "gc-animate-limit", gc::observe::Recording::kDefaultLimit,
+         "--gc-animate records a heap of at most N objects and a collection of at most 8N steps, "
+         "and refuses a larger one",
+         "animation limit", "1 to 1000000 objects", 1, 1000000),
+     [](CommandLine& l, const std::string& v) { l.animate_limit = count_of(v); }},
     {{.name = "replay",
       .kind = gc::OptionKind::kText,
       .value_name = "FILE",
@@ -698,6 +755,7 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
   if (line.observe.log || !line.observe.trace_file.empty())
     usage_error("--compare does not take --gc-log or --gc-trace; run one collector with them");
   if (line.heap_snapshot) usage_error("--compare does not take --heap-snapshot; run one collector with it");
+  if (line.animate) usage_error("--compare does not take --gc-animate; animate one collector at a time");
   if (line.replay) usage_error("--compare does not take --replay; replay under one collector at a time");
   std::vector<const gc::CollectorInfo*> chosen;
   if (line.compare->empty()) {
@@ -769,7 +827,7 @@ void check_heap_options(const CommandLine& line) {
   if (line.heap_given) usage_error("--min-heap finds the heap: drop --heap");
   if (line.disasm) usage_error("--min-heap runs the program; --disasm only prints its bytecode");
   if (line.replay) usage_error("--min-heap runs a program; --replay runs none");
-  if (line.heap_snapshot || line.observe.log || !line.observe.trace_file.empty() ||
+  if (line.heap_snapshot || line.animate || line.observe.log || !line.observe.trace_file.empty() ||
       !line.observe.report_file.empty())
     usage_error(
         "--min-heap discards its runs' output: it takes --gc-stats (its result's form and FILE) and "
@@ -826,6 +884,7 @@ CommandLine parse_command_line(int argc, char** argv) {
       usage_error("--gc-stress: " + never +
                   ", so there is no collection to force (--gc-verify checks the heap at each gc() instead)");
     if (line.heap_snapshot) usage_error("--heap-snapshot is written at a collection, and " + never);
+    if (line.animate) usage_error("--gc-animate records a collection, and " + never);
     if (line.replay) usage_error("--replay collects the rebuilt heap once, and " + never);
   }
   return line;
@@ -896,6 +955,7 @@ void check_outputs(const CommandLine& line) {
   check("GC trace", o.trace_file);
   check("GC report", o.report_file);
   if (line.heap_snapshot) check("heap snapshot", line.heap_snapshot->path);
+  if (line.animate) check("GC animation", line.animate->path);
 }
 
 // --gc-log's sink.
@@ -918,7 +978,8 @@ std::unique_ptr<gc::observe::Log> set_up_observability(CommandLine& line, const 
   std::unique_ptr<gc::observe::Log> log;
   if (observe.log) log = open_log(observe, line.options);
   line.options.heap.log = log.get();
-  line.options.heap.record_events = observe.log || observe.needs_history() || program.repl;
+  // The recording takes its phases from the Recorder.
+  line.options.heap.record_events = observe.log || observe.needs_history() || program.repl || line.animate;
   line.options.heap.keep_event_history = observe.needs_history() || program.repl;
   return log;
 }
@@ -934,6 +995,11 @@ int run(const CommandLine& line, const Program& program) {
                                           .collector = options.collector});
     options.heap.heap_snapshot = &*snapshot;
   }
+  std::optional<gc::observe::Recording> recording;
+  if (line.animate) {
+    recording.emplace(line.animate->collection, line.animate_limit);
+    options.heap.recording = &*recording;
+  }
   try {
     vm::VM machine(options);
     if (line.disasm) return machine.disassemble_source(program.name, program.source, std::cout);
@@ -945,6 +1011,8 @@ int run(const CommandLine& line, const Program& program) {
     }
     if (!write_observe_outputs(machine.heap(), line.observe) && status == 0) status = kExitSoftware;
     if (snapshot && !write_heap_snapshot(*snapshot, line.heap_snapshot->path, machine.heap()) && status == 0)
+      status = kExitSoftware;
+    if (recording && !write_animation(*recording, line.animate->path, machine.heap()) && status == 0)
       status = kExitSoftware;
     return status;
   } catch (vm::RuntimeError& e) {
@@ -983,6 +1051,17 @@ int replay(const CommandLine& line) {
     snapshot.emplace(line.heap_snapshot->collection, &heap_builder, s.origin);
     options.heap.heap_snapshot = &*snapshot;
   }
+  // Without @N or @full, the replay's own collection: none until the heap is built.
+  std::optional<gc::observe::Recording> recording;
+  bool record_the_replay =
+      line.animate && !line.animate->collection.collection && !line.animate->collection.first_full;
+  if (line.animate) {
+    recording.emplace(record_the_replay
+                          ? gc::observe::Recording::Target{.collection = UINT64_MAX, .first_full = false}
+                          : line.animate->collection,
+                      line.animate_limit);
+    options.heap.recording = &*recording;
+  }
   std::unique_ptr<gc::Collector> heap =
       gc::find_collector(options.collector)->create(heap_builder, options.heap);
 
@@ -997,6 +1076,8 @@ int replay(const CommandLine& line) {
   }
   std::cout << "rebuilt under " << options.collector << " with " << heap_builder.build_collections()
             << " collections during the build\n";
+  if (record_the_replay)
+    recording->retarget({.collection = heap->events.next_collection(), .first_full = false});
   heap->collect(gc::GcCause::kExplicit);
   const gc::observe::CollectionRecord& c = heap->events.records().back();
   gc::snapshot::Replay::Reachable reachable = heap_builder.reachable();
@@ -1011,6 +1092,7 @@ int replay(const CommandLine& line) {
   int status = 0;
   if (!write_observe_outputs(*heap, line.observe)) status = kExitSoftware;
   if (snapshot && !write_heap_snapshot(*snapshot, line.heap_snapshot->path, *heap)) status = kExitSoftware;
+  if (recording && !write_animation(*recording, line.animate->path, *heap)) status = kExitSoftware;
   return status;
 }
 

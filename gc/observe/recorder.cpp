@@ -7,6 +7,7 @@
 
 #include "gc/collector.h"
 #include "gc/observe/log.h"
+#include "gc/observe/recording.h"
 #include "gc/parallel/clock.h"
 #include "gc/parallel/thread_cpu.h"
 
@@ -283,6 +284,7 @@ int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans) {
 }
 
 void Recorder::phase_event(unsigned worker, const char* phase, bool start) {
+  if (Recording* r = Recording::active()) r->phase(worker, phase, start);
   if (worker >= buffers_.size()) return;  // not a worker the collector declared
   WorkerBuffer& b = buffers_[worker];
   int64_t t = now_ns();

@@ -311,6 +311,8 @@ class Recorder {
   const AlwaysOnSummary& summary() const { return summary_; }
   // GC(N) of the collection under way (or the last one).
   uint64_t current_collection() const { return current_.id; }
+  // The id the next collection will have.
+  uint64_t next_collection() const { return next_id_; }
   // The collection under way, or the last one once it ended: its times
   // and heap sizes are kept whether or not recording is enabled.
   const CollectionRecord& current() const { return current_; }

@@ -14,9 +14,10 @@ namespace gc::parallel {
 
 // `seed` is the thief's own xorshift state (nonzero): cheap, and different
 // threads start at different victims. The caller is active (it has not
-// offered termination, or the protocol made it active again).
+// offered termination, or the protocol made it active again). On success
+// *victim (when given) is the thread the task came from.
 inline bool steal_from_others(const std::vector<std::unique_ptr<TaskDeque>>& deques, unsigned self,
-                              uint64_t& seed, WorkerStats& stats, Task& out) {
+                              uint64_t& seed, WorkerStats& stats, Task& out, unsigned* victim_out = nullptr) {
   unsigned n = static_cast<unsigned>(deques.size());
   if (n == 1) return false;
   seed ^= seed << 13;
@@ -34,6 +35,7 @@ inline bool steal_from_others(const std::vector<std::unique_ptr<TaskDeque>>& deq
       TaskDeque::Steal r = d.steal(out);
       if (r == TaskDeque::Steal::kSuccess) {
         stats.steals++;
+        if (victim_out) *victim_out = victim;
         return true;
       }
       if (r == TaskDeque::Steal::kEmpty) break;

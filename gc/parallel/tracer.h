@@ -47,6 +47,7 @@
 #include "gc/constants.h"
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"
+#include "gc/observe/recording.h"
 #include "gc/parallel/overflow_set.h"
 #include "gc/parallel/ownership.h"
 #include "gc/parallel/private_tasks.h"
@@ -169,6 +170,7 @@ class Tracer {
     for (auto& out : outboxes_) out.clear();
     unsent_ = 0;
     steal_seed_ = 0x9E37'79B9'7F4A'7C15ull * (id_ + 1);
+    recording_ = observe::Recording::active();
   }
 
   void claim_roots(RootClaim& claim) {
@@ -241,6 +243,9 @@ class Tracer {
   }
 
   WorkerStats stats_;  // this phase's
+  // The collection's recording (--gc-animate), almost always none: the
+  // policy reports each object it greys to it.
+  observe::Recording* recording_ = nullptr;
 
  private:
   Policy& policy() { return static_cast<Policy&>(*this); }
@@ -249,6 +254,8 @@ class Tracer {
   [[gnu::always_inline]] void process(Task t) {
     policy().safe_point();
     stats_.tasks_processed++;
+    if (recording_ && t.begin == 0) [[unlikely]]
+      recording_->scan(id_, t.object);
     if (t.end - t.begin > kSafePointSlots && policy().long_runs_need_safe_points()) [[unlikely]] {
       scan_long_run(t.object, t.begin, t.end);
       return;
@@ -390,7 +397,9 @@ void Tracer<Policy>::trace() {
     if (take_inbox()) continue;
     if (refill_from_overflow()) continue;
     deliver_all();
-    if (steal_from_others(work_.deques, id_, steal_seed_, stats_, t)) {
+    if (unsigned victim; steal_from_others(work_.deques, id_, steal_seed_, stats_, t, &victim)) {
+      if (recording_) [[unlikely]]
+        recording_->steal(id_, victim, t.object);
       process(t);
       continue;
     }

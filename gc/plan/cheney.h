@@ -25,6 +25,7 @@
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/lab.h"
 #include "gc/layout.h"
+#include "gc/observe/recording.h"
 #include "gc/parallel/worker_stats.h"
 #include "gc/spaces/copy_space.h"
 
@@ -42,7 +43,8 @@ class CheneyScavenger {
         to_begin_(reinterpret_cast<uintptr_t>(to.begin())),
         to_bytes_(to.region_bytes()),
         lab_words_(lab_words),
-        scan_(to.begin()) {
+        scan_(to.begin()),
+        recording_(observe::Recording::active()) {
     lab_.top = lab_.end = to.begin();
   }
 
@@ -112,6 +114,8 @@ class CheneyScavenger {
     while (scan_ < lab_.top) {
       Word* h = header_from_start(scan_);
       Word header = *h;
+      if (recording_) [[unlikely]]
+        recording_->scan(0, h);
       scan_slots(h, Header::nrefs(header));
       scan_ = h + 1 + Header::raw_words(header);
     }
@@ -140,6 +144,8 @@ class CheneyScavenger {
     *old = reinterpret_cast<Word>(moved);
     stats_.objects_copied++;
     stats_.bytes_copied += words * kWordSize;
+    if (recording_) [[unlikely]]
+      recording_->copy(0, old, moved);
     derived().copied(dst, moved, words);
     return moved;
   }
@@ -157,6 +163,7 @@ class CheneyScavenger {
   uint64_t lab_words_;
   Lab lab_;
   Word* scan_;
+  observe::Recording* recording_;  // the collection's, if it is recorded (--gc-animate)
 };
 
 }  // namespace gc

@@ -259,6 +259,8 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     }
     this->stats_.objects_copied++;
     this->stats_.bytes_copied += words * kWordSize;
+    if (this->recording_) [[unlikely]]
+      this->recording_->copy(this->id(), old, moved);
     derived().copied(dst, words);
     // Objects with no reference slots (strings, number arrays) have nothing
     // to scan: they never become tasks.

@@ -55,6 +55,7 @@ uint64_t CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const>
 // The serial marker
 
 void Marker<false>::run(MarkPhaseWork& work) {
+  recording_ = observe::Recording::active();
   c_.events.phase(id_, "mark", [&] {
     mark_roots(work);
     claim_grey(work, [this](parallel::Task t) { c_.serial_stack_.push_back(t); });
@@ -78,6 +79,8 @@ void Marker<false>::trace() {
     Word* h = stack.back().object;
     stack.pop_back();
     stats_.tasks_processed++;
+    if (recording_) [[unlikely]]
+      recording_->scan(id_, h);
     uint64_t n = Header::nrefs(*h);
     Value* lo = reinterpret_cast<Value*>(h - n);
     if (n <= parallel::kPrefetchSlots) {

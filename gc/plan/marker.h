@@ -85,6 +85,8 @@ class Marker<false> {
     if (Header::is_marked(before)) return;
     *h = before | Header::kMarkBit;
     objects_marked_++;
+    if (recording_) [[unlikely]]
+      recording_->grey(id_, h);
     // Objects with no reference slots (strings, number arrays) are black
     // as soon as they are marked.
     if (uint64_t n = Header::nrefs(before)) c_.serial_stack_.push_back(parallel::Task::whole(h, n));
@@ -94,6 +96,7 @@ class Marker<false> {
   unsigned id_;
   uint64_t objects_marked_ = 0;
   parallel::WorkerStats stats_;
+  observe::Recording* recording_ = nullptr;  // the collection's, if it is recorded (--gc-animate)
 };
 
 template <>
@@ -121,6 +124,8 @@ class Marker<true> : public parallel::Tracer<Marker<true>> {
     if (Header::is_marked(before)) return;
     header.store(before | Header::kMarkBit, std::memory_order_relaxed);
     objects_marked_++;
+    if (recording_) [[unlikely]]
+      recording_->grey(id(), h);
     if (uint64_t n = Header::nrefs(before)) defer(parallel::Task::whole(h, n));
   }
 

@@ -134,6 +134,8 @@ std::vector<MarkSweepSpace::SweepTally> MarkSweepSpace::sweep_blocks(parallel::W
   std::atomic<uint64_t> next{0};
   auto job = [&](unsigned worker) {
     SweepTally& t = tallies[worker];
+    t.worker = worker;
+    t.recording = observe::Recording::active();
     events_.phase(worker, "sweep", [&] {
       for (uint64_t i, end; claim_blocks(next, i, end);)
         for (; i < end; ++i)
@@ -180,6 +182,8 @@ void MarkSweepSpace::sweep_block(size_t index, SweepTally& t) {
         live_words += object_words(hw);
         continue;
       }
+      if (t.recording) [[unlikely]]
+        t.recording->free(t.worker, cell, cw);
       if (poison_) std::fill(cell + 1, cell + cw, Header::kPoison);
       t.freed_cells++;
     }

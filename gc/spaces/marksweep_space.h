@@ -36,6 +36,7 @@
 #include "gc/heap/reservation.h"
 #include "gc/heap_options.h"
 #include "gc/observe/recorder.h"
+#include "gc/observe/recording.h"
 #include "gc/parallel/worker_pool.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/spaces/size_classes.h"
@@ -114,6 +115,9 @@ class MarkSweepSpace {
     uint64_t freed_cells = 0;
     uint64_t blocks = 0;
     uint64_t emptied = 0;
+    // The sweeper, and the collection's recording (--gc-animate) if any.
+    unsigned worker = 0;
+    observe::Recording* recording = nullptr;
   };
   std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool);
   void sweep_block(size_t index, SweepTally& t);

@@ -1,0 +1,165 @@
+// Recording one collection object by object, for its animation
+// (--gc-animate; docs/observability.md, "Watching a collection").
+//
+// The collection frame (Collector::run_collection) asks the Recording at
+// every collection's start whether this is the one wanted; if so it takes
+// the heap as it is (every object and free cell, through the collector's
+// describe_heap, and the roots) and becomes the Recorder's active recording
+// (Recorder::recording()) until the collection ends. While it is active the
+// shared machinery reports each step it takes on an object, on the thread
+// that takes it:
+//
+//   grey(worker, h)          h reached: marked or copied, not yet scanned
+//   scan(worker, h)          h's slots traced: h is black
+//   copy(worker, from, to)   the object at header `from` copied to `to`
+//   forward(worker, h, to)   h's new address decided (a compactor's plan)
+//   move(worker, from, to)   the object slid from `from` to `to`
+//   free(worker, cell, w)    a cell of w words freed by the sweep
+//   steal(worker, victim, h) a task (on object h) taken from another
+//                            thread's deque
+//
+// and the Recorder adds the start and end of every phase. The machinery
+// finds the recording itself (Recording::active(), set by the frame for the
+// recorded collection only), so a collector built on it records without
+// writing anything. Nothing of this runs when no recording is active: each
+// hook is a test of a pointer the machinery loads once per phase.
+//
+// The recording refuses what no one could watch: a heap of more objects,
+// or a collection of more steps, than its limit allows (it then keeps no
+// steps and says why).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gc/layout.h"
+#include "gc/roots.h"
+#include "gc/verify/heap_shape.h"
+
+namespace gc::observe {
+
+enum class StepKind : uint8_t { kPhaseStart, kPhaseEnd, kGrey, kScan, kCopy, kForward, kMove, kFree, kSteal };
+
+struct RecordedStep {
+  int64_t ns;  // on the Recorder's clock
+  uint64_t a;
+  uint64_t b;
+  const char* phase;  // kPhaseStart and kPhaseEnd
+  StepKind kind;
+  uint8_t worker;
+};
+
+// An object of the heap when the recorded collection started.
+struct RecordedObject {
+  uint64_t start;   // its first word (the count word of an object with references)
+  uint64_t header;  // its header, the address references hold
+  uint32_t words;
+  uint32_t nrefs;
+  uint32_t class_id;
+  uint32_t space;         // index into RecordedHeap::spaces
+  uint64_t first_target;  // into RecordedHeap::targets: its slots' referents, 0 where none
+};
+
+struct RecordedSpace {
+  std::string name;
+  uint64_t begin;
+  uint64_t end;
+};
+
+struct RecordedHeap {
+  std::vector<RecordedSpace> spaces;
+  std::vector<RecordedObject> objects;
+  std::vector<uint64_t> targets;
+  std::vector<std::pair<uint64_t, uint32_t>> free_cells;  // start and words
+  std::vector<uint64_t> roots;                            // the headers the roots refer to
+};
+
+class Recording {
+ public:
+  // Which collection: GC(N), or the first full one; nullopt and not
+  // first_full: the first collection.
+  struct Target {
+    std::optional<uint64_t> collection;
+    bool first_full = false;
+  };
+  static constexpr uint64_t kDefaultLimit = 20000;
+  // At most `limit` objects in the heap, and 8 steps per object of the
+  // limit in the collection.
+  static constexpr uint64_t kStepsPerObject = 8;
+
+  Recording(Target target, uint64_t limit) : target_(target), limit_(limit) {}
+
+  // The recording of the collection under way, or nullptr (almost always).
+  // Set and cleared by the collection frame on the collecting thread,
+  // before and after the collection's phases hand work to GC threads.
+  static Recording* active() { return active_recording_; }
+
+  // A replay's target is its own collection, known once the heap is built.
+  void retarget(Target target) { target_ = target; }
+
+  // --- by the collection frame
+  // Whether collection `id` (full or not) is the one to record.
+  bool wants(uint64_t id, bool full) const;
+  // Takes the heap and becomes active: workers 0..workers-1 may report.
+  void start(uint64_t id, bool full, const char* collector, const verify::HeapShape& shape, RootSet& roots,
+             unsigned workers);
+  void finish();
+  bool in_progress() const { return active_; }
+  bool done() const { return done_; }
+  // Why nothing can be drawn (the limit was passed), or empty.
+  const std::string& refused() const { return refused_; }
+
+  // --- by the shared machinery, while active
+  void grey(unsigned worker, const Word* h) { add(worker, StepKind::kGrey, addr(h), 0); }
+  void scan(unsigned worker, const Word* h) { add(worker, StepKind::kScan, addr(h), 0); }
+  void copy(unsigned worker, const Word* from, const Word* to) {
+    add(worker, StepKind::kCopy, addr(from), addr(to));
+  }
+  void forward(unsigned worker, const Word* h, const Word* to) {
+    add(worker, StepKind::kForward, addr(h), addr(to));
+  }
+  void move(unsigned worker, const Word* from, const Word* to) {
+    add(worker, StepKind::kMove, addr(from), addr(to));
+  }
+  void free(unsigned worker, const Word* cell, uint64_t words) {
+    add(worker, StepKind::kFree, addr(cell), words);
+  }
+  void steal(unsigned worker, unsigned victim, const Word* h) {
+    add(worker, StepKind::kSteal, victim, addr(h));
+  }
+  // By the Recorder, for every phase.
+  void phase(unsigned worker, const char* name, bool start);
+
+  // --- for the page
+  // The recording as JSON (the animation page's data).
+  std::string json() const;
+  // The page that plays it back: one self-contained HTML file.
+  std::string html() const;
+  uint64_t collection() const { return collection_; }
+
+ private:
+  static uint64_t addr(const Word* p) { return reinterpret_cast<uint64_t>(p); }
+  void add(unsigned worker, StepKind kind, uint64_t a, uint64_t b);
+  void take_heap(const verify::HeapShape& shape, RootSet& roots);
+
+  static inline Recording* active_recording_ = nullptr;
+
+  Target target_;
+  uint64_t limit_;
+  bool active_ = false;
+  bool done_ = false;
+  std::string refused_;
+  uint64_t collection_ = 0;
+  bool full_ = false;
+  std::string collector_;
+  int64_t start_ns_ = 0;
+  RecordedHeap heap_;
+  std::vector<std::vector<RecordedStep>> steps_;  // per worker, each written by its own thread only
+  std::atomic<uint64_t> step_count_{0};
+  std::atomic<bool> over_limit_{false};
+};
+
+}  // namespace gc::observe
