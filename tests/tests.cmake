@@ -36,6 +36,10 @@ set_tests_properties(observe/figures PROPERTIES TIMEOUT 600)
 add_test(NAME observe/report
          COMMAND ${CMAKE_SOURCE_DIR}/tests/observe/report_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 set_tests_properties(observe/report PROPERTIES SKIP_RETURN_CODE 77)
+# --gc-animate: every collector's recording, its steps against the
+# collectors' counters, the page played in headless Chromium, the bounds.
+add_test(NAME observe/animation
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/observe/animation_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 # Every panel of every registered collector's report draws a mark.
 add_test(NAME observe/panels
          COMMAND ${CMAKE_SOURCE_DIR}/tests/observe/panels_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gc/heap/reservation.h"
+#include "gc/observe/recording.h"
 
 namespace gc {
 
@@ -73,12 +74,16 @@ void LargeObjectSpace::release_beyond(uint64_t keep_pages) {
 uint64_t LargeObjectSpace::sweep(bool poison) {
   uint64_t freed = 0;
   size_t kept = 0;
+  // On the collecting thread, worker 0 (--gc-animate's record of it).
+  observe::Recording* recording = observe::Recording::active();
   for (Object& o : objects_) {
     Word h = *o.header;
     if (Header::is_marked(h)) {
       *o.header = h & ~Header::kMarkBit;
       objects_[kept++] = o;
     } else {
+      if (recording) [[unlikely]]
+        recording->free(0, o.start, object_words(h));
       freed += o.pages * kPageBytes;
       free_run(o.start, o.pages, poison);
     }

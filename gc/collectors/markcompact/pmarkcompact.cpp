@@ -110,6 +110,8 @@ class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
     // same word) and both scan the object, which changes nothing.
     store_header(h, hw | Header::kMarkBit);
     objects_marked++;
+    if (recording_) [[unlikely]]
+      recording_->grey(id(), h);
     if (uint64_t n = Header::nrefs(hw)) defer(parallel::Task::whole(h, n));
   }
 
@@ -318,6 +320,8 @@ void ParallelMarkCompact::Worker::install(Word* start, Word* h, Word hw, Word* n
   }
   *h = reinterpret_cast<Word>(new_start + words_below(n));
   objects_forwarded++;
+  if (recording_) [[unlikely]]
+    recording_->forward(id(), h, new_start + words_below(n));
 }
 
 // L204: "GC threads dynamically claim units and install forwarding pointers
@@ -571,6 +575,8 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
   *new_h = hw;
   stats_.objects_copied++;
   stats_.bytes_copied += words * kWordSize;
+  if (recording_) [[unlikely]]
+    recording_->move(id(), h, new_h);
 }
 
 // The collection

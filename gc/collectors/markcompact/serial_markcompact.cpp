@@ -110,6 +110,7 @@ void SerialMarkCompact::mark_value(Value v) {
   Word w = *h;
   if (Header::is_marked(w)) return;
   *h = w | Header::kMarkBit;
+  if (recording_) recording_->grey(0, h);
   if (Header::nrefs(w)) stack_.push_back(h);
 }
 
@@ -120,6 +121,7 @@ void SerialMarkCompact::mark_slots(Word* h) {
 }
 
 void SerialMarkCompact::mark(const ParallelMarkCompact::Input& in) {
+  recording_ = observe::Recording::active();
   std::vector<RootGroup> groups;
   in.roots.root_groups(groups);
   for (const RootGroup& g : groups)
@@ -129,6 +131,7 @@ void SerialMarkCompact::mark(const ParallelMarkCompact::Input& in) {
   while (!stack_.empty()) {
     Word* h = stack_.back();
     stack_.pop_back();
+    if (recording_) recording_->scan(0, h);
     mark_slots(h);
   }
 }
@@ -187,6 +190,7 @@ void SerialMarkCompact::install_forwarding() {
     Word w = *h;
     Word* after = h + 1 + Header::raw_words(w);
     if (Header::is_marked(w)) {
+      if (recording_ && dest != p) recording_->forward(0, h, dest + words_below(Header::nrefs(w)));
       uint64_t words = size_at(p, w, dest);
       if (words != static_cast<uint64_t>(after - p))
         card_grows_[static_cast<uint64_t>(p - begin_) / kCardWords] = 1;
@@ -316,6 +320,7 @@ Word* SerialMarkCompact::compact(const ParallelMarkCompact::Input& in) {
         }
         moved_bytes_ += words * kWordSize;
         moved_objects_++;
+        if (recording_) recording_->move(0, h, moved);
       }
       if (grows) {
         words = object_words_when_moved(w);

@@ -73,6 +73,8 @@ class SerialMarkCompact {
   const ParallelMarkCompact::Input* in_ = nullptr;
   bool has_young_ = false;  // young objects survive this collection (none, usually: all were promoted)
   std::vector<Word*> stack_;
+  // The collection's recording (--gc-animate), if it is recorded.
+  observe::Recording* recording_ = nullptr;
   // Per card of [begin_, end_): the first object starting at or after the
   // card's first word, and its destination.
   std::vector<Word*> card_first_;

@@ -28,6 +28,7 @@
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/lab.h"
 #include "gc/heap/reservation.h"
+#include "gc/observe/recording.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"
 
@@ -207,9 +208,13 @@ class TemplateCollector final : public Collector {
     if (Header::is_marked(*header)) return;
     *header |= Header::kMarkBit;
     grey_.push_back(header);
+    if (recording_) recording_->grey(0, header);
   }
 
+  // A recorded collection (--gc-animate) is told each step of marking and
+  // sweeping (gc/observe/recording.h); recording_ is null otherwise.
   void mark_from_roots() {
+    recording_ = observe::Recording::active();
     root_groups_.clear();
     roots_.root_groups(root_groups_);
     for (const RootGroup& g : root_groups_)
@@ -218,6 +223,7 @@ class TemplateCollector final : public Collector {
     while (!grey_.empty()) {
       Word* header = grey_.back();  // grey; black once its slots are shaded
       grey_.pop_back();
+      if (recording_) recording_->scan(0, header);
       uint64_t nrefs = Header::nrefs(*header);
       Value* slots = ref_slots_begin(header, nrefs);
       for (uint64_t i = 0; i < nrefs; ++i) shade(slots[i]);
@@ -248,7 +254,10 @@ class TemplateCollector final : public Collector {
         if (run) add_hole(run, p);
         run = nullptr;
       } else {
-        if (Header::class_id(*header) != kFillerClass) ++freed;
+        if (Header::class_id(*header) != kFillerClass) {
+          ++freed;
+          if (recording_) recording_->free(0, p, words);
+        }
         if (poison_) std::fill(p, p + words, Header::kPoison);
         if (!run) run = p;
       }
@@ -287,6 +296,7 @@ class TemplateCollector final : public Collector {
   uint64_t free_words_ = 0;  // in holes_ from next_hole_ on
   std::vector<Word*> grey_;
   std::vector<RootGroup> root_groups_;
+  observe::Recording* recording_ = nullptr;
 };
 
 }  // namespace
