@@ -54,7 +54,7 @@ void Recording::start(uint64_t id, bool full, const char* collector, const verif
   if (heap_.objects.size() > limit_) {
     refused_ = "GC(" + std::to_string(id) + ") starts with " + std::to_string(heap_.objects.size()) +
                " objects, more than --gc-animate-limit=" + std::to_string(limit_) +
-               " allows; record a smaller heap (a smaller input or --heap), or raise the limit";
+               " allows; record a smaller heap (a smaller input), or raise the limit";
     heap_ = {};
     return;
   }
@@ -71,7 +71,8 @@ void Recording::finish() {
     refused_ = "GC(" + std::to_string(collection_) + ") took more than " +
                std::to_string(limit_ * kStepsPerObject) +
                " steps, the most --gc-animate-limit=" + std::to_string(limit_) + " allows (" +
-               std::to_string(kStepsPerObject) + " per object); record a smaller heap, or raise the limit";
+               std::to_string(kStepsPerObject) +
+               " per object); record a smaller heap (a smaller input), or raise the limit";
     steps_.clear();
     heap_ = {};
   }
