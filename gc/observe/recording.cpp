@@ -109,7 +109,7 @@ void Recording::take_heap(const verify::HeapShape& shape, RootSet& roots) {
                      space,
                      heap_.targets.size()};
     const Value* slots = reinterpret_cast<const Value*>(h - n);
-    for (uint64_t i = 0; i < n; ++i) heap_.targets.push_back(slots[i].is_ref() ? slots[i].bits : 0);
+    for (uint64_t i = 0; i < n; ++i) heap_.targets.push_back(slots[i].is_ref() ? addr(slots[i].as_ref()) : 0);
     heap_.objects.push_back(o);
   };
   // The header of the object starting at p (after its count word, if any).
@@ -147,7 +147,7 @@ void Recording::take_heap(const verify::HeapShape& shape, RootSet& roots) {
   roots.root_groups(groups);
   for (const RootGroup& g : groups)
     for (size_t i = 0; i < g.count; ++i)
-      if (g.slots[i].is_ref()) heap_.roots.push_back(g.slots[i].bits);
+      if (g.slots[i].is_ref()) heap_.roots.push_back(addr(g.slots[i].as_ref()));
 }
 
 std::string Recording::json() const {

@@ -36,15 +36,15 @@ class CheneyScavenger {
  public:
   CheneyScavenger(const Reservation& reservation, CopySpace& to, const Word* from_begin, const Word* from_end,
                   uint64_t lab_words)
-      : reservation_(reservation),
+      : recording_(observe::Recording::active()),
+        reservation_(reservation),
         to_(to),
         from_begin_(reinterpret_cast<uintptr_t>(from_begin)),
         from_bytes_(static_cast<uint64_t>(from_end - from_begin) * kWordSize),
         to_begin_(reinterpret_cast<uintptr_t>(to.begin())),
         to_bytes_(to.region_bytes()),
         lab_words_(lab_words),
-        scan_(to.begin()),
-        recording_(observe::Recording::active()) {
+        scan_(to.begin()) {
     lab_.top = lab_.end = to.begin();
   }
 
@@ -106,6 +106,7 @@ class CheneyScavenger {
   }
 
   parallel::WorkerStats stats_;
+  observe::Recording* recording_;  // the collection's, if it is recorded (--gc-animate)
 
  private:
   // Cheney's scan: the objects between the scan pointer and the copy
@@ -163,7 +164,6 @@ class CheneyScavenger {
   uint64_t lab_words_;
   Lab lab_;
   Word* scan_;
-  observe::Recording* recording_;  // the collection's, if it is recorded (--gc-animate)
 };
 
 }  // namespace gc

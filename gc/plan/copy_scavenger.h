@@ -290,6 +290,8 @@ class CopyScavenger : public parallel::Tracer<Derived> {
     Word before = header.fetch_or(Header::kMarkBit, std::memory_order_relaxed);
     if (Header::is_marked(before)) return;
     this->stats_.large_objects_marked++;
+    if (this->recording_) [[unlikely]]
+      this->recording_->grey(this->id(), h);
     if (uint64_t n = Header::nrefs(before)) this->defer(parallel::Task::whole(h, n));
   }
 

@@ -4,8 +4,9 @@
 # the steps agree with the collector's own counters (marksweep: as many
 # objects reached as it counts marked, as many cells freed as it counts
 # freed; semispace: as many copies as objects copied), and the page, played
-# to its end in headless Chromium, leaves no object grey and shows those
-# same counts. Then the bounds and the refusals: a heap over
+# to its end in headless Chromium, leaves no object grey, shows those same
+# counts, and finds from the recorded roots and references the objects
+# marksweep marked. Then the bounds and the refusals: a heap over
 # --gc-animate-limit, a collection that never runs, a collector that never
 # collects, --compare; and --replay records its own collection.
 #   tests/observe/animation_test.sh VM_BINARY SOURCE_DIR
@@ -38,7 +39,7 @@ final_states() {
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
     --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" --virtual-time-budget=10000 --dump-dom \
-    "file://$1#step=$2" 2>/dev/null | grep -o 'data-states="[0-9,]*"\|data-animation-status="[a-z]*"' | tr '\n' ' '
+    "file://$1#step=$2" 2>/dev/null | grep -o 'data-states="[0-9,]*"\|data-reachable="[0-9]*"\|data-animation-status="[a-z]*"' | tr '\n' ' '
 }
 
 collectors=$("$vm" --list-gcs | awk '!/cannot run/ && !/never collects/ {print $1}')
@@ -71,6 +72,8 @@ if [ -n "$browser" ]; then
   got=$(final_states "$tmp/marksweep.html" "$n")
   check "marksweep's page played to the end: no grey, the marked black, the freed freed ($got)" \
     '[[ $got == *"data-states=\"0,0,$marked,0,$freed\""* ]] && [ $((marked + freed)) = "$objects" ]'
+  check "marksweep's page: the objects its graph reaches from the roots are those marksweep marked" \
+    '[[ $got == *"data-reachable=\"$marked\""* ]]'
   got=$(final_states "$tmp/marksweep.html" 0)
   check "marksweep's page at its start: every object white ($got)" '[[ $got == *"data-states=\"$objects,0,0,0,0\""* && $got == *ready* ]]'
   n=$(jq '.steps | length' "$tmp/semispace.data.json")

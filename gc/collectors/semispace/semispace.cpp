@@ -52,6 +52,7 @@ class SerialScavenger final : public CheneyScavenger<SerialScavenger> {
     Word w = *h;
     if (Header::is_marked(w)) return;
     *h = w | Header::kMarkBit;
+    if (recording_) recording_->grey(0, h);
     los_stack_.push_back(h);
   }
 
@@ -62,6 +63,7 @@ class SerialScavenger final : public CheneyScavenger<SerialScavenger> {
     while (!los_stack_.empty()) {
       Word* h = los_stack_.back();
       los_stack_.pop_back();
+      if (recording_) recording_->scan(0, h);
       scan_slots(h, Header::nrefs(*h));
     }
     return true;

@@ -225,22 +225,24 @@ function start() {
   const GRAPH_LIMIT = 1000;
   const svg = el("graph");
   const nodes = [];
+  // Each object's distance from the roots (-1: no root reaches it).
+  const depth = new Int32Array(objects.length).fill(-1);
+  let frontier = [];
+  for (const r of DATA.roots) {
+    const id = byHeader.get(r);
+    if (id !== undefined && depth[id] < 0) { depth[id] = 0; frontier.push(id); }
+  }
+  for (let d = 0; frontier.length; ++d) {
+    const next = [];
+    for (const id of frontier)
+      for (const t of objects[id].targets) {
+        const j = byHeader.get(t);
+        if (j !== undefined && depth[j] < 0) { depth[j] = d + 1; next.push(j); }
+      }
+    frontier = next;
+  }
+  document.body.dataset.reachable = depth.filter(d => d >= 0).length;
   if (objects.length <= GRAPH_LIMIT) {
-    const depth = new Int32Array(objects.length).fill(-1);
-    let frontier = [];
-    for (const r of DATA.roots) {
-      const id = byHeader.get(r);
-      if (id !== undefined && depth[id] < 0) { depth[id] = 0; frontier.push(id); }
-    }
-    for (let d = 0; frontier.length; ++d) {
-      const next = [];
-      for (const id of frontier)
-        for (const t of objects[id].targets) {
-          const j = byHeader.get(t);
-          if (j !== undefined && depth[j] < 0) { depth[j] = d + 1; next.push(j); }
-        }
-      frontier = next;
-    }
     const layers = [];
     const maxDepth = Math.max(-1, ...depth);
     objects.forEach(o => {
