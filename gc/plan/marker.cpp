@@ -57,30 +57,37 @@ uint64_t CpuMarker::run(std::span<const RootGroup> roots, std::span<Word* const>
 void Marker<false>::run(MarkPhaseWork& work) {
   recording_ = observe::Recording::active();
   c_.events.phase(id_, "mark", [&] {
-    mark_roots(work);
+    if (recording_) [[unlikely]]
+      mark_roots<true>(work);
+    else
+      mark_roots<false>(work);
     claim_grey(work, [this](parallel::Task t) { c_.serial_stack_.push_back(t); });
-    trace();
+    if (recording_) [[unlikely]]
+      trace<true>();
+    else
+      trace<false>();
   });
   report();
 }
 
+template <bool kRecord>
 void Marker<false>::mark_roots(MarkPhaseWork& work) {
   for (const RootGroup& g : work.roots.groups) {
     stats_.root_groups_claimed++;
-    for (size_t k = 0; k < g.count; ++k) mark_slot(g.slots + k);
+    for (size_t k = 0; k < g.count; ++k) mark_slot<kRecord>(g.slots + k);
   }
 }
 
 // Depth first from the stack until it is empty; large arrays are scanned
 // whole, since no other thread could take a chunk.
+template <bool kRecord>
 void Marker<false>::trace() {
   std::vector<parallel::Task>& stack = c_.serial_stack_;
   while (!stack.empty()) {
     Word* h = stack.back().object;
     stack.pop_back();
     stats_.tasks_processed++;
-    if (recording_) [[unlikely]]
-      recording_->scan(id_, h);
+    if constexpr (kRecord) recording_->scan(id_, h);
     uint64_t n = Header::nrefs(*h);
     Value* lo = reinterpret_cast<Value*>(h - n);
     if (n <= parallel::kPrefetchSlots) {
@@ -90,7 +97,7 @@ void Marker<false>::trace() {
           __builtin_prefetch(reinterpret_cast<const void*>(bits & ~Value::kTagMask), 1);
       }
     }
-    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot) mark_slot(slot);
+    for (Value* slot = lo; slot < reinterpret_cast<Value*>(h); ++slot) mark_slot<kRecord>(slot);
   }
 }
 

@@ -73,10 +73,15 @@ class Marker<false> {
   uint64_t objects_marked() const { return objects_marked_; }
 
  private:
+  // Compiled twice: recording (--gc-animate) or not, so that the loop
+  // that runs when nothing is recorded has no test for it.
+  template <bool kRecord>
   void mark_roots(MarkPhaseWork& work);
+  template <bool kRecord>
   void trace();
   void report() const;
 
+  template <bool kRecord>
   void mark_slot(const Value* slot) {
     uint64_t bits = slot->bits;
     if ((bits & Value::kTagMask) != Value::kRefTag) return;
@@ -85,8 +90,7 @@ class Marker<false> {
     if (Header::is_marked(before)) return;
     *h = before | Header::kMarkBit;
     objects_marked_++;
-    if (recording_) [[unlikely]]
-      recording_->grey(id_, h);
+    if constexpr (kRecord) recording_->grey(id_, h);
     // Objects with no reference slots (strings, number arrays) are black
     // as soon as they are marked.
     if (uint64_t n = Header::nrefs(before)) c_.serial_stack_.push_back(parallel::Task::whole(h, n));

@@ -165,8 +165,21 @@ bool MarkSweepSpace::claim_blocks(std::atomic<uint64_t>& next, uint64_t& begin, 
 // the header, which holds the mark bit. Marked cells are unmarked; the
 // others join the block's free list, built in address order so that the
 // mutator fills the block from its start.
+// A recorded collection's frees in this block (--gc-animate), told before
+// the sweep, so that the sweep's own loop has no test for a recording.
+void MarkSweepSpace::record_frees(const Block& b, const SweepTally& t) const {
+  for (Word *cell = b.begin, *end = b.cells_end(); cell < end; cell += b.cell_words) {
+    Word first = *cell;
+    if ((first & Header::kTagMask) == 0) continue;
+    Word* h = (first & Header::kTagMask) == Header::kCountTag ? cell + 1 + (first >> 2) : cell;
+    if (!Header::is_marked(*h)) t.recording->free(t.worker, cell, b.cell_words);
+  }
+}
+
 void MarkSweepSpace::sweep_block(size_t index, SweepTally& t) {
   Block& b = blocks_[index];
+  if (t.recording) [[unlikely]]
+    record_frees(b, t);
   Word* head = nullptr;
   Word** tail = &head;
   uint32_t free = 0;
@@ -182,8 +195,6 @@ void MarkSweepSpace::sweep_block(size_t index, SweepTally& t) {
         live_words += object_words(hw);
         continue;
       }
-      if (t.recording) [[unlikely]]
-        t.recording->free(t.worker, cell, cw);
       if (poison_) std::fill(cell + 1, cell + cw, Header::kPoison);
       t.freed_cells++;
     }

@@ -121,6 +121,7 @@ class MarkSweepSpace {
   };
   std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool);
   void sweep_block(size_t index, SweepTally& t);
+  void record_frees(const Block& b, const SweepTally& t) const;
   void sweep_large_objects();
   void account_sweep(const std::vector<SweepTally>& tallies);
 
