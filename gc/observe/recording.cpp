@@ -31,6 +31,8 @@ const char* step_name(StepKind k) {
       return "free";
     case StepKind::kSteal:
       return "steal";
+    case StepKind::kLevel:
+      return "level";
   }
   return "?";
 }
@@ -58,7 +60,8 @@ void Recording::start(uint64_t id, bool full, const char* collector, const verif
     heap_ = {};
     return;
   }
-  steps_.assign(std::max(1u, workers), {});
+  workers_ = std::max(1u, workers);
+  steps_.assign(workers_ + 1, {});  // the last: the device's
   start_ns_ = static_cast<int64_t>(parallel::now_ns());
   active_ = true;
   active_recording_ = this;
@@ -79,17 +82,18 @@ void Recording::finish() {
 }
 
 void Recording::add(unsigned worker, StepKind kind, uint64_t a, uint64_t b) {
+  if (worker == kDevice) worker = workers_;
   if (worker >= steps_.size()) return;
   if (step_count_.fetch_add(1, std::memory_order_relaxed) >= limit_ * kStepsPerObject) {
     over_limit_.store(true, std::memory_order_relaxed);
     return;
   }
   steps_[worker].push_back({static_cast<int64_t>(parallel::now_ns()) - start_ns_, a, b, nullptr, kind,
-                            static_cast<uint8_t>(worker)});
+                            static_cast<uint8_t>(worker == workers_ ? kDevice : worker)});
 }
 
 void Recording::phase(unsigned worker, const char* name, bool start) {
-  if (worker >= steps_.size()) return;
+  if (worker >= workers_) return;
   steps_[worker].push_back({static_cast<int64_t>(parallel::now_ns()) - start_ns_, 0, 0, name,
                             start ? StepKind::kPhaseStart : StepKind::kPhaseEnd,
                             static_cast<uint8_t>(worker)});
@@ -158,7 +162,7 @@ std::string Recording::json() const {
   std::string out;
   JsonWriter j(out);
   j.begin_object().field("collector", collector_).field("collection", collection_).field("full", full_);
-  j.field("workers", static_cast<uint64_t>(steps_.size()));
+  j.field("workers", static_cast<uint64_t>(workers_)).field("device", uint64_t{kDevice});
   j.key("spaces").begin_array();
   for (const RecordedSpace& s : heap_.spaces)
     j.begin_object().field("name", s.name).field("begin", s.begin).field("end", s.end).end_object();
@@ -176,7 +180,7 @@ std::string Recording::json() const {
   j.end_array().key("roots").begin_array();
   for (uint64_t r : heap_.roots) j.value(r);
   j.end_array().key("step_kinds").begin_array();
-  for (int k = 0; k <= static_cast<int>(StepKind::kSteal); ++k) j.value(step_name(static_cast<StepKind>(k)));
+  for (int k = 0; k <= static_cast<int>(StepKind::kLevel); ++k) j.value(step_name(static_cast<StepKind>(k)));
   // [ns, kind, worker, a, b] or, for a phase, [ns, kind, worker, name]
   j.end_array().key("steps").begin_array();
   for (const RecordedStep& s : all) {

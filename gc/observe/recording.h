@@ -17,6 +17,10 @@
 //   free(worker, cell, w)    a cell of w words freed by the sweep
 //   steal(worker, victim, h) a task (on object h) taken from another
 //                            thread's deque
+//   level(worker, k, n)      an accelerator's level k of a breadth-first
+//                            mark begins, n objects in it
+//
+// A step an accelerator took (a GPU's marking) has the worker kDevice.
 //
 // and the Recorder adds the start and end of every phase. The machinery
 // finds the recording itself (Recording::active(), set by the frame for the
@@ -41,7 +45,18 @@
 
 namespace gc::observe {
 
-enum class StepKind : uint8_t { kPhaseStart, kPhaseEnd, kGrey, kScan, kCopy, kForward, kMove, kFree, kSteal };
+enum class StepKind : uint8_t {
+  kPhaseStart,
+  kPhaseEnd,
+  kGrey,
+  kScan,
+  kCopy,
+  kForward,
+  kMove,
+  kFree,
+  kSteal,
+  kLevel
+};
 
 struct RecordedStep {
   int64_t ns;  // on the Recorder's clock
@@ -86,6 +101,8 @@ class Recording {
     bool first_full = false;
   };
   static constexpr uint64_t kDefaultLimit = 20000;
+  // The worker of a step taken by an accelerator, not by a GC thread.
+  static constexpr unsigned kDevice = 255;
   // At most `limit` objects in the heap, and 8 steps per object of the
   // limit in the collection.
   static constexpr uint64_t kStepsPerObject = 8;
@@ -130,6 +147,7 @@ class Recording {
   void steal(unsigned worker, unsigned victim, const Word* h) {
     add(worker, StepKind::kSteal, victim, addr(h));
   }
+  void level(unsigned worker, uint64_t k, uint64_t objects) { add(worker, StepKind::kLevel, k, objects); }
   // By the Recorder, for every phase.
   void phase(unsigned worker, const char* name, bool start);
 
@@ -157,7 +175,9 @@ class Recording {
   std::string collector_;
   int64_t start_ns_ = 0;
   RecordedHeap heap_;
-  std::vector<std::vector<RecordedStep>> steps_;  // per worker, each written by its own thread only
+  unsigned workers_ = 0;
+  std::vector<std::vector<RecordedStep>>
+      steps_;  // per worker and the device, each written by its own thread only
   std::atomic<uint64_t> step_count_{0};
   std::atomic<bool> over_limit_{false};
 };

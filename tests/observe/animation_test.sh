@@ -76,6 +76,16 @@ if [ -n "$browser" ]; then
     '[[ $got == *"data-reachable=\"$marked\""* ]]'
   got=$(final_states "$tmp/marksweep.html" 0)
   check "marksweep's page at its start: every object white ($got)" '[[ $got == *"data-states=\"$objects,0,0,0,0\""* && $got == *ready* ]]'
+  # Every object a mark-sweep collector reaches from the roots ends black,
+  # and nothing stays grey; gpu's device levels and CPU tail included.
+  for gc in gpu template; do
+    [ -s "$tmp/$gc.data.json" ] || continue
+    n=$(jq '.steps | length' "$tmp/$gc.data.json")
+    got=$(final_states "$tmp/$gc.html" "$n")
+    reachable=$(grep -o 'data-reachable="[0-9]*"' <<<"$got" | grep -o '[0-9]*')
+    check "$gc's page played to the end: no grey, the objects the roots reach black ($got)" \
+      '[ -n "$reachable" ] && [[ $got =~ data-states=\"[0-9]+,0,$reachable, ]]'
+  done
   n=$(jq '.steps | length' "$tmp/semispace.data.json")
   got=$(final_states "$tmp/semispace.html" "$n")
   check "semispace's page played to the end: no object left grey ($got)" '[[ $got =~ data-states=\"[0-9]+,0, ]]'

@@ -1,7 +1,10 @@
 #include "gc/collectors/gpu/gpu.h"
 
+#include <unordered_set>
+
 #include "gc/collectors/gpu/gpu_options.h"
 #include "gc/exit_status.h"
+#include "gc/observe/recording.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
@@ -92,11 +95,45 @@ void GpuCollector::for_each_object(const std::function<void(Word*)>& f) const {
 // object the CPU marks, those and what it reaches from them.
 void GpuCollector::finish_on_cpu(const std::vector<Word*>& gray) {
   std::vector<Word*> grey;
+  observe::Recording* recording = observe::Recording::active();
   for (Word* h : gray)
-    if (MarkSweepSpace::set_mark(h)) grey.push_back(h);
+    if (MarkSweepSpace::set_mark(h)) {
+      grey.push_back(h);
+      if (recording) [[unlikely]]
+        recording->grey(0, h);
+    }
   uint64_t marked = grey.size();
   if (!grey.empty()) marked += cpu_.mark_from_gray(grey);
   events.count(0, "gpu tail objects", marked);
+}
+
+// A recorded collection (--gc-animate) sees the device's marking as the
+// paper's levels (Algorithm 1: level k holds the objects first reached from
+// level k - 1): the objects whose marks the device set, in breadth-first
+// order from the roots. The host sees which objects the device marked, not
+// the order it marked them in within a level, so the page's order within a
+// level is the breadth-first walk's.
+void GpuCollector::record_device_levels(observe::Recording& recording) {
+  constexpr unsigned kDevice = observe::Recording::kDevice;
+  std::vector<Word*> level, next;
+  std::unordered_set<Word*> seen;
+  for (Word* h : roots_scratch_)
+    if (MarkSweepSpace::is_marked(h) && seen.insert(h).second) level.push_back(h);
+  for (uint64_t k = 0; !level.empty(); ++k) {
+    recording.level(kDevice, k, level.size());
+    for (Word* h : level) recording.grey(kDevice, h);
+    next.clear();
+    for (Word* h : level) {
+      recording.scan(kDevice, h);
+      uint64_t n = Header::nrefs(*h);
+      const Value* slots = ref_slots_begin(h, n);
+      for (uint64_t i = 0; i < n; ++i)
+        if (slots[i].is_ref() && MarkSweepSpace::is_marked(slots[i].as_ref()) &&
+            seen.insert(slots[i].as_ref()).second)
+          next.push_back(slots[i].as_ref());
+    }
+    level.swap(next);
+  }
 }
 
 void GpuCollector::mark() {
@@ -114,6 +151,8 @@ void GpuCollector::mark() {
     });
   gpu::MarkReport r;
   marker_->mark(*this, roots_scratch_, events, r);
+  if (observe::Recording* recording = observe::Recording::active()) [[unlikely]]
+    record_device_levels(*recording);
   events.phase(0, kPhaseCpuTail, [&] { finish_on_cpu(r.gray); });
   report(r);
   if (options_.verify)

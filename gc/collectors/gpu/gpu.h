@@ -37,6 +37,7 @@ class GpuCollector final : public MarkSweepHeap, private gpu::MarkableHeap {
   void reserved_regions(gpu::Region* dense, gpu::Region* sparse) const override;
   void for_each_object(const std::function<void(Word*)>& f) const override;
   gpu::ReferenceMirror* reference_mirror() const override { return mirror_.get(); }
+  void record_device_levels(observe::Recording& recording);
   void finish_on_cpu(const std::vector<Word*>& gray);
   void report(const gpu::MarkReport& r);
   void describe_gpu_events();

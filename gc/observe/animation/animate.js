@@ -21,11 +21,18 @@ const PAPER = {
   "free": "Sweep: a cell whose object was not marked is garbage and joins its size class's free list.",
   "steal": "Work stealing (Flood et al. 2001, section 3.3): a thread with no work takes a task from the top " +
            "of another thread's deque.",
+  "level": "The GPU's mark (Maas et al. 2012, Algorithm 1) goes level by level: level k holds the objects " +
+           "first reached from level k - 1. The page shows the objects whose marks the device set, level by " +
+           "level; within a level the order is the host's walk, since the device's own is not seen.",
   "phase start": "The collection moves on to its next phase.",
   "phase end": "A phase ends on this thread.",
 };
 
 function hex(a) { return "0x" + a.toString(16); }
+const DEVICE_FILL = "#e6a700";
+// A worker's name and colour: a GC thread, or the accelerator.
+function who(w) { return w === DATA.device ? "the device" : "thread " + w; }
+function workerFill(w) { return w === DATA.device ? DEVICE_FILL : THREAD_FILL[w % THREAD_FILL.length]; }
 function el(id) { return document.getElementById(id); }
 
 function fail(message) {
@@ -47,7 +54,8 @@ function start() {
   el("title").textContent = "GC(" + DATA.collection + ") under " + DATA.collector + ", object by object";
   el("subtitle").textContent = objects.length + " objects at the start, " + DATA.free_cells.length +
       " free cells, " + DATA.roots.length + " root references; " + steps.length + " steps on " + workers +
-      (workers === 1 ? " thread" : " threads") + (DATA.full ? " (a full collection)" : "");
+      (workers === 1 ? " thread" : " threads") + (steps.some(s => s[2] === DATA.device) ? " and the device" : "") +
+      (DATA.full ? " (a full collection)" : "");
   el("slider").max = steps.length;
   el("legend").innerHTML = STATE_NAMES.map((n, i) =>
       '<span><i style="background:' + STATE_FILL[i] + '"></i>' + n + "</span>").join("") +
@@ -60,7 +68,7 @@ function start() {
     cur = 0;
     state = new Uint8Array(objects.length);
     at = objects.map(o => o.header);       // where each object's header is now
-    by = new Int16Array(objects.length).fill(-1);
+    by = new Int16Array(objects.length).fill(-1);  // a worker, DATA.device included
     cursor = new Array(workers).fill(null);  // each thread's last address
     counts = Array.from({ length: workers }, () => ({}));
     for (const [h, id] of byHeader) if (objects[id].header !== h) byHeader.delete(h);
@@ -72,7 +80,7 @@ function start() {
     c[kind] = (c[kind] || 0) + 1;
     if (kind === "phase start" || kind === "phase end") return;
     const a = s[3], b = s[4];
-    if (kind === "steal") return;
+    if (kind === "steal" || kind === "level") return;
     cursor[w] = kind === "copy" || kind === "move" ? b : a;
     if (kind === "free") {
       const id = byStart.get(a);
@@ -99,11 +107,12 @@ function start() {
 
   function describe(i) {
     if (i < 0) return ["Before the collection: every object is white.", ""];
-    const s = steps[i], kind = kinds[s[1]], w = s[2], t = "thread " + w;
+    const s = steps[i], kind = kinds[s[1]], w = s[2], t = who(w);
     const sentence = (() => {
       if (kind === "phase start") return t + ' starts the phase "' + s[3] + '"';
       if (kind === "phase end") return t + ' ends the phase "' + s[3] + '"';
       if (kind === "steal") return t + " steals a task (object " + hex(s[4]) + ") from thread " + s[3] + "'s deque";
+      if (kind === "level") return t + " starts level " + s[3] + " of its mark: " + s[4] + " objects";
       if (kind === "free") return t + " frees the cell at " + hex(s[3]) + " (" + s[4] * 8 + " bytes)";
       const id = byHeader.get(s[3]);
       const o = id === undefined ? null : objects[id];
@@ -115,7 +124,7 @@ function start() {
       if (kind === "move") return t + " slides " + hex(s[3]) + " to " + hex(s[4]);
       return t + ": " + kind;
     })();
-    return [sentence + ".", PAPER[kind] || ""];
+    return [sentence + ".", PAPER[w === DATA.device ? "level" : kind] || ""];
   }
 
   // --- the heap, to scale: one row per space name, its ranges side by side
@@ -174,7 +183,7 @@ function start() {
   }
   function fill(id) {
     const s = state[id];
-    if (el("by-thread").checked && by[id] >= 0 && s !== STATE.white) return THREAD_FILL[by[id] % THREAD_FILL.length];
+    if (el("by-thread").checked && by[id] >= 0 && s !== STATE.white) return workerFill(by[id]);
     return STATE_FILL[s];
   }
   function box(a, words, colour) {
@@ -214,7 +223,7 @@ function start() {
     cursor.forEach((a, w) => {
       const p = a === null ? null : place(a);
       if (!p) return;
-      ctx.fillStyle = THREAD_FILL[w % THREAD_FILL.length];
+      ctx.fillStyle = workerFill(w);
       const y = p[2] + LINE - 6;
       ctx.beginPath(); ctx.moveTo(p[1], y - 2); ctx.lineTo(p[1] - 5, y + 6); ctx.lineTo(p[1] + 5, y + 6); ctx.fill();
     });
@@ -290,7 +299,8 @@ function start() {
     let html = "<tr><th>thread</th>" + shown.map(k => "<th>" + k + "</th>").join("") + "</tr>";
     counts.forEach((c, w) => {
       html += '<tr><td><i style="display:inline-block;width:10px;height:10px;margin-right:6px;background:' +
-              THREAD_FILL[w % THREAD_FILL.length] + '"></i>' + w + "</td>" + shown.map(k => "<td>" + (c[k] || 0) + "</td>").join("") + "</tr>";
+              workerFill(w) + '"></i>' + (w === DATA.device ? "device" : w) + "</td>" +
+              shown.map(k => "<td>" + (c[k] || 0) + "</td>").join("") + "</tr>";
     });
     el("threads").innerHTML = html;
   }
