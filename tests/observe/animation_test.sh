@@ -77,8 +77,9 @@ if [ -n "$browser" ]; then
   got=$(final_states "$tmp/marksweep.html" 0)
   check "marksweep's page at its start: every object white ($got)" '[[ $got == *"data-states=\"$objects,0,0,0,0\""* && $got == *ready* ]]'
   # Every object a mark-sweep collector reaches from the roots ends black,
-  # and nothing stays grey; gpu's device levels and CPU tail included.
-  for gc in gpu template; do
+  # and nothing stays grey; gpu's device levels and CPU tail included, and
+  # accel's simulated units.
+  for gc in gpu accel template; do
     [ -s "$tmp/$gc.data.json" ] || continue
     n=$(jq '.steps | length' "$tmp/$gc.data.json")
     got=$(final_states "$tmp/$gc.html" "$n")

@@ -273,6 +273,10 @@ void AccelCollector::sweep() {
   auto memory_model = memory();
   accel::ReclamationUnit unit(knobs_.reclamation, *memory_model);
   std::vector<MarkSweepSpace::SweepTally> tallies(1);
+  // The unit's block sweepers free what the software sweep frees, and a
+  // recorded collection (--gc-animate) sees them as the device's steps.
+  tallies[0].worker = observe::Recording::kDevice;
+  tallies[0].recording = observe::Recording::active();
   unit.run(blocks, 0, [&](size_t i, std::span<const uint32_t> linked) {
     space.sweep_block(index[i], tallies[0]);
     if (options_.verify) check_sweep(blocks[i], all[index[i]], linked);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gc/observe/recording.h"
+
 namespace gc::accel {
 
 namespace {
@@ -115,6 +117,8 @@ void Marker::on_response(const MemResponse& response) {
   }
   *s.header = before | Header::kMarkBit;
   stats_.objects_marked++;
+  if (observe::Recording* r = observe::Recording::active()) [[unlikely]]
+    r->grey(observe::Recording::kDevice, s.header);
   s.nrefs = Header::nrefs(before);
   set(i, State::kWriteBack);
 }

@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "gc/observe/recording.h"
+
 namespace gc::accel {
 
 namespace {
@@ -32,6 +34,8 @@ bool Tracer::step(Cycle now, MemoryPort& port, Translation& tr, MarkQueue& queue
     active_ = true;
     translating_ = Translating::kNeeded;
     stats_.objects_traced++;
+    if (observe::Recording* r = observe::Recording::active()) [[unlikely]]
+      r->scan(observe::Recording::kDevice, e.header);
     progress = true;
   }
   if (!active_) return progress;
