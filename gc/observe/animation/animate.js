@@ -209,17 +209,13 @@ function start() {
       ctx.fillText(r.name, 4, r.y + 12);
     }
     for (const [a, words] of DATA.free_cells) box(a, words, FREE_CELL_FILL);
-    for (const o of objects) {
-      const moved = at[o.id] !== o.header;
-      // The object's first word lies as far below its header at its new
-      // place as at its old one.
-      if (moved && state[o.id] !== STATE.freed) {
-        box(o.start, o.words, STATE_FILL[STATE.forwarded]);
-        box(at[o.id] - (o.header - o.start), o.words, fill(o.id));
-      } else {
-        box(o.start, o.words, fill(o.id));
-      }
-    }
+    // The old places of moved objects first, so that an object slid onto
+    // another's old place is drawn over it.
+    for (const o of objects)
+      if (at[o.id] !== o.header && state[o.id] !== STATE.freed) box(o.start, o.words, STATE_FILL[STATE.forwarded]);
+    // The object's first word lies as far below its header at its new
+    // place as at its old one.
+    for (const o of objects) box(at[o.id] - (o.header - o.start), o.words, fill(o.id));
     cursor.forEach((a, w) => {
       const p = a === null ? null : place(a);
       if (!p) return;
