@@ -332,8 +332,11 @@ void Incremental::report_cycle_counters() {
   total_regreyed_ += regreyed_;
 }
 
+// The space's sizing policy is not run here: giving back the pages of
+// hundreds of empty blocks takes milliseconds of system calls, a pause of
+// its own. Empty blocks keep their pages for the next cycle's allocation;
+// a full collection gives back what is beyond the space's target.
 void Incremental::end_cycle() {
-  events.phase(0, "resize", [&] { mutable_space().resize(0); });
   phase_ = Phase::kIdle;
   base_bytes_ = heap_used();
   allocated_at_base_ = stats_.bytes_allocated;
