@@ -83,7 +83,9 @@ Word* hide_object(IncHeap& h) {
 
 }  // namespace
 
-TEST_CASE("incremental: registered, idle below the first threshold, a cycle past it, the next threshold from pause") {
+TEST_CASE(
+    "incremental: registered, idle below the first threshold, a cycle past it, the next threshold from "
+    "pause") {
   for (const char* pause : {"200", "400"}) {
     IncHeap h(OptionValues{{"inc-pause", pause}});
     CHECK(std::string(h.c->name()) == "incremental");
