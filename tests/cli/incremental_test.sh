@@ -45,6 +45,9 @@ for c in "barrier calls" "barrier shaded" "mark steps" "sweep steps" "cycles" "a
   check "stats: counter '$c' reported" 'grep -qE "^  $c +" "$tmp/stats"'
 done
 
+"$vm" --gc=incremental --gc-stats=json:"$tmp/stats.json" "$trees" 12 >/dev/null
+check "JSON: increments by kind, the schema kept" \
+  '[ "$(jq .collections.by_kind.Increment "$tmp/stats.json")" -gt 0 ] && jq -en --slurpfile schema "$(dirname "$0")/../../docs/gc-stats.schema.json" --slurpfile doc "$tmp/stats.json" -f "$(dirname "$0")/schema_conforms.jq" >/dev/null'
 "$vm" --gc=incremental --gc-log="$tmp/log" "$lost" >/dev/null
 check "log: gc() is a full collection" 'grep -q "Pause Full (System.gc())" "$tmp/log"'
 
