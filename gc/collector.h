@@ -1,8 +1,9 @@
 // The interface between the VM (the mutator) and a collector.
 //
 // The VM sees a collector through three things: the inline allocation fast
-// path (a bump buffer the collector refills) and the card-marking write
-// barrier, both in mutator.h, and this class's virtual slow paths. A
+// path (a bump buffer the collector refills) and the write barrier (cards,
+// or the collector's own barrier when it selects one), both in mutator.h,
+// and this class's virtual slow paths. A
 // collector sees the VM only through the object layout (layout.h) and the
 // root set (roots.h).
 #pragma once
@@ -31,6 +32,13 @@ namespace verify {
 struct HeapShape;
 }
 
+class Collector;
+// A collector's write barrier (Collector::write_barrier): a store of v into
+// slot, a reference slot of the object whose header is `object`; *slot
+// still holds the value overwritten. It stores v and dirties the slot's
+// card where the collector needs cards (gc::store_and_dirty does both).
+using WriteBarrier = void (*)(Collector& c, Word* object, Value* slot, Value v);
+
 class Collector {
  public:
   virtual ~Collector() = default;
@@ -46,13 +54,13 @@ class Collector {
 
   // Biased card table: card_base[address >> kCardShift] is the card byte.
   uint8_t* card_base = nullptr;
-  // The reference mirror, for a collector that keeps one (gpu's
-  // --gpu-graph=double-write), else nullptr: a 32-bit entry per word of
-  // the heap, biased so that ref_mirror[address >> 3] is a slot's entry,
-  // which the write barrier keeps equal to mirror_entry of the slot's
-  // value.
-  uint32_t* ref_mirror = nullptr;
-  uint64_t ref_mirror_origin = 0;  // Value::ref(the first word mirrored).bits
+  // The barrier selector (MMTk's): nullptr, and every reference store takes
+  // the common path of gc::write_ref (the slot written, its card dirtied);
+  // else every store calls this collector's own barrier instead, which
+  // makes the store itself. A collector sets it for as long as it needs to
+  // see stores (gpu's --gpu-graph=double-write always, incremental while a
+  // cycle marks) and may change it between any two stores.
+  WriteBarrier write_barrier = nullptr;
 
   // Allocates and formats an object (layout.h: format_object), collecting
   // if needed. Returns nullptr when the heap is exhausted even after a full

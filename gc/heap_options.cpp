@@ -18,6 +18,10 @@ const char* cause_name(GcCause cause) {
       return "GC Stress";
     case GcCause::kLargeAllocation:
       return "Large Object Allocation";
+    case GcCause::kHeapThreshold:
+      return "Heap Threshold";
+    case GcCause::kAllocationDebt:
+      return "Allocation Debt";
   }
   return "Unknown";
 }

@@ -17,8 +17,17 @@ namespace snapshot {
 class Request;
 }
 
-// Why a collection ran; shown in logs.
-enum class GcCause { kAllocationFailure, kExplicit, kStress, kLargeAllocation };
+// Why a collection ran; shown in logs. The last two start and pace an
+// incremental collector's cycle: the heap grew past the collector's
+// threshold, and allocation paid for a step of work.
+enum class GcCause {
+  kAllocationFailure,
+  kExplicit,
+  kStress,
+  kLargeAllocation,
+  kHeapThreshold,
+  kAllocationDebt
+};
 const char* cause_name(GcCause cause);
 
 struct HeapOptions {

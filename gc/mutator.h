@@ -1,5 +1,5 @@
 // The mutator's side of a collector, inlined into the interpreter: the
-// allocation fast path and the write barrier, over the fields of
+// allocation fast path and the write barrier's common path, over the fields of
 // gc::Collector (collector.h) that the collector keeps up to date.
 #pragma once
 
@@ -37,32 +37,25 @@ inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t 
   return c.allocate_slow(class_id, rounded_refs(nrefs), rounded_raw(raw_words));
 }
 
-// A reference mirror's entry for a slot holding v: the referent's header
-// as a word offset from the mirror's origin, or kMirrorNoRef when v is
-// not a reference (so a mirror reaches at most 2^32 - 1 words).
-constexpr uint32_t kMirrorNoRef = 0xFFFF'FFFF;
-constexpr uint32_t mirror_entry(uint64_t origin, Value v) {
-  return v.is_ref() ? static_cast<uint32_t>((v.bits - origin) >> 3) : kMirrorNoRef;
-}
-
-// The second write of a reference store, into a mirror (biased as
-// Collector::ref_mirror is).
-inline void mirror_store(uint32_t* biased, uint64_t origin, const Value* slot, Value v) {
-  biased[reinterpret_cast<uintptr_t>(slot) >> 3] = mirror_entry(origin, v);
+// The common path's store: the slot written and its card dirtied, one
+// shift and one byte store (no test of the value stored); generational
+// collectors rely on it for the card invariant (markcompact/card_scan.h).
+// A collector's own barrier calls it to make the store it intercepted.
+inline void store_and_dirty(Collector& c, Value* slot, Value v) {
+  *slot = v;
+  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
 }
 
 // The write barrier: every reference store into a heap object goes through
-// here. It dirties the card of the slot unconditionally (no test of the
-// value stored), which is one shift and one byte store; generational
-// collectors rely on it for the card invariant (markcompact/card_scan.h).
-// Where a collector keeps a reference mirror, the store is written twice,
-// the second time into the mirror (Maas et al. 2012's double-write, L593-598);
-// elsewhere that costs one load and a branch that is never taken.
-inline void write_ref(Collector& c, Value* slot, Value v) {
-  *slot = v;
-  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
-  if (uint32_t* mirror = c.ref_mirror) [[unlikely]]
-    mirror_store(mirror, c.ref_mirror_origin, slot, v);
+// here, with the object stored into. Where a collector selected a barrier
+// of its own (Collector::write_barrier) the store is that barrier's to
+// make; elsewhere that costs one load and a branch that is never taken.
+inline void write_ref(Collector& c, Word* object, Value* slot, Value v) {
+  if (WriteBarrier barrier = c.write_barrier) [[unlikely]] {
+    barrier(c, object, slot, v);
+    return;
+  }
+  store_and_dirty(c, slot, v);
 }
 
 }  // namespace gc

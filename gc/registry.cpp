@@ -7,6 +7,7 @@
 #include "gc/collectors/cacheaware/cacheaware.h"
 #include "gc/collectors/cacheaware/cacheaware_options.h"
 #include "gc/collectors/gpu/registration.h"
+#include "gc/collectors/incremental/incremental.h"
 #include "gc/collectors/markcompact/markcompact.h"
 #include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/collectors/marksweep/marksweep.h"
@@ -54,6 +55,15 @@ const std::vector<CollectorInfo>& registered_collectors() {
        .uses_gc_threads = false,
        .variant = accel_variant,
        .paper_configuration = accel_paper_configuration},
+      {.name = "incremental",
+       .description =
+           "mark-sweep marked and swept in steps between allocations, with a write barrier chosen by "
+           "--barrier (Dijkstra et al. 1978; paced as Lua 5.4)",
+       .create = create_incremental,
+       .options = incremental_option_table,
+       .uses_gc_threads = false,
+       .variant = incremental_variant,
+       .paper_configuration = incremental_paper_configuration},
       {.name = "cacheaware",
        .description =
            "mark-compact over partitions hosted by the cores of a mesh, marking by message passing "

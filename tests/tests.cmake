@@ -71,6 +71,7 @@ add_test(NAME cli/min_heap COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/min_heap_test.s
 add_test(NAME cli/paper_config COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/paper_config_test.sh $<TARGET_FILE:vm>)
 # --gc=none: out of memory where collection is needed, gc() ignored and logged, zero collections.
 add_test(NAME cli/none COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/none_test.sh $<TARGET_FILE:vm>)
+add_test(NAME cli/incremental COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/incremental_test.sh $<TARGET_FILE:vm>)
 add_test(NAME snapshots COMMAND ${CMAKE_SOURCE_DIR}/tests/snapshots/snapshot_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 # cmake --install into a scratch prefix: vm, its generated manual page, the docs and the labs' programs.
 add_test(NAME cli/install COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/install_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})

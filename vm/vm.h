@@ -195,7 +195,7 @@ class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {
   Word* new_string_uninitialized(uint64_t length);
   Value new_array(uint64_t length, Value fill);
   Value new_map();
-  void write(Word* object, Value* slot, Value v) { gc::write_ref(*heap_, slot, v); }
+  void write(Word* object, Value* slot, Value v) { gc::write_ref(*heap_, object, slot, v); }
 
   // --- errors
   [[noreturn]] void error(std::string message);

@@ -59,7 +59,7 @@ class Reservation {
 
 // The card table (docs/architecture.md, "Allocators"): one byte per
 // 2^kCardShift bytes of the reservation, biased so that the write barrier
-// (mutator.h, write_ref) indexes it with the slot address itself. It is
+// (mutator.h, store_and_dirty) indexes it with the slot address itself. It is
 // reserved like the heap and cleaned lazily: a space cleans a range before
 // handing it to the mutator. Only markcompact reads the cards (card_scan.h).
 class CardTable {

@@ -32,7 +32,17 @@ size_t bucket_of(int64_t ns) {
 
 }  // namespace
 
-const char* kind_name(CollectionKind kind) { return kind == CollectionKind::kYoung ? "Young" : "Full"; }
+const char* kind_name(CollectionKind kind) {
+  switch (kind) {
+    case CollectionKind::kYoung:
+      return "Young";
+    case CollectionKind::kFull:
+      return "Full";
+    case CollectionKind::kIncrement:
+      return "Increment";
+  }
+  return "?";
+}
 
 Recorder::Recorder()
     : start_ns_(parallel::now_ns()),
@@ -152,7 +162,7 @@ void Recorder::collection_end(Collector& heap) {
 void Recorder::update_summary(const CollectionRecord& r, uint64_t live) {
   AlwaysOnSummary& s = summary_;
   s.collections++;
-  (r.kind == CollectionKind::kYoung ? s.young : s.full)++;
+  (r.kind == CollectionKind::kYoung ? s.young : r.kind == CollectionKind::kFull ? s.full : s.increments)++;
   size_t cause = static_cast<size_t>(r.cause);
   if (cause >= s.by_cause.size()) s.by_cause.resize(cause + 1, 0);
   s.by_cause[cause]++;

@@ -47,8 +47,12 @@ class Collector;
 
 namespace gc::observe {
 
-enum class CollectionKind : uint8_t { kYoung, kFull };
-const char* kind_name(CollectionKind kind);  // "Young", "Full" (the JDK's words)
+// kIncrement: a pause that does part of a collection cycle the program runs
+// between (a step of incremental marking or sweeping, or the cycle's atomic
+// phase); the cycle itself is no pause of its own.
+enum class CollectionKind : uint8_t { kYoung, kFull, kIncrement };
+// "Young", "Full" (the JDK's words), "Increment"
+const char* kind_name(CollectionKind kind);
 
 // One space of the heap as the heap map shows it (Collector::describe_spaces).
 struct SpaceUsage {
@@ -203,6 +207,7 @@ struct AlwaysOnSummary {
   uint64_t collections = 0;
   uint64_t young = 0;
   uint64_t full = 0;
+  uint64_t increments = 0;
   std::vector<uint64_t> by_cause;  // indexed by GcCause; sized at construction
   double pause_total_ms = 0;
   double pause_max_ms = 0;

@@ -67,6 +67,7 @@ void summarize_run(Collector& heap, Summary& s) {
   s.collections = a.collections;
   s.young = a.young;
   s.full = a.full;
+  s.increments = a.increments;
   s.ignored_requests = a.ignored_requests;
   for (size_t c = 0; c < a.by_cause.size(); ++c)
     if (a.by_cause[c]) s.by_cause.emplace_back(cause_name(static_cast<GcCause>(c)), a.by_cause[c]);
@@ -477,8 +478,11 @@ std::string stats_table(const Summary& s) {
                             : std::to_string(s.gc_threads) + " GC thread" + (s.gc_threads == 1 ? "" : "s");
   line("GC statistics: %s, %s, run %.3f s; %s\n", s.collector.c_str(), threads.c_str(), s.run_time_ms / 1e3,
        variant_line(s.variant).c_str());
-  line("  collections        %llu (Young %llu, Full %llu)\n", static_cast<unsigned long long>(s.collections),
-       static_cast<unsigned long long>(s.young), static_cast<unsigned long long>(s.full));
+  // Increments only where a collector makes them, so that the others' line stays as it was.
+  std::string increments = s.increments ? ", Increment " + std::to_string(s.increments) : "";
+  line("  collections        %llu (Young %llu, Full %llu%s)\n",
+       static_cast<unsigned long long>(s.collections), static_cast<unsigned long long>(s.young),
+       static_cast<unsigned long long>(s.full), increments.c_str());
   if (!s.by_cause.empty()) {
     std::string causes;
     for (const auto& [name, n] : s.by_cause)
@@ -606,7 +610,9 @@ std::string stats_json(const Summary& s) {
   j.field("run_time_ms", s.run_time_ms, 3);
   j.key("collections").begin_object();
   j.field("total", s.collections);
-  j.key("by_kind").begin_object().field("Young", s.young).field("Full", s.full).end_object();
+  j.key("by_kind").begin_object().field("Young", s.young).field("Full", s.full);
+  if (s.increments) j.field("Increment", s.increments);
+  j.end_object();
   j.key("by_cause").begin_object();
   for (const auto& [name, n] : s.by_cause) j.field(name, n);
   j.end_object();

@@ -77,6 +77,7 @@ struct Summary {
   uint64_t collections = 0;
   uint64_t young = 0;
   uint64_t full = 0;
+  uint64_t increments = 0;  // pauses of incremental work (CollectionKind::kIncrement)
   std::vector<std::pair<std::string, uint64_t>> by_cause;
   uint64_t ignored_requests = 0;  // collections asked for and not made (none)
   double pause_total_ms = 0, pause_mean_ms = 0, pause_p50_ms = 0, pause_p90_ms = 0, pause_p99_ms = 0,

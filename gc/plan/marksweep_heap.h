@@ -72,11 +72,13 @@ class MarkSweepHeap : public Collector {
   parallel::WorkerPool& pool() { return *pool_; }
   std::vector<parallel::WorkerStats>& worker_totals() { return worker_totals_; }
 
- private:
-  // --- one collection, in order
+  // --- one collection, in order (a plan with slow paths of its own calls
+  // it as collect does)
   // request_bytes: the allocation that failed (a cell's, or with large a
   // large object's pages), 0 for gc() and stress.
   void collect_for(GcCause cause, uint64_t request_bytes, bool large);
+
+ private:
   // After a given-up collection the live data is what the plan found
   // reachable, not the heap's garbage as well.
   Word* exhausted();

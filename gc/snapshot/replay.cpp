@@ -26,7 +26,7 @@ bool Replay::build(Collector& heap) {
     const Object& o = snapshot_.objects[k];
     Word* h = objects_[k].as_ref();
     for (uint64_t i = 0; i < o.nrefs; ++i)
-      write_ref(heap, &ref_slot(h, i), resolved(snapshot_.values[o.first_value + i]));
+      write_ref(heap, h, &ref_slot(h, i), resolved(snapshot_.values[o.first_value + i]));
     if (o.raw_words) std::memcpy(raw_words_begin(h), &snapshot_.raw[o.first_raw], o.raw_words * kWordSize);
     *h = Header::with_hash_state(Header::with_age(*h, o.age), o.hash_state);
   }

@@ -235,27 +235,79 @@ void MarkSweepSpace::account_sweep(const std::vector<SweepTally>& tallies) {
       all.free_cells[c] += t.free_cells[c];
     }
     all.live_words += t.live_words;
+    all.blocks += t.blocks;
     all.emptied += t.emptied;
   }
   cell_bytes_in_use_ = 0;
+  for (unsigned c = 0; c < kSizeClasses; ++c) cell_bytes_in_use_ += all.live_cells[c] * cell_bytes(c);
+  rebuild_class_lists();
+  report_sweep(all);
+}
+
+// What the sweep found in each block as it swept it: for a lazy sweep,
+// blocks swept early may have had cells allocated since.
+void MarkSweepSpace::report_sweep(const SweepTally& all) {
+  uint64_t live_bytes = 0;
   uint64_t free_bytes = 0;
   for (unsigned c = 0; c < kSizeClasses; ++c) {
-    cell_bytes_in_use_ += all.live_cells[c] * cell_bytes(c);
+    live_bytes += all.live_cells[c] * cell_bytes(c);
     free_bytes += all.free_cells[c] * cell_bytes(c);
     if (all.live_cells[c] + all.free_cells[c] == 0) continue;
     events_.count(0, class_counter_names_[2 * c].c_str(), all.live_cells[c]);
     events_.count(0, class_counter_names_[2 * c + 1].c_str(), all.free_cells[c]);
   }
-  rebuild_class_lists();
-  uint64_t nonempty_bytes = (blocks_.size() - empty_blocks_.size()) * kBlockBytes;
+  uint64_t nonempty_bytes = (all.blocks - all.emptied) * kBlockBytes;
   events_.count(0, "block bytes", nonempty_bytes);
-  events_.count(0, "live cell bytes", cell_bytes_in_use_);
+  events_.count(0, "live cell bytes", live_bytes);
   events_.count(0, "live object bytes", all.live_words * kWordSize);
-  events_.count(0, "internal fragmentation bytes", cell_bytes_in_use_ - all.live_words * kWordSize);
+  events_.count(0, "internal fragmentation bytes", live_bytes - all.live_words * kWordSize);
   events_.count(0, "free cell bytes", free_bytes);
-  events_.count(0, "block tail bytes", nonempty_bytes - cell_bytes_in_use_ - free_bytes);
+  events_.count(0, "block tail bytes", nonempty_bytes - live_bytes - free_bytes);
   events_.count(0, "empty blocks", all.emptied);
   stats_.last_live_bytes = all.live_words * kWordSize + los_.committed_bytes();
+}
+
+// The lazy sweep
+
+void MarkSweepSpace::begin_lazy_sweep() {
+  account_allocation_lists();
+  retire_allocation_lists();
+  sweep_large_objects();
+  lazy_blocks_.clear();
+  for (uint64_t i = 0; i < blocks_.size(); ++i)
+    if (!blocks_[i].empty()) lazy_blocks_.push_back(static_cast<uint32_t>(i));
+  lazy_next_ = 0;
+  lazy_tally_ = SweepTally{};
+  // Each block to sweep rejoins its class's list once swept; the empty
+  // blocks stay available throughout.
+  for (auto& list : available_) list.clear();
+}
+
+bool MarkSweepSpace::sweep_some(uint64_t cells) {
+  for (uint64_t visited = 0; lazy_next_ < lazy_blocks_.size() && (visited == 0 || visited < cells);
+       ++lazy_next_) {
+    uint32_t i = lazy_blocks_[lazy_next_];
+    const Block& b = blocks_[i];
+    visited += b.cells;
+    uint64_t bytes = cell_bytes(b.size_class);
+    uint64_t freed_before = lazy_tally_.freed_cells;
+    sweep_block(i, lazy_tally_);
+    cell_bytes_in_use_ -= (lazy_tally_.freed_cells - freed_before) * bytes;
+    // Committed, so taken first (empty_blocks_'s order).
+    if (b.empty()) {
+      empty_blocks_.push_back(i);
+    } else if (b.free_cells) {
+      available_[b.size_class].push_back(i);
+    }
+  }
+  if (lazy_next_ < lazy_blocks_.size()) return false;
+  events_.count(0, "blocks swept", lazy_tally_.blocks);
+  events_.count(0, "cells freed", lazy_tally_.freed_cells);
+  rebuild_class_lists();
+  report_sweep(lazy_tally_);
+  lazy_blocks_.clear();
+  lazy_next_ = 0;
+  return true;
 }
 
 // The blocks with free cells, per class, lowest address taken first; the

@@ -125,6 +125,22 @@ class MarkSweepSpace {
   void sweep_large_objects();
   void account_sweep(const std::vector<SweepTally>& tallies);
 
+  // --- the lazy sweep, for a plan that sweeps while the program runs
+  // (incremental): begin_lazy_sweep once the mark is complete (the
+  // mutator's lists accounted and retired, the large objects swept at
+  // once), then sweep_some, a few blocks at a time (whole blocks until
+  // `cells` cells have been visited, at least one), until it answers true,
+  // having accounted the sweep as account_sweep does. Meanwhile the
+  // mutator takes cells only from blocks already swept and from empty
+  // ones, never from a block still to sweep: a cell it takes is never
+  // freed or unmarked by a later step, and what it allocates is unmarked.
+  // The bytes in use stay exact throughout (each step subtracts what it
+  // freed).
+  void begin_lazy_sweep();
+  bool sweep_some(uint64_t cells);
+  // Blocks begin_lazy_sweep found to sweep and not yet swept.
+  uint64_t blocks_to_sweep() const { return lazy_blocks_.size() - lazy_next_; }
+
   // --- queries
   uint64_t max_heap_bytes() const { return max_heap_bytes_; }
   uint64_t trigger_bytes() const { return trigger_bytes_; }
@@ -171,6 +187,8 @@ class MarkSweepSpace {
 
  private:
   void describe_events();
+  // The counters of a sweep that found `all`, and the live bytes after it.
+  void report_sweep(const SweepTally& all);
   bool claim_blocks(std::atomic<uint64_t>& next, uint64_t& begin, uint64_t& end) const;
   void rebuild_class_lists();
   // --- the allocator's slow path onto blocks
@@ -203,6 +221,11 @@ class MarkSweepSpace {
   // Bytes of allocated cells at the last accounting (retired lists, sweep).
   uint64_t cell_bytes_in_use_ = 0;
   uint64_t trigger_bytes_;
+  // The lazy sweep's blocks, in address order, the next to sweep, and what
+  // the steps found so far.
+  std::vector<uint32_t> lazy_blocks_;
+  size_t lazy_next_ = 0;
+  SweepTally lazy_tally_;
   // Per-class counter names ("cells 24 B: live", ...), alive for the Recorder.
   std::vector<std::string> class_counter_names_;
 };

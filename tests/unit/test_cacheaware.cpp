@@ -335,7 +335,7 @@ TEST_CASE("cacheaware reference cache: many objects on core 0 pointing at one on
       Word* n = h.alloc(1, 1);
       n[1] = i;
       slot(n, 0) = h.root(1);
-      write_ref(*h.c, &slot(h.obj(0), i), Value::ref(n));
+      write_ref(*h.c, h.obj(0), &slot(h.obj(0), i), Value::ref(n));
     }
     h.root(1) = Value::nil();  // the target is reachable only through the nodes
     for (uint64_t i = 0; i < kNodes; ++i) REQUIRE(h.host_of(slot(h.obj(0), i).as_ref()) == 0);
@@ -381,7 +381,7 @@ TEST_CASE("cacheaware reference cache: with one entry, two alternating targets a
     for (uint64_t i = 0; i < kNodes; ++i) {
       Word* n = h.alloc(1, 0);
       slot(n, 0) = h.root(1 + i % 2);
-      write_ref(*h.c, &slot(h.obj(0), i), Value::ref(n));
+      write_ref(*h.c, h.obj(0), &slot(h.obj(0), i), Value::ref(n));
     }
     h.root(1) = h.root(2) = Value::nil();
     h.collect();
@@ -1329,7 +1329,7 @@ void build_graph(CaHeap& h, uint64_t seed, bool pinned) {
     for (uint64_t k = 0; k < n; ++k) {
       if (rng() % 4 == 0) continue;
       size_t t = live[i] ? live_ids[rng() % live_ids.size()] : rng() % kGraphObjects;
-      write_ref(*h.c, &slot(o, k), roots.roots[t]);
+      write_ref(*h.c, o, &slot(o, k), roots.roots[t]);
     }
   }
   // Weak references to a few live and a few dead objects.
@@ -1602,7 +1602,7 @@ TEST_CASE("cacheaware: --gc-stress collects at every few allocations and loses n
       if (i % 3 == 0) {
         Word* side = h.alloc(0, 1);  // may collect: n is rooted through the list
         side[1] = i * 11;
-        write_ref(*h.c, &slot(h.obj(0), 1), Value::ref(side));
+        write_ref(*h.c, h.obj(0), &slot(h.obj(0), 1), Value::ref(side));
       }
       if (i % 100 == 0) h.c->identity_hash(h.obj(0));
     }

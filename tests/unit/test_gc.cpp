@@ -579,7 +579,7 @@ TEST_CASE("random graphs match a shadow model across collections") {
           shadow.emplace_back(nrefs, -1);
           hashes.push_back(0);
           if (nrefs && h.root(r).is_ref()) {  // chain to what the root held, so graphs grow
-            gc::write_ref(*h.c, &slot(w, 0), h.root(r));
+            gc::write_ref(*h.c, w, &slot(w, 0), h.root(r));
             shadow.back()[0] = id_of(h.obj(r));
           }
           h.root(r) = Value::ref(w);
@@ -592,7 +592,7 @@ TEST_CASE("random graphs match a shadow model across collections") {
           uint64_t n = Header::nrefs(*w);
           if (!n) break;
           uint64_t i = next(n);
-          gc::write_ref(*h.c, &slot(w, i), h.root(r));
+          gc::write_ref(*h.c, w, &slot(w, i), h.root(r));
           shadow[id_of(w)][i] = h.root(r).is_ref() ? id_of(h.obj(r)) : -1;
           break;
         }

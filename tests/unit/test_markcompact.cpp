@@ -95,7 +95,7 @@ TEST_CASE("markcompact: a young object stored only in an old one survives throug
   h.c->collect(GcCause::kExplicit);  // promotes everything
   REQUIRE(h.c->in_old(h.obj(0)));
   Word* young = h.tagged(0, 42);
-  write_ref(*h.c, &slot(h.obj(0), 2), Value::ref(young));
+  write_ref(*h.c, h.obj(0), &slot(h.obj(0), 2), Value::ref(young));
   CHECK(!h.check());
   for (int i = 0; i < 3; ++i) {
     h.c->collect_young(GcCause::kExplicit);
@@ -122,13 +122,13 @@ TEST_CASE("markcompact: without the write barrier the verifier reports the old-t
   REQUIRE(h.c->in_old(h.obj(0)));
   h.c->set_write_barrier_for_testing(false);
   Word* young = h.tagged(0, 42);
-  write_ref(*h.c, &slot(h.obj(0), 1), Value::ref(young));
+  write_ref(*h.c, h.obj(0), &slot(h.obj(0), 1), Value::ref(young));
   std::optional<verify::Failure> f = h.check();
   REQUIRE(f);
   CHECK(f->what == "old-to-young reference on a clean card");
   CHECK(f->slot == 1);
   h.c->set_write_barrier_for_testing(true);
-  write_ref(*h.c, &slot(h.obj(0), 1), Value::ref(young));
+  write_ref(*h.c, h.obj(0), &slot(h.obj(0), 1), Value::ref(young));
   CHECK(!h.check());
 }
 
@@ -141,7 +141,7 @@ TEST_CASE("markcompact: the offset table finds objects that start before a dirty
   h.c->collect(GcCause::kExplicit);
   REQUIRE(h.c->in_old(h.obj(0)));
   Word* young = h.tagged(0, 99);
-  write_ref(*h.c, &slot(h.obj(0), 900), Value::ref(young));
+  write_ref(*h.c, h.obj(0), &slot(h.obj(0), 900), Value::ref(young));
   h.c->collect_young(GcCause::kExplicit);
   CHECK(slot(h.obj(0), 900).as_ref()[1] == 99);
   CHECK(h.c->in_young(slot(h.obj(0), 900).as_ref()));
@@ -180,7 +180,8 @@ TEST_CASE("markcompact: strides spread a dense run of dirty cards over every tas
     CAPTURE(blocks);
     GenHeap h(card_partition(blocks, 2));
     old_dense_array(h);
-    for (uint64_t i = 0; i < 2500; ++i) write_ref(*h.c, &slot(h.obj(0), i), Value::ref(h.tagged(0, i)));
+    for (uint64_t i = 0; i < 2500; ++i)
+      write_ref(*h.c, h.obj(0), &slot(h.obj(0), i), Value::ref(h.tagged(0, i)));
     h.c->collect_young(GcCause::kExplicit);
     unsigned with_cards = 0;
     uint64_t least = UINT64_MAX, most = 0, total = 0;
@@ -209,7 +210,8 @@ TEST_CASE("markcompact: strides and blocks find the same dirty cards and keep th
     // Young objects stored into every third slot of the dense array.
     old_dense_array(h);
     constexpr uint64_t n = kDenseSlots;
-    for (uint64_t i = 0; i < n; i += 3) write_ref(*h.c, &slot(h.obj(0), i), Value::ref(h.tagged(0, i)));
+    for (uint64_t i = 0; i < n; i += 3)
+      write_ref(*h.c, h.obj(0), &slot(h.obj(0), i), Value::ref(h.tagged(0, i)));
     h.c->collect_young(GcCause::kExplicit);
     for (const CardScan::TaskStats& t : h.c->card_scan().last_tasks()) {
       found[blocks] += t.dirty;
@@ -293,7 +295,7 @@ TEST_CASE("markcompact: a full collection compacts the old generation and keeps 
   uint64_t used_before = h.c->old_space().used_bytes();
   for (Word* n = h.obj(0); slot(n, 0).is_ref(); n = slot(n, 0).as_ref()) {
     Word* next = slot(n, 0).as_ref();
-    write_ref(*h.c, &slot(n, 0), slot(next, 0));
+    write_ref(*h.c, n, &slot(n, 0), slot(next, 0));
     if (!slot(n, 0).is_ref()) break;
   }
   h.c->collect(GcCause::kExplicit);
@@ -341,7 +343,7 @@ TEST_CASE(
     for (Word* n = h.obj(0); slot(n, 0).is_ref(); n = slot(n, 0).as_ref(), ++k) {
       if (k % 21 != 0) continue;
       Word* next = slot(n, 0).as_ref();
-      write_ref(*h.c, &slot(n, 0), slot(next, 0));
+      write_ref(*h.c, n, &slot(n, 0), slot(next, 0));
       if (!slot(n, 0).is_ref()) break;
     }
     h.c->collect(GcCause::kExplicit);

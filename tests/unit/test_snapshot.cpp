@@ -40,8 +40,8 @@ void build_sample(Collector& c, test::VectorRoots& roots) {
   Word* a = allocate(c, kFirstUserClass, 6, 2);
   roots.roots[0] = Value::ref(a);
   Word* b = allocate(c, kFirstUserClass + 1, 1, 0);
-  write_ref(c, &ref_slot(a, 0), Value::ref(b));
-  write_ref(c, &ref_slot(b, 0), Value::ref(a));
+  write_ref(c, a, &ref_slot(a, 0), Value::ref(b));
+  write_ref(c, b, &ref_slot(b, 0), Value::ref(a));
   ref_slot(a, 1) = Value::num(-2.5);
   ref_slot(a, 2) = Value::boolean(true);
   ref_slot(a, 3) = Value::undefined();

@@ -4,12 +4,21 @@
 
 #include "gc/collectors/gpu/gpu_options.h"
 #include "gc/exit_status.h"
+#include "gc/mutator.h"
 #include "gc/observe/recording.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
 
 namespace {
+
+// The barrier of --gpu-graph=double-write (Maas et al. 2012's double-write,
+// L593-598): the store, its card, and the store again into the mirror.
+void double_write(Collector& c, Word* /*object*/, Value* slot, Value v) {
+  store_and_dirty(c, slot, v);
+  const gpu::ReferenceMirror& mirror = static_cast<GpuCollector&>(c).mirror();
+  gpu::mirror_store(mirror.biased(), mirror.origin_bits(), slot, v);
+}
 
 const char* const kPhaseCpuTail = "gpu cpu tail";
 const char* const kPhaseOutDegrees = "gpu out-degree statistics";
@@ -28,8 +37,7 @@ GpuCollector::GpuCollector(RootSet& roots, const HeapOptions& options, std::uniq
   if (marker_ && gpu_options(options).double_write) {
     const Reservation& r = space().reservation();
     mirror_ = std::make_unique<gpu::ReferenceMirror>(r.base(), r.size_bytes() / kWordSize);
-    ref_mirror = mirror_->biased();
-    ref_mirror_origin = mirror_->origin_bits();
+    write_barrier = double_write;
   }
   describe_gpu_events();
 }

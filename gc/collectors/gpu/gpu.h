@@ -30,6 +30,8 @@ class GpuCollector final : public MarkSweepHeap, private gpu::MarkableHeap {
   const char* name() const override { return "gpu"; }
   // nullptr when marking on the CPU for want of a device.
   const gpu::GpuMarker* marker() const { return marker_.get(); }
+  // --gpu-graph=double-write's mirror, which its barrier writes.
+  const gpu::ReferenceMirror& mirror() const { return *mirror_; }
 
  private:
   void mark() override;

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "gc/collectors/gpu/gpu_marker.h"
-#include "gc/mutator.h"
 
 namespace gc::gpu {
 
@@ -12,7 +11,7 @@ ReferenceMirror::ReferenceMirror(Word* origin, uint64_t words)
       entry_memory_(words * sizeof(uint32_t)),
       known_memory_((words + 63) / 64 * sizeof(uint64_t)),
       entries_(reinterpret_cast<uint32_t*>(entry_memory_.base())),
-      // The barrier indexes with address >> 3 (gc/mutator.h, write_ref).
+      // The barrier indexes with address >> 3 (mirror_store above).
       biased_(reinterpret_cast<uint32_t*>(reinterpret_cast<uintptr_t>(entries_) -
                                           (reinterpret_cast<uintptr_t>(origin) >> 3) * sizeof(uint32_t))),
       known_(known_memory_.base()) {}

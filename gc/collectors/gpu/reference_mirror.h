@@ -4,7 +4,7 @@
 //
 // The barrier must find a slot's entry from the slot's address alone, so
 // the graph is laid out at the heap's own positions: one 32-bit entry per
-// heap word (collector.h, Collector::ref_mirror). At an object's header
+// heap word, which gpu's write barrier keeps (gpu.cpp, double_write). At an object's header
 // position the node's header, its slot count << 1 | mark; slot i's entry
 // i + 1 below it, as in the heap (gc/layout.h), holding the referent's
 // position or kMirrorNoRef. Every slot has an entry because any slot may
@@ -27,12 +27,25 @@
 #include "gc/collector.h"
 #include "gc/heap/reservation.h"
 #include "gc/layout.h"
-#include "gc/mutator.h"
 #include "gc/verify/verifier.h"
 
 namespace gc::gpu {
 
 class MarkableHeap;
+
+// A mirror's entry for a slot holding v: the referent's header as a word
+// offset from the mirror's origin, or kMirrorNoRef when v is not a
+// reference (so a mirror reaches at most 2^32 - 1 words).
+constexpr uint32_t kMirrorNoRef = 0xFFFF'FFFF;
+constexpr uint32_t mirror_entry(uint64_t origin, Value v) {
+  return v.is_ref() ? static_cast<uint32_t>((v.bits - origin) >> 3) : kMirrorNoRef;
+}
+
+// The second write of a reference store, into a mirror biased as
+// ReferenceMirror::biased() is: entry = biased[address >> 3].
+inline void mirror_store(uint32_t* biased, uint64_t origin, const Value* slot, Value v) {
+  biased[reinterpret_cast<uintptr_t>(slot) >> 3] = mirror_entry(origin, v);
+}
 
 class ReferenceMirror {
  public:
@@ -41,7 +54,7 @@ class ReferenceMirror {
   ReferenceMirror(Word* origin, uint64_t words);
   static constexpr uint64_t kMaxWords = kMirrorNoRef;
 
-  // For Collector::ref_mirror and ref_mirror_origin.
+  // For the write barrier's mirror_store.
   uint32_t* biased() const { return biased_; }
   uint64_t origin_bits() const { return Value::ref(origin_).bits; }
 

@@ -1,0 +1,529 @@
+#include "gc/collectors/incremental/incremental.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_set>
+
+#include "gc/mutator.h"
+#include "gc/verify/verifier.h"
+
+namespace gc {
+
+namespace {
+
+// The first cycle starts when this much is in use (marksweep's first
+// trigger too), so that a short script does not collect at all.
+constexpr uint64_t kFirstThresholdBytes = 8ull << 20;
+// A marking step is paid for by every 1K words allocated (Lua 5.4's
+// stepsize, 2^13 bytes): short enough a pause, rare enough that the
+// pause's own cost stays small beside its work.
+constexpr uint64_t kStepWords = 1024;
+// Under --gc-stress a step marks this many units at each allocation the
+// countdown picks (or sweeps one block), so that a cycle spans many
+// allocations and stores.
+constexpr int64_t kStressStepUnits = 16;
+constexpr int64_t kUnbounded = INT64_MAX;
+
+const char* const kPhaseRoots = "roots";
+const char* const kPhaseMark = "mark";
+const char* const kPhaseAtomic = "atomic";
+const char* const kPhaseSweep = "sweep";
+
+// Slot i of the object whose header is h, from the slot's address.
+uint64_t slot_index(const Word* h, const Value* slot) {
+  return static_cast<uint64_t>(reinterpret_cast<const Value*>(h - 1) - slot);
+}
+
+}  // namespace
+
+Incremental::Incremental(RootSet& roots, const HeapOptions& options)
+    : MarkSweepHeap(roots, options), inc_(incremental_options(options_)) {
+  threshold_ = std::min(kFirstThresholdBytes, options_.max_heap_bytes);
+  describe_incremental_events();
+}
+
+void Incremental::describe_incremental_events() {
+  events.describe_counter("objects marked", "objects");
+  events.describe_counter("slots scanned", "slots");
+  events.describe_counter("allocated marked", "objects");
+  events.describe_counter("barrier calls", "events");
+  events.describe_counter("barrier shaded", "objects");
+  events.describe_counter("barrier re-greyed", "objects");
+  events.describe_counter("unbarriered stores into marked objects", "events");
+  events.describe_counter("stacks rescanned", "objects");
+  events.describe_counter("mark steps", "events");
+  events.describe_counter("sweep steps", "events");
+  events.describe_counter("cycles", "collections");
+  events.describe_counter("floating garbage", "objects");
+  events.add_panel({"Barrier work per cycle",
+                    "objects",
+                    "What the write barrier did in each cycle's marking: objects it shaded (Dijkstra, Yuasa) "
+                    "or made grey again (backward), beside the objects allocated marked meanwhile (black "
+                    "under Yuasa's barrier, grey under the others).",
+                    {{"shaded", "barrier shaded", "", 1},
+                     {"re-greyed", "barrier re-greyed", "", 1},
+                     {"allocated marked", "allocated marked", "", 1}}});
+}
+
+// Frames
+
+template <class Body>
+void Incremental::increment(GcCause cause, Body&& body) {
+  events.collection_start(observe::CollectionKind::kIncrement, cause, *this);
+  body();
+  note_heap_size();
+  events.collection_end(*this);
+}
+
+// Allocation
+
+Word* Incremental::allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  if (!representable(nrefs, raw_words)) return out_of_memory();
+  return allocate(class_id, nrefs, raw_words, false);
+}
+
+Word* Incremental::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) {
+  if (!representable(nrefs, raw_words)) return out_of_memory();
+  return allocate(class_id, nrefs, raw_words, true);
+}
+
+// The step first, so that the object takes the colour of the phase the
+// step leaves: unmarked (white) unless a cycle marks (the sweep gives out
+// only swept cells, MarkSweepSpace::begin_lazy_sweep). While a cycle
+// marks, black under Yuasa's barrier, whose snapshot needs nothing from a
+// new object (its slots hold nil until a store, which the barrier sees);
+// grey under the others. The interpreter initialises a fresh object's
+// slots without the barrier, before its next allocation (vm/interpreter.cpp,
+// "initialising stores"), and a grey object is scanned no sooner than the
+// next step, which runs at an allocation: what it was initialised with is
+// marked then.
+Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, bool pinned) {
+  uint64_t words = object_words(nrefs, raw_words);
+  if (stress_collection_due()) {
+    if (options_.stress_full) {
+      collect(GcCause::kStress);
+    } else if (phase_ == Phase::kIdle) {
+      start_cycle(GcCause::kStress);
+    } else {
+      step(GcCause::kStress, 0);
+    }
+  } else if (!options_.stress_interval) {
+    pay(words);
+  }
+  bool large = pinned || words > marksweep::kMaxCellObjectWords;
+  Word* h = try_allocate(class_id, nrefs, raw_words, words, large);
+  if (!h) {
+    GcCause cause = large ? GcCause::kLargeAllocation : GcCause::kAllocationFailure;
+    if (phase_ != Phase::kIdle) {
+      finish_cycle(cause);
+      h = try_allocate(class_id, nrefs, raw_words, words, large);
+    }
+    if (!h) {
+      uint64_t request = large ? LargeObjectSpace::pages_for(words) * kPageBytes
+                               : marksweep::kClassWords[marksweep::kSizeClassOfWords[words]] * kWordSize;
+      full_collection(cause, request, large);
+      h = try_allocate(class_id, nrefs, raw_words, words, large);
+    }
+    if (!h) return out_of_memory();
+  }
+  if (phase_ == Phase::kMark) {
+    allocated_marked_++;
+    if (inc_.barrier == IncrementalBarrier::kYuasa) {
+      *h |= Header::kMarkBit;
+    } else {
+      *h |= Header::kMarkBit;
+      if (nrefs) grey_.push_back({h, 0});
+    }
+  }
+  return h;
+}
+
+// Up to --heap: when a cycle starts is the pacing's business (pay).
+Word* Incremental::try_allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
+                                bool large) {
+  MarkSweepSpace& space = mutable_space();
+  if (large) return space.allocate_large(class_id, nrefs, raw_words, words, space.max_heap_bytes());
+  Word* cell = space.take_cell(marksweep::kSizeClassOfWords[words], space.max_heap_bytes());
+  return cell ? format_object(cell, class_id, nrefs, raw_words) : nullptr;
+}
+
+// The pacing (Lua 5.4's): idle, a cycle starts once the heap in use
+// reaches the threshold (nothing is freed while idle, so it is what was in
+// use at the last cycle's end plus what was allocated since); marking,
+// every kStepWords allocated pay for a step; sweeping, each visit here (a
+// size class's list ran out) pays for what was allocated since the last.
+void Incremental::pay(uint64_t words) {
+  switch (phase_) {
+    case Phase::kIdle:
+      if (base_bytes_ + (stats_.bytes_allocated - allocated_at_base_) >= threshold_)
+        start_cycle(GcCause::kHeapThreshold);
+      return;
+    case Phase::kMark:
+      unpaid_words_ += words;
+      if (unpaid_words_ >= kStepWords) {
+        uint64_t due = unpaid_words_;
+        unpaid_words_ = 0;
+        step(GcCause::kAllocationDebt, due);
+      }
+      return;
+    case Phase::kSweep: {
+      uint64_t due = (stats_.bytes_allocated - allocated_at_last_step_) / kWordSize + words;
+      allocated_at_last_step_ = stats_.bytes_allocated;
+      step(GcCause::kAllocationDebt, due);
+      return;
+    }
+  }
+}
+
+// One Increment pause of `words * stepmul / 100` units (under stress, a
+// fixed few).
+void Incremental::step(GcCause cause, uint64_t words) {
+  int64_t budget =
+      options_.stress_interval
+          ? kStressStepUnits
+          : static_cast<int64_t>(std::min<uint64_t>(words * inc_.stepmul_percent / 100, kUnbounded));
+  increment(cause, [&] {
+    if (phase_ == Phase::kMark) {
+      mark_steps_++;
+      uint64_t marked = objects_marked_, scanned = slots_scanned_;
+      bool done = false;
+      events.phase(0, kPhaseMark, [&] { done = mark_some(budget); });
+      events.count(0, "mark steps", 1);
+      events.count(0, "objects marked", objects_marked_ - marked);
+      events.count(0, "slots scanned", slots_scanned_ - scanned);
+      if (done) atomic();
+    } else if (phase_ == Phase::kSweep) {
+      sweep_steps_++;
+      bool done = false;
+      events.phase(0, kPhaseSweep, [&] { done = mutable_space().sweep_some(static_cast<uint64_t>(budget)); });
+      events.count(0, "sweep steps", 1);
+      if (done) end_cycle();
+    }
+  });
+}
+
+// The cycle
+
+void Incremental::start_cycle(GcCause cause) {
+  increment(cause, [&] {
+    roots_.prepare_for_collection();
+    if (options_.verify)
+      events.phase(0, "verify before",
+                   [&] { verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before"); });
+    phase_ = Phase::kMark;
+    objects_marked_ = slots_scanned_ = allocated_marked_ = 0;
+    barrier_calls_ = shaded_ = regreyed_ = stores_ = unbarriered_ = 0;
+    mark_steps_ = sweep_steps_ = 0;
+    unpaid_words_ = 0;
+    recorded_ = {};
+    uint64_t marked = 0;
+    events.phase(0, kPhaseRoots, [&] {
+      mark_roots();
+      // The snapshot at the beginning covers the stacks too: written
+      // without a barrier, they must be scanned before the program runs on.
+      if (inc_.barrier == IncrementalBarrier::kYuasa) scan_all_stacks();
+      marked = objects_marked_;
+    });
+    events.count(0, "objects marked", marked);
+    select_barrier();
+    hide_fast_path(true);
+  });
+}
+
+void Incremental::mark_roots() {
+  for (const RootGroup& g : gather_roots())
+    for (size_t k = 0; k < g.count; ++k) shade_value(g.slots[k]);
+}
+
+// Every fiber stack (pinned, so in the large-object space) marked and
+// scanned now.
+void Incremental::scan_all_stacks() {
+  for (const LargeObjectSpace::Object& o : space().large_objects().objects()) {
+    Word* h = o.header;
+    if (Header::class_id(*h) != kStackClass) continue;
+    if (!Header::is_marked(*h)) {
+      *h |= Header::kMarkBit;
+      objects_marked_++;
+    }
+    uint64_t n = Header::nrefs(*h);
+    for (uint64_t i = 0; i < n; ++i) shade_value(ref_slot(h, i));
+    slots_scanned_ += n;
+  }
+}
+
+// Depth first; a large array is scanned in parts, each within a step's
+// budget. The backward barrier's objects are marked again when taken.
+bool Incremental::mark_some(int64_t budget) {
+  while (budget > 0) {
+    if (!regrey_.empty()) {
+      Word* h = regrey_.back();
+      regrey_.pop_back();
+      budget--;
+      // Marked since: someone shaded it, and it is grey again already.
+      if (Header::is_marked(*h)) continue;
+      *h |= Header::kMarkBit;
+      grey_.push_back({h, 0});
+      continue;
+    }
+    if (grey_.empty()) return true;
+    Grey& g = grey_.back();
+    Word* h = g.object;
+    uint64_t n = Header::nrefs(*h);
+    uint64_t begin = g.next;
+    uint64_t end = std::min<uint64_t>(n, begin + static_cast<uint64_t>(budget));
+    // Before scanning, which pushes and may move grey_.
+    if (end < n) {
+      g.next = end;
+    } else {
+      grey_.pop_back();
+    }
+    for (uint64_t i = begin; i < end; ++i) shade_value(ref_slot(h, i));
+    slots_scanned_ += end - begin;
+    budget -= static_cast<int64_t>(end - begin) + 1;
+  }
+  return grey_.empty() && regrey_.empty();
+}
+
+// In the last mark step's pause, or the pause that finishes the cycle.
+void Incremental::atomic() {
+  uint64_t marked = objects_marked_, scanned = slots_scanned_;
+  uint64_t rescanned = 0;
+  events.phase(0, kPhaseAtomic, [&] {
+    roots_.prepare_for_collection();
+    // Roots and stacks change without a barrier: but for the snapshot's,
+    // what they hold now must be marked too (Dijkstra et al.'s rescan).
+    if (inc_.barrier != IncrementalBarrier::kYuasa) {
+      mark_roots();
+      for (const LargeObjectSpace::Object& o : space().large_objects().objects()) {
+        Word* h = o.header;
+        if (Header::class_id(*h) != kStackClass || !Header::is_marked(*h)) continue;
+        uint64_t n = Header::nrefs(*h);
+        for (uint64_t i = 0; i < n; ++i) shade_value(ref_slot(h, i));
+        slots_scanned_ += n;
+        rescanned++;
+      }
+    }
+    mark_some(kUnbounded);
+  });
+  write_barrier = nullptr;
+  events.count(0, "objects marked", objects_marked_ - marked);
+  events.count(0, "slots scanned", slots_scanned_ - scanned);
+  events.count(0, "stacks rescanned", rescanned);
+  if (options_.verify) events.phase(0, "verify marks", [&] { check_tricolour(); });
+  events.phase(0, "weak references", [&] {
+    MarkedSurvives resolver;
+    roots_.process_weak(resolver);
+  });
+  report_cycle_counters();
+  mutable_space().begin_lazy_sweep();
+  allocated_at_last_step_ = stats_.bytes_allocated;
+  phase_ = Phase::kSweep;
+  hide_fast_path(false);
+}
+
+void Incremental::report_cycle_counters() {
+  events.count(0, "allocated marked", allocated_marked_);
+  events.count(0, "barrier calls", barrier_calls_);
+  events.count(0, "barrier shaded", shaded_);
+  events.count(0, "barrier re-greyed", regreyed_);
+  events.count(0, "unbarriered stores into marked objects", unbarriered_);
+  total_shaded_ += shaded_;
+  total_regreyed_ += regreyed_;
+}
+
+// The space's sizing policy is not run here: giving back the pages of
+// hundreds of empty blocks takes milliseconds of system calls, a pause of
+// its own. Empty blocks keep their pages for the next cycle's allocation;
+// a full collection gives back what is beyond the space's target.
+void Incremental::end_cycle() {
+  phase_ = Phase::kIdle;
+  base_bytes_ = heap_used();
+  allocated_at_base_ = stats_.bytes_allocated;
+  threshold_ = std::min(options_.max_heap_bytes,
+                        std::max(kFirstThresholdBytes, base_bytes_ / 100 * inc_.pause_percent));
+  cycles_++;
+  events.count(0, "cycles", 1);
+  if (options_.verify)
+    events.phase(0, "verify after",
+                 [&] { verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after"); });
+  stats_.collections++;
+}
+
+void Incremental::finish_cycle(GcCause cause) {
+  increment(cause, [&] {
+    if (phase_ == Phase::kMark) {
+      events.phase(0, kPhaseMark, [&] { mark_some(kUnbounded); });
+      atomic();
+    }
+    if (phase_ == Phase::kSweep) {
+      events.phase(0, kPhaseSweep, [&] { mutable_space().sweep_some(UINT64_MAX); });
+      end_cycle();
+    }
+  });
+}
+
+// A full collection
+
+void Incremental::collect(GcCause cause) {
+  // gc() collects everything unreachable now: the cycle in progress keeps
+  // what it marked before the program dropped it.
+  if (phase_ != Phase::kIdle) finish_cycle(cause);
+  full_collection(cause, 0, false);
+}
+
+void Incremental::full_collection(GcCause cause, uint64_t request_bytes, bool large) {
+  if (phase_ != Phase::kIdle) finish_cycle(cause);
+  collect_for(cause, request_bytes, large);
+  base_bytes_ = heap_used();
+  allocated_at_base_ = stats_.bytes_allocated;
+  threshold_ = std::min(options_.max_heap_bytes,
+                        std::max(kFirstThresholdBytes, base_bytes_ / 100 * inc_.pause_percent));
+}
+
+// The heap's frame runs these with the program stopped: no barrier is
+// needed, and the whole heap is marked and swept at once.
+void Incremental::mark() {
+  mark_roots();
+  mark_some(kUnbounded);
+  events.count(0, "objects marked", objects_marked_);
+  objects_marked_ = 0;
+}
+
+void Incremental::sweep() {
+  MarkSweepSpace& space = mutable_space();
+  space.begin_lazy_sweep();
+  events.phase(0, kPhaseSweep, [&] { space.sweep_some(UINT64_MAX); });
+}
+
+// The mutator's side
+
+void Incremental::hide_fast_path(bool hide) {
+  // Under --gc-stress the heap keeps it hidden throughout.
+  if (options_.hide_buffer()) return;
+  size_class_of = hide ? nullptr : marksweep::kSizeClassOfWords.data();
+}
+
+void Incremental::select_barrier() {
+  switch (inc_.barrier) {
+    case IncrementalBarrier::kDijkstra:
+      write_barrier = dijkstra_barrier;
+      break;
+    case IncrementalBarrier::kYuasa:
+      write_barrier = yuasa_barrier;
+      break;
+    case IncrementalBarrier::kBackward:
+      write_barrier = backward_barrier;
+      break;
+    case IncrementalBarrier::kNone:
+      // Only so that --gc-verify can name the store that lost an object.
+      write_barrier = options_.verify ? recording_barrier : nullptr;
+      break;
+  }
+}
+
+// Marked means grey or black here (one mark bit): a store into a grey
+// object is treated as one into a black object, which shades a little more
+// than needed and never less.
+void Incremental::dijkstra_barrier(Collector& c, Word* object, Value* slot, Value v) {
+  Incremental& self = static_cast<Incremental&>(c);
+  self.barrier_calls_++;
+  if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
+    self.shade(v.as_ref());
+    self.shaded_++;
+  }
+  store_and_dirty(c, slot, v);
+}
+
+void Incremental::yuasa_barrier(Collector& c, Word* object, Value* slot, Value v) {
+  Incremental& self = static_cast<Incremental&>(c);
+  self.barrier_calls_++;
+  Value old = *slot;
+  if (old.is_ref() && !Header::is_marked(*old.as_ref())) {
+    self.shade(old.as_ref());
+    self.shaded_++;
+  }
+  store_and_dirty(c, slot, v);
+}
+
+// Grey again: unmarked and queued, so that it is marked and scanned once
+// more; unmarked, it does not come here again before it is.
+void Incremental::backward_barrier(Collector& c, Word* object, Value* slot, Value v) {
+  Incremental& self = static_cast<Incremental&>(c);
+  self.barrier_calls_++;
+  if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
+    *object &= ~Header::kMarkBit;
+    self.regrey_.push_back(object);
+    self.regreyed_++;
+  }
+  store_and_dirty(c, slot, v);
+}
+
+void Incremental::recording_barrier(Collector& c, Word* object, Value* slot, Value v) {
+  Incremental& self = static_cast<Incremental&>(c);
+  self.stores_++;
+  if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
+    self.unbarriered_++;
+    self.recorded_[self.unbarriered_ % kRecordedStores] = {object, slot_index(object, slot), v, self.stores_};
+  }
+  store_and_dirty(c, slot, v);
+}
+
+// --gc-verify's tri-colour check: an exact trace from the roots, with a
+// visited set of its own, before weak references or the sweep: every
+// object it reaches must be marked (else the sweep frees a live object:
+// the barrier let the program hide it behind a black one). The marked
+// objects it does not reach are the cycle's floating garbage.
+void Incremental::check_tricolour() {
+  std::unordered_set<const Word*> reached;
+  std::vector<Word*> stack;
+  auto visit = [&](Value v, Word* holder, uint64_t slot, const char* where) {
+    if (!v.is_ref()) return;
+    Word* h = v.as_ref();
+    if (!reached.insert(h).second) return;
+    if (!Header::is_marked(*h)) {
+      char what[200];
+      std::snprintf(what, sizeof what,
+                    "reachable object 0x%" PRIxPTR
+                    " is not marked at the atomic phase, so the sweep would "
+                    "free it: the tri-colour invariant was broken",
+                    reinterpret_cast<uintptr_t>(h));
+      std::string message = what;
+      if (holder) {
+        message += "; it is held in slot " + std::to_string(slot) + " of the marked object named below";
+        const UnbarrieredStore* store = nullptr;
+        for (const UnbarrieredStore& s : recorded_)
+          if (s.object == holder && s.slot == slot && s.value == v && (!store || s.number > store->number))
+            store = &s;
+        if (store) {
+          message += ", put there by store " + std::to_string(store->number) +
+                     " of the cycle's marking, of a white object into a marked one with --barrier=" +
+                     barrier_name(inc_.barrier);
+        } else if (inc_.barrier == IncrementalBarrier::kNone) {
+          message += " (the store that put it there is not among the last " +
+                     std::to_string(kRecordedStores) + " recorded)";
+        }
+      }
+      verify::report_and_exit({message, reinterpret_cast<uintptr_t>(holder),
+                               holder ? static_cast<int64_t>(slot) : -1, where, stats_.collections});
+    }
+    stack.push_back(h);
+  };
+  for (const RootGroup& g : gather_roots())
+    for (size_t k = 0; k < g.count; ++k) visit(g.slots[k], nullptr, k, g.name);
+  while (!stack.empty()) {
+    Word* h = stack.back();
+    stack.pop_back();
+    const char* where = space().block_containing(h) ? "size-class blocks" : "large";
+    for (uint64_t i = 0, n = Header::nrefs(*h); i < n; ++i) visit(ref_slot(h, i), h, i, where);
+  }
+  uint64_t floating = 0;
+  space().for_each_object([&](const Word* h) { floating += Header::is_marked(*h) && !reached.count(h); });
+  events.count(0, "floating garbage", floating);
+}
+
+std::unique_ptr<Collector> create_incremental(RootSet& roots, const HeapOptions& options) {
+  return std::make_unique<Incremental>(roots, options);
+}
+
+}  // namespace gc
