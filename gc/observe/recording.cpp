@@ -33,6 +33,8 @@ const char* step_name(StepKind k) {
       return "steal";
     case StepKind::kLevel:
       return "level";
+    case StepKind::kMessage:
+      return "message";
   }
   return "?";
 }
@@ -90,6 +92,15 @@ void Recording::add(unsigned worker, StepKind kind, uint64_t a, uint64_t b) {
   }
   steps_[worker].push_back({static_cast<int64_t>(parallel::now_ns()) - start_ns_, a, b, nullptr, kind,
                             static_cast<uint8_t>(worker == workers_ ? kDevice : worker)});
+}
+
+void Recording::use_actors(unsigned n, const char* noun) {
+  actor_noun_ = noun;
+  if (!active_ || n <= workers_) return;
+  // The steps so far stay; the device's lane, empty while a collection of
+  // cores reports, moves to the end.
+  workers_ = n;
+  steps_.resize(workers_ + 1);
 }
 
 void Recording::phase(unsigned worker, const char* name, bool start) {
@@ -162,7 +173,9 @@ std::string Recording::json() const {
   std::string out;
   JsonWriter j(out);
   j.begin_object().field("collector", collector_).field("collection", collection_).field("full", full_);
-  j.field("workers", static_cast<uint64_t>(workers_)).field("device", uint64_t{kDevice});
+  j.field("workers", static_cast<uint64_t>(workers_))
+      .field("device", uint64_t{kDevice})
+      .field("actor", actor_noun_);
   j.key("spaces").begin_array();
   for (const RecordedSpace& s : heap_.spaces)
     j.begin_object().field("name", s.name).field("begin", s.begin).field("end", s.end).end_object();
@@ -180,7 +193,8 @@ std::string Recording::json() const {
   j.end_array().key("roots").begin_array();
   for (uint64_t r : heap_.roots) j.value(r);
   j.end_array().key("step_kinds").begin_array();
-  for (int k = 0; k <= static_cast<int>(StepKind::kLevel); ++k) j.value(step_name(static_cast<StepKind>(k)));
+  for (int k = 0; k <= static_cast<int>(StepKind::kMessage); ++k)
+    j.value(step_name(static_cast<StepKind>(k)));
   // [ns, kind, worker, a, b] or, for a phase, [ns, kind, worker, name]
   j.end_array().key("steps").begin_array();
   for (const RecordedStep& s : all) {

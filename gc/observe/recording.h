@@ -19,8 +19,13 @@
 //                            thread's deque
 //   level(worker, k, n)      an accelerator's level k of a breadth-first
 //                            mark begins, n objects in it
+//   message(worker, h, to)   a mark message for h sent to core `to` of a
+//                            collector's mesh
 //
-// A step an accelerator took (a GPU's marking) has the worker kDevice.
+// A step an accelerator took (a GPU's marking) has the worker kDevice. A
+// collector whose actors are not its GC threads (cacheaware's cores, each
+// always run by the same thread) says so with use_actors before its
+// phases, and its steps then name an actor as `worker`.
 //
 // and the Recorder adds the start and end of every phase. The machinery
 // finds the recording itself (Recording::active(), set by the frame for the
@@ -55,7 +60,8 @@ enum class StepKind : uint8_t {
   kMove,
   kFree,
   kSteal,
-  kLevel
+  kLevel,
+  kMessage
 };
 
 struct RecordedStep {
@@ -148,6 +154,10 @@ class Recording {
     add(worker, StepKind::kSteal, victim, addr(h));
   }
   void level(unsigned worker, uint64_t k, uint64_t objects) { add(worker, StepKind::kLevel, k, objects); }
+  void message(unsigned worker, const Word* h, unsigned to) { add(worker, StepKind::kMessage, addr(h), to); }
+  // On the collecting thread, before any worker reports: the steps come
+  // from n actors called `noun` ("core"), each reported by one thread only.
+  void use_actors(unsigned n, const char* noun);
   // By the Recorder, for every phase.
   void phase(unsigned worker, const char* name, bool start);
 
@@ -175,7 +185,8 @@ class Recording {
   std::string collector_;
   int64_t start_ns_ = 0;
   RecordedHeap heap_;
-  unsigned workers_ = 0;
+  unsigned workers_ = 0;  // actors: GC threads, or use_actors'
+  const char* actor_noun_ = "thread";
   std::vector<std::vector<RecordedStep>>
       steps_;  // per worker and the device, each written by its own thread only
   std::atomic<uint64_t> step_count_{0};

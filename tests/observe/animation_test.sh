@@ -61,6 +61,8 @@ check "marksweep: one free step per cell it counts freed" \
   '[ "$(steps_of "$ms" free)" = "$(counter "$tmp/marksweep.json" "cells freed")" ] && [ "$(steps_of "$ms" free)" -gt 0 ]'
 check "semispace: one copy step per object it counts copied" \
   '[ "$(steps_of "$tmp/semispace.data.json" copy)" = "$(counter "$tmp/semispace.json" "objects copied")" ]'
+check "cacheaware: its steps are its cores', with mark messages between them" \
+  '[ "$(jq -r .actor "$tmp/cacheaware.data.json")" = core ] && [ "$(steps_of "$tmp/cacheaware.data.json" message)" -gt 0 ]'
 check "template: every object it reaches is traced" \
   '[ "$(steps_of "$tmp/template.data.json" grey)" = "$(steps_of "$tmp/template.data.json" scan)" ] && [ "$(steps_of "$tmp/template.data.json" grey)" -gt 0 ]'
 
@@ -77,9 +79,9 @@ if [ -n "$browser" ]; then
   got=$(final_states "$tmp/marksweep.html" 0)
   check "marksweep's page at its start: every object white ($got)" '[[ $got == *"data-states=\"$objects,0,0,0,0\""* && $got == *ready* ]]'
   # Every object a mark-sweep collector reaches from the roots ends black,
-  # and nothing stays grey; gpu's device levels and CPU tail included, and
-  # accel's simulated units.
-  for gc in gpu accel template; do
+  # and nothing stays grey; gpu's device levels and CPU tail included,
+  # accel's simulated units, and cacheaware's cores with their messages.
+  for gc in gpu accel cacheaware template; do
     [ -s "$tmp/$gc.data.json" ] || continue
     n=$(jq '.steps | length' "$tmp/$gc.data.json")
     got=$(final_states "$tmp/$gc.html" "$n")

@@ -4,6 +4,7 @@
 
 #include "gc/exit_status.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/observe/recording.h"
 
 namespace gc {
 
@@ -237,6 +238,9 @@ void CacheAwareCollector::collect(GcCause cause) {
   sync_buffer();
   allocator_.retire_all();
   run_collection(observe::CollectionKind::kFull, cause, [this, compact_huge] {
+    // A recorded collection's steps are the cores' (--gc-animate).
+    if (observe::Recording* recording = observe::Recording::active())
+      recording->use_actors(mesh_.cores(), "core");
     root_groups_.clear();
     roots_.root_groups(root_groups_);
     mark();

@@ -5,6 +5,7 @@
 
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/lab.h"
+#include "gc/observe/recording.h"
 #include "gc/parallel/backoff.h"
 #include "gc/parallel/clock.h"
 #include "gc/spaces/copy_space.h"
@@ -176,7 +177,8 @@ class CompactPhase::Slider {
         forwarding_(phase.forwarding_.writer(core)),
         hosted_(phase.map_.hosted_by(core)),
         ranks_(static_cast<uint32_t>(std::lower_bound(hosted_.begin(), hosted_.end(), phase.frontier_) -
-                                     hosted_.begin())) {
+                                     hosted_.begin())),
+        recording_(observe::Recording::active()) {
     set_bound(bound);
   }
 
@@ -378,6 +380,8 @@ class CompactPhase::Slider {
       hw = grow_hash_word(new_h, hw, address_hash(c_.reservation_, h));
     }
     *new_h = hw;
+    if (recording_) [[unlikely]]
+      recording_->move(core_, h, new_h);
     forwarding_.moved(start, words, new_start);
     count_lines(start, words, new_start, total, tally);
     dest_ += total;
@@ -393,6 +397,7 @@ class CompactPhase::Slider {
   const std::vector<uint32_t>& hosted_;
   uint32_t ranks_;                    // hosted_[ranks_] and later lie at or above the frontier
   uint32_t rank_limit_ = UINT32_MAX;  // local destinations stay below it
+  observe::Recording* recording_;     // the collection's, if it is recorded (--gc-animate)
 
   uint32_t src_rank_ = 0;
   Word* src_ = nullptr;

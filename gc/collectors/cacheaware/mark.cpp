@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "gc/observe/recording.h"
 #include "gc/parallel/backoff.h"
 #include "gc/parallel/clock.h"
 
@@ -37,7 +38,11 @@ size_t cache_index(const Word* ref, unsigned mask) {
 // One GC thread, running the cores c with c % threads == its index.
 class MarkPhase::Runner {
  public:
-  Runner(MarkPhase& phase, unsigned index) : m_(phase), index_(index), out_(phase.mesh_.cores(), nullptr) {
+  Runner(MarkPhase& phase, unsigned index)
+      : m_(phase),
+        index_(index),
+        out_(phase.mesh_.cores(), nullptr),
+        recording_(observe::Recording::active()) {
     for (unsigned c = index; c < phase.mesh_.cores(); c += phase.threads_) mine_.push_back(c);
   }
   ~Runner() {
@@ -155,6 +160,8 @@ class MarkPhase::Runner {
       Word* h = reinterpret_cast<Word*>(e & ~kMarkedEntry);
       if (!(e & kMarkedEntry) && !mark_local(c, h, tally)) continue;
       budget--;
+      if (recording_) [[unlikely]]
+        recording_->scan(c, h);
       // Atomic: a pinned object's header may be getting another thread's
       // mark bit (mark_unhosted) while this one scans it.
       uint64_t n = Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
@@ -167,7 +174,7 @@ class MarkPhase::Runner {
     if (!v.is_ref()) return;
     Word* h = v.as_ref();
     if (!hosts.contains(h)) {
-      mark_unhosted(*m_.cores_[c], h);
+      mark_unhosted(c, h);
       return;
     }
     unsigned host = hosts.host_of(h);
@@ -191,6 +198,8 @@ class MarkPhase::Runner {
     Word hw = *h;
     if (Header::is_marked(hw)) return false;
     *h = hw | Header::kMarkBit;
+    if (recording_) [[unlikely]]
+      recording_->grey(c, h);
     tally.objects++;
     tally.objects_at_home += (hw & kDisplacedBit) == 0;
     tally.words += object_words_when_moved(hw);
@@ -200,13 +209,18 @@ class MarkPhase::Runner {
     return true;
   }
 
-  void mark_unhosted(Core& core, Word* h) {
+  void mark_unhosted(unsigned c, Word* h) {
+    Core& core = *m_.cores_[c];
     Word old = std::atomic_ref<Word>(*h).fetch_or(Header::kMarkBit, std::memory_order_relaxed);
     if (Header::is_marked(old)) return;
+    if (recording_) [[unlikely]]
+      recording_->grey(c, h);
     if (Header::nrefs(old)) core.queue.push_back(reinterpret_cast<uintptr_t>(h) | kMarkedEntry);
   }
 
   void send(unsigned from, unsigned to, Word* h) {
+    if (recording_) [[unlikely]]
+      recording_->message(from, h, to);
     MarkCounters& counters = m_.cores_[from]->counters;
     counters.sent++;
     counters.hops += m_.mesh_.hops(from, to);
@@ -230,8 +244,9 @@ class MarkPhase::Runner {
   MarkPhase& m_;
   unsigned index_;
   std::vector<unsigned> mine_;
-  std::vector<Batch*> out_;  // per destination core, the batch being filled
-  bool received_ = false;    // since the last wait
+  std::vector<Batch*> out_;        // per destination core, the batch being filled
+  bool received_ = false;          // since the last wait
+  observe::Recording* recording_;  // the collection's, if it is recorded (--gc-animate)
 };
 
 MarkPhase::MarkPhase(const PartitionMap& map, const Mesh& mesh, unsigned threads, unsigned ref_cache_entries,

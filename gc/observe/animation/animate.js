@@ -24,6 +24,9 @@ const PAPER = {
   "level": "The GPU's mark (Maas et al. 2012, Algorithm 1) goes level by level: level k holds the objects " +
            "first reached from level k - 1. The page shows the objects whose marks the device set, level by " +
            "level; within a level the order is the host's walk, since the device's own is not seen.",
+  "message": "Marking by messages (Zhou and Demsky, L101): a core that finds a reference into a partition " +
+             "another core hosts does not mark it; it sends that core a mark message, and the host marks " +
+             "and scans the object.",
   "phase start": "The collection moves on to its next phase.",
   "phase end": "A phase ends on this thread.",
 };
@@ -31,7 +34,7 @@ const PAPER = {
 function hex(a) { return "0x" + a.toString(16); }
 const DEVICE_FILL = "#e6a700";
 // A worker's name and colour: a GC thread, or the accelerator.
-function who(w) { return w === DATA.device ? "the device" : "thread " + w; }
+function who(w) { return w === DATA.device ? "the device" : (DATA.actor || "thread") + " " + w; }
 function workerFill(w) { return w === DATA.device ? DEVICE_FILL : THREAD_FILL[w % THREAD_FILL.length]; }
 function el(id) { return document.getElementById(id); }
 
@@ -80,7 +83,7 @@ function start() {
     c[kind] = (c[kind] || 0) + 1;
     if (kind === "phase start" || kind === "phase end") return;
     const a = s[3], b = s[4];
-    if (kind === "steal" || kind === "level") return;
+    if (kind === "steal" || kind === "level" || kind === "message") return;
     cursor[w] = kind === "copy" || kind === "move" ? b : a;
     if (kind === "free") {
       const id = byStart.get(a);
@@ -109,8 +112,9 @@ function start() {
     if (i < 0) return ["Before the collection: every object is white.", ""];
     const s = steps[i], kind = kinds[s[1]], w = s[2], t = who(w);
     const sentence = (() => {
-      if (kind === "phase start") return t + ' starts the phase "' + s[3] + '"';
-      if (kind === "phase end") return t + ' ends the phase "' + s[3] + '"';
+      if (kind === "phase start") return "thread " + w + ' starts the phase "' + s[3] + '"';
+      if (kind === "phase end") return "thread " + w + ' ends the phase "' + s[3] + '"';
+      if (kind === "message") return t + " sends mark(" + hex(s[3]) + ") to " + who(s[4]);
       if (kind === "steal") return t + " steals a task (object " + hex(s[4]) + ") from thread " + s[3] + "'s deque";
       if (kind === "level") return t + " starts level " + s[3] + " of its mark: " + s[4] + " objects";
       if (kind === "free") return t + " frees the cell at " + hex(s[3]) + " (" + s[4] * 8 + " bytes)";
@@ -292,10 +296,10 @@ function start() {
 
   function drawThreads() {
     const shown = kinds.filter(k => k !== "phase end");
-    let html = "<tr><th>thread</th>" + shown.map(k => "<th>" + k + "</th>").join("") + "</tr>";
+    let html = "<tr><th>who</th>" + shown.map(k => "<th>" + k + "</th>").join("") + "</tr>";
     counts.forEach((c, w) => {
       html += '<tr><td><i style="display:inline-block;width:10px;height:10px;margin-right:6px;background:' +
-              workerFill(w) + '"></i>' + (w === DATA.device ? "device" : w) + "</td>" +
+              workerFill(w) + '"></i>' + (w === DATA.device ? "device" : (DATA.actor || "thread") + " " + w) + "</td>" +
               shown.map(k => "<td>" + (c[k] || 0) + "</td>").join("") + "</tr>";
     });
     el("threads").innerHTML = html;
