@@ -85,7 +85,6 @@ void CacheAwareCollector::describe_counters() {
                         "huge bytes moved", "pinned bytes freed", "bytes cleared"})
     events.describe_counter(c, "bytes");
   events.describe_counter("forwarding table bytes", "bytes", observe::CounterKind::kPeak);
-  for (const char* c : {"mark ns", "compact ns", "update ns"}) events.describe_counter(c, "ns");
   events.describe_counter("mesh hops", "hops");
   for (const char* c : {"mark lines touched", "compact lines touched", "update lines touched"})
     events.describe_counter(c, "lines");
@@ -374,11 +373,6 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
     events.count(w, "bytes balanced", k.balanced_bytes);
     events.count(w, "last-resort destinations", k.last_resorts);
     events.count(w, "ptrquery messages", u.queries);
-    if (c < pool_->size()) {
-      events.count(w, "mark ns", m.mark_ns);
-      events.count(w, "compact ns", k.compact_ns);
-      events.count(w, "update ns", u.update_ns);
-    }
   }
   std::vector<uint64_t> sent(mesh_.cores()), received(mesh_.cores()), suppressed(mesh_.cores());
   for (unsigned c = 0; c < mesh_.cores(); ++c) {

@@ -7,7 +7,6 @@
 #include "gc/heap/lab.h"
 #include "gc/observe/recording.h"
 #include "gc/parallel/backoff.h"
-#include "gc/parallel/clock.h"
 #include "gc/spaces/copy_space.h"
 
 namespace gc::cacheaware {
@@ -438,7 +437,6 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
   forwarding_.reset();
   Balancer balancer(*this, bound);
   auto work = [&](unsigned w) {
-    uint64_t start = parallel::now_ns();
     std::vector<std::unique_ptr<Slider>> sliders;
     std::vector<unsigned> waiting;
     for (unsigned c = w; c < cores; c += threads)
@@ -472,7 +470,6 @@ uint32_t CompactPhase::run(parallel::WorkerPool& pool, uint32_t bound, uint32_t 
       const std::vector<Word*>& asked = *requests[c];
       core.shared.clear(asked.size());
       for (Word* old : asked) core.shared.insert(old, forwarding_.forward(old));
-      core.counters.compact_ns = parallel::now_ns() - start;
     }
   };
   auto job = [&](unsigned w) { events.phase(w, "compact", [&] { work(w); }); };

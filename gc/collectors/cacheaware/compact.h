@@ -53,7 +53,6 @@ struct CompactCounters {
   uint64_t waits = 0;            // requests that found no space at first
   uint64_t lines = 0;            // cache lines of the moved objects, read and written
   uint64_t line_hops = 0;        // mesh hops from the core to those lines' homes
-  uint64_t compact_ns = 0;
 };
 
 class CompactPhase {

@@ -4,7 +4,6 @@
 
 #include "gc/observe/recording.h"
 #include "gc/parallel/backoff.h"
-#include "gc/parallel/clock.h"
 
 namespace gc::cacheaware {
 
@@ -50,12 +49,9 @@ class MarkPhase::Runner {
   }
 
   void run(std::span<const RootGroup> roots) {
-    uint64_t start = parallel::now_ns();
-    if (!mine_.empty()) {
-      scan_roots(roots);
-      loop();
-    }
-    for (unsigned c : mine_) m_.cores_[c]->counters.mark_ns = parallel::now_ns() - start;
+    if (mine_.empty()) return;
+    scan_roots(roots);
+    loop();
   }
 
  private:

@@ -47,7 +47,6 @@ struct MarkCounters {
   uint64_t words = 0;            // their size, with the word a hashed object grows when it moves
   uint64_t requests_kept = 0;
   uint64_t requests_dropped = 0;  // past the request list's bound
-  uint64_t mark_ns = 0;           // the thread's time in the phase
 };
 
 class MarkPhase {

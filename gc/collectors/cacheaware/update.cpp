@@ -3,7 +3,6 @@
 #include <atomic>
 
 #include "gc/parallel/backoff.h"
-#include "gc/parallel/clock.h"
 #include "gc/parallel/tracer.h"
 
 namespace gc::cacheaware {
@@ -24,7 +23,6 @@ class UpdatePhase::Runner {
   }
 
   void run(parallel::RootClaim& roots, std::span<Word* const> extra, std::atomic<size_t>& next_extra) {
-    uint64_t start = parallel::now_ns();
     if (mine_.empty()) return;
     unsigned first = mine_.front();
     Tally roots_tally;
@@ -69,7 +67,6 @@ class UpdatePhase::Runner {
       if (completed_.load(std::memory_order_acquire) == u_.mesh_.cores()) break;
       backoff.wait();
     }
-    for (unsigned c : mine_) u_.cores_[c]->counters.update_ns = parallel::now_ns() - start;
   }
 
  private:

@@ -32,7 +32,6 @@ struct UpdateCounters {
   uint64_t queries_answered = 0;
   uint64_t lines = 0;      // cache lines of the objects whose slots the core updated
   uint64_t line_hops = 0;  // mesh hops from the core to those lines' homes
-  uint64_t update_ns = 0;
 };
 
 class UpdatePhase {
