@@ -384,10 +384,10 @@ void Incremental::full_collection(GcCause cause, uint64_t request_bytes, bool la
 // The heap's frame runs these with the program stopped: no barrier is
 // needed, and the whole heap is marked and swept at once.
 void Incremental::mark() {
+  uint64_t before = objects_marked_;
   mark_roots();
   mark_some(kUnbounded);
-  events.count(0, "objects marked", objects_marked_);
-  objects_marked_ = 0;
+  events.count(0, "objects marked", objects_marked_ - before);
 }
 
 void Incremental::sweep() {
