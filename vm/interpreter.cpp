@@ -286,8 +286,8 @@ struct Interpreter {
       case gc::kArrayClass: {
         uint64_t k;
         if (!to_index(i, array_length(h), &k)) index_error(vm, a, i);
-        Value* e = &array_elements(h)[k];
-        vm.write(h, e, v);
+        Word* storage = array_storage(h).as_ref();
+        vm.write(storage, &storage_slots(storage)[k], v);
         return;
       }
       case gc::kNumArrayClass: {
@@ -716,7 +716,8 @@ void VM::execute(FiberState* fiber) {
       Word* h = a.as_ref();
       uint64_t k;
       if (class_id_of(h) == gc::kArrayClass && to_index(i, array_length(h), &k)) {
-        write(h, &array_elements(h)[k], sp[-1]);
+        Word* storage = array_storage(h).as_ref();
+        write(storage, &storage_slots(storage)[k], sp[-1]);
         sp[-3] = sp[-1];
         sp -= 2;
         DISPATCH();

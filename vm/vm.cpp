@@ -116,7 +116,7 @@ VM::VM(const VMOptions& options) : options_(options) {
   for (size_t i = 0; i < options_.script_args.size(); ++i) {
     Value s = new_string(options_.script_args[i]);
     Word* arr = globals_[args_global].as_ref();
-    write(arr, &array_elements(arr)[i], s);
+    write(array_storage(arr).as_ref(), &array_elements(arr)[i], s);
   }
 }
 

@@ -195,6 +195,9 @@ class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {
   Word* new_string_uninitialized(uint64_t length);
   Value new_array(uint64_t length, Value fill);
   Value new_map();
+  // A reference store: slot is one of object's own slots (an array's
+  // element lies in its storage object), as a collector's barrier reads
+  // the object's colour (gc::write_ref).
   void write(Word* object, Value* slot, Value v) { gc::write_ref(*heap_, object, slot, v); }
 
   // --- errors

@@ -37,6 +37,16 @@ uint64_t slot_index(const Word* h, const Value* slot) {
 
 }  // namespace
 
+// --gc-verify: the barrier reads the colour of the object it is given, so
+// a store must name the object whose slot it writes (VM::write).
+void Incremental::check_store(Word* object, const Value* slot) const {
+  if (!options_.verify || slot_index(object, slot) < Header::nrefs(*object)) return;
+  verify::report_and_exit(
+      {"a reference store names an object that does not hold the slot it writes, so the "
+       "barrier reads the wrong object's colour",
+       reinterpret_cast<uintptr_t>(object), -1, "-", stats_.collections});
+}
+
 Incremental::Incremental(RootSet& roots, const HeapOptions& options)
     : MarkSweepHeap(roots, options), inc_(incremental_options(options_)) {
   threshold_ = std::min(kFirstThresholdBytes, options_.max_heap_bytes);
@@ -384,10 +394,10 @@ void Incremental::full_collection(GcCause cause, uint64_t request_bytes, bool la
 // The heap's frame runs these with the program stopped: no barrier is
 // needed, and the whole heap is marked and swept at once.
 void Incremental::mark() {
+  uint64_t before = objects_marked_;
   mark_roots();
   mark_some(kUnbounded);
-  events.count(0, "objects marked", objects_marked_);
-  objects_marked_ = 0;
+  events.count(0, "objects marked", objects_marked_ - before);
 }
 
 void Incremental::sweep() {
@@ -427,6 +437,7 @@ void Incremental::select_barrier() {
 // than needed and never less.
 void Incremental::dijkstra_barrier(Collector& c, Word* object, Value* slot, Value v) {
   Incremental& self = static_cast<Incremental&>(c);
+  self.check_store(object, slot);
   self.barrier_calls_++;
   if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
     self.shade(v.as_ref());
@@ -437,6 +448,7 @@ void Incremental::dijkstra_barrier(Collector& c, Word* object, Value* slot, Valu
 
 void Incremental::yuasa_barrier(Collector& c, Word* object, Value* slot, Value v) {
   Incremental& self = static_cast<Incremental&>(c);
+  self.check_store(object, slot);
   self.barrier_calls_++;
   Value old = *slot;
   if (old.is_ref() && !Header::is_marked(*old.as_ref())) {
@@ -450,6 +462,7 @@ void Incremental::yuasa_barrier(Collector& c, Word* object, Value* slot, Value v
 // more; unmarked, it does not come here again before it is.
 void Incremental::backward_barrier(Collector& c, Word* object, Value* slot, Value v) {
   Incremental& self = static_cast<Incremental&>(c);
+  self.check_store(object, slot);
   self.barrier_calls_++;
   if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
     *object &= ~Header::kMarkBit;
@@ -461,6 +474,7 @@ void Incremental::backward_barrier(Collector& c, Word* object, Value* slot, Valu
 
 void Incremental::recording_barrier(Collector& c, Word* object, Value* slot, Value v) {
   Incremental& self = static_cast<Incremental&>(c);
+  self.check_store(object, slot);
   self.stores_++;
   if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
     self.unbarriered_++;

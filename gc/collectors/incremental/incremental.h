@@ -119,6 +119,7 @@ class Incremental final : public MarkSweepHeap {
   static void yuasa_barrier(Collector& c, Word* object, Value* slot, Value v);
   static void backward_barrier(Collector& c, Word* object, Value* slot, Value v);
   static void recording_barrier(Collector& c, Word* object, Value* slot, Value v);
+  void check_store(Word* object, const Value* slot) const;
 
   // --- allocation
   Word* allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, bool pinned);
