@@ -21,17 +21,9 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
     events.phase(0, "heap snapshot",
                  [&] { options_.heap_snapshot->at_collection_start(events.current_collection(), roots_); });
   // Last, so that what it records is the collection's own work.
-  observe::Recording* recording = options_.recording;
-  if (recording && recording->wants(events.current_collection(), kind == observe::CollectionKind::kFull)) {
-    verify::HeapShape shape;
-    describe_heap(shape);
-    recording->start(events.current_collection(), kind == observe::CollectionKind::kFull, name(), shape,
-                     roots_, events.workers());
-  } else {
-    recording = nullptr;
-  }
+  bool recording = start_recording(kind);
   bool collected = body();
-  if (recording) recording->finish();
+  if (recording) finish_recording();
   if (!collected) {
     events.collection_end(*this);
     if (options_.heap_snapshot) options_.heap_snapshot->at_collection_end(stats_.last_live_bytes);
@@ -45,6 +37,20 @@ void Collector::run_collection(observe::CollectionKind kind, GcCause cause,
   events.collection_end(*this);
   note_overhead(kind, cause);
   if (options_.heap_snapshot) options_.heap_snapshot->at_collection_end(stats_.last_live_bytes);
+}
+
+bool Collector::start_recording(observe::CollectionKind kind, bool cycle_start) {
+  observe::Recording* recording = options_.recording;
+  bool full = kind == observe::CollectionKind::kFull;
+  if (!recording || !recording->wants(events.current_collection(), full, cycle_start)) return false;
+  verify::HeapShape shape;
+  describe_heap(shape);
+  recording->start(events.current_collection(), full, name(), shape, roots_, events.workers());
+  return true;
+}
+
+void Collector::finish_recording() {
+  if (options_.recording && options_.recording->in_progress()) options_.recording->finish();
 }
 
 // The time share is taken from the end of the previous full collection,

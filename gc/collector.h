@@ -145,6 +145,12 @@ class Collector {
   // first. body returns false when it gave up before changing the heap:
   // the frame then ends without verifying or counting.
   void run_collection(observe::CollectionKind kind, GcCause cause, const std::function<bool()>& body);
+  // --gc-animate (gc/observe/recording.h): begins recording the collection
+  // under way if it is the one wanted, taking the heap as it is; true if it
+  // did. run_collection records its body; a collector whose cycle spans
+  // several pauses calls these at the cycle's first and last.
+  bool start_recording(observe::CollectionKind kind, bool cycle_start = false);
+  void finish_recording();
   void note_heap_size() { stats_.peak_heap_bytes = std::max(stats_.peak_heap_bytes, heap_size()); }
   // --gc-stress=N's countdown, which every slow path (allocate_slow and
   // allocate_pinned) runs first: counts the allocation and says whether a

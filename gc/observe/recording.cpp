@@ -35,15 +35,19 @@ const char* step_name(StepKind k) {
       return "level";
     case StepKind::kMessage:
       return "message";
+    case StepKind::kAllocate:
+      return "allocate";
+    case StepKind::kBarrier:
+      return "barrier";
   }
   return "?";
 }
 
 }  // namespace
 
-bool Recording::wants(uint64_t id, bool full) const {
+bool Recording::wants(uint64_t id, bool full, bool cycle_start) const {
   if (done_ || active_) return false;
-  if (target_.collection) return id == *target_.collection;
+  if (target_.collection) return cycle_start ? id >= *target_.collection : id == *target_.collection;
   if (target_.first_full) return full;
   return true;
 }
@@ -173,6 +177,7 @@ std::string Recording::json() const {
   std::string out;
   JsonWriter j(out);
   j.begin_object().field("collector", collector_).field("collection", collection_).field("full", full_);
+  j.field("cycle", cycle_);
   j.field("workers", static_cast<uint64_t>(workers_))
       .field("device", uint64_t{kDevice})
       .field("actor", actor_noun_);
@@ -193,7 +198,7 @@ std::string Recording::json() const {
   j.end_array().key("roots").begin_array();
   for (uint64_t r : heap_.roots) j.value(r);
   j.end_array().key("step_kinds").begin_array();
-  for (int k = 0; k <= static_cast<int>(StepKind::kMessage); ++k)
+  for (int k = 0; k <= static_cast<int>(StepKind::kBarrier); ++k)
     j.value(step_name(static_cast<StepKind>(k)));
   // [ns, kind, worker, a, b] or, for a phase, [ns, kind, worker, name]
   j.end_array().key("steps").begin_array();

@@ -22,6 +22,14 @@
 //   message(worker, h, to)   a mark message for h sent to core `to` of a
 //                            collector's mesh
 //
+// A collection whose cycle spans several pauses (the incremental
+// collector's) stays recorded from its first pause to its last, and adds
+// what the program does meanwhile:
+//
+//   allocate(worker, h)      an object allocated during the cycle
+//   barrier(worker, into, h) a store into `into` that made the write
+//                            barrier shade h (or grey `into` again)
+//
 // A step an accelerator took (a GPU's marking) has the worker kDevice. A
 // collector whose actors are not its GC threads (cacheaware's cores, each
 // always run by the same thread) says so with use_actors before its
@@ -61,7 +69,9 @@ enum class StepKind : uint8_t {
   kFree,
   kSteal,
   kLevel,
-  kMessage
+  kMessage,
+  kAllocate,
+  kBarrier
 };
 
 struct RecordedStep {
@@ -124,8 +134,12 @@ class Recording {
   void retarget(Target target) { target_ = target; }
 
   // --- by the collection frame
-  // Whether collection `id` (full or not) is the one to record.
-  bool wants(uint64_t id, bool full) const;
+  // Whether collection `id` (full or not) is the one to record; a cycle
+  // that starts at `id` is wanted when GC(N) is one of its pauses or came
+  // before it (a cycle's pauses past its first start none).
+  bool wants(uint64_t id, bool full, bool cycle_start = false) const;
+  // Whether what is recorded spans several pauses (a cycle).
+  void spans_a_cycle() { cycle_ = true; }
   // Takes the heap and becomes active: workers 0..workers-1 may report.
   void start(uint64_t id, bool full, const char* collector, const verify::HeapShape& shape, RootSet& roots,
              unsigned workers);
@@ -155,6 +169,13 @@ class Recording {
   }
   void level(unsigned worker, uint64_t k, uint64_t objects) { add(worker, StepKind::kLevel, k, objects); }
   void message(unsigned worker, const Word* h, unsigned to) { add(worker, StepKind::kMessage, addr(h), to); }
+  // The object's words and reference count travel in b (words low).
+  void allocate(unsigned worker, const Word* h) {
+    add(worker, StepKind::kAllocate, addr(h), object_words(*h) | Header::nrefs(*h) << 32);
+  }
+  void barrier(unsigned worker, const Word* into, const Word* h) {
+    add(worker, StepKind::kBarrier, addr(into), addr(h));
+  }
   // On the collecting thread, before any worker reports: the steps come
   // from n actors called `noun` ("core"), each reported by one thread only.
   void use_actors(unsigned n, const char* noun);
@@ -182,6 +203,7 @@ class Recording {
   std::string refused_;
   uint64_t collection_ = 0;
   bool full_ = false;
+  bool cycle_ = false;
   std::string collector_;
   int64_t start_ns_ = 0;
   RecordedHeap heap_;

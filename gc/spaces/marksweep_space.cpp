@@ -291,6 +291,7 @@ bool MarkSweepSpace::sweep_some(uint64_t cells) {
     visited += b.cells;
     uint64_t bytes = cell_bytes(b.size_class);
     uint64_t freed_before = lazy_tally_.freed_cells;
+    lazy_tally_.recording = observe::Recording::active();
     sweep_block(i, lazy_tally_);
     cell_bytes_in_use_ -= (lazy_tally_.freed_cells - freed_before) * bytes;
     // Committed, so taken first (empty_blocks_'s order).

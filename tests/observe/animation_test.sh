@@ -96,6 +96,38 @@ else
   echo "SKIP: the browser checks (no chromium; scripts/bootstrap installs it)"
 fi
 
+# The incremental collector's cycle, recorded from its first pause to its
+# last: the program's allocations between the pauses, and the barrier's
+# shading of an object hidden behind a black one (samples/lost_object.src's
+# trick on a shorter chain) under each real barrier, none under none.
+hide="$tmp/hide.src"
+cat >"$hide" <<'EOF'
+class Box { v; }
+let holder = Box();
+let p = holder;
+for (let i = 0; i < 300; i += 1) { let n = Box(); p.v = n; p = n; }
+p = nil;
+let black = Box();
+gc();
+for (let i = 0; i < 3; i += 1) { Box(); }
+let q = holder;
+for (let i = 0; i < 299; i += 1) { q = q.v; }
+black.v = q.v;
+q.v = nil;
+q = nil;
+for (let i = 0; i < 300; i += 1) { Box(); }
+print(black.v != nil);
+EOF
+full=$("$vm" --gc=incremental --gc-stress=1 --gc-log "$hide" 2>&1 | sed -n 's/.*GC(\([0-9]*\)) Pause Full.*/\1/p')
+for b in dijkstra yuasa backward none; do
+  "$vm" --gc=incremental --barrier="$b" --gc-stress=1 --gc-animate="$tmp/inc-$b.html@$((full + 1))" "$hide" >/dev/null 2>&1
+  data_of "$tmp/inc-$b.html" >"$tmp/inc-$b.json"
+  want=1
+  [ "$b" = none ] && want=0
+  check "incremental --barrier=$b: the cycle after gc() recorded, with allocations and $want barrier step" \
+    'jq -e ".cycle" "$tmp/inc-$b.json" >/dev/null && [ "$(steps_of "$tmp/inc-$b.json" allocate)" -gt 0 ] && [ "$(steps_of "$tmp/inc-$b.json" barrier)" = $want ]'
+done
+
 # Bounds and refusals.
 "$vm" --gc=marksweep --gc-animate="$tmp/big.html" --gc-animate-limit=10 "$prog" >/dev/null 2>"$tmp/big.err"
 status=$?

@@ -137,7 +137,13 @@ Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_word
     }
     if (!h) return out_of_memory();
   }
+  if (recording_) [[unlikely]]
+    recording_->allocate(0, h);
   if (phase_ == Phase::kMark) {
+    if (recording_) [[unlikely]] {
+      recording_->grey(0, h);
+      if (inc_.barrier == IncrementalBarrier::kYuasa) recording_->scan(0, h);
+    }
     allocated_marked_++;
     if (inc_.barrier == IncrementalBarrier::kYuasa) {
       *h |= Header::kMarkBit;
@@ -221,6 +227,12 @@ void Incremental::start_cycle(GcCause cause) {
     if (options_.verify)
       events.phase(0, "verify before",
                    [&] { verify::verify_heap_or_exit(*this, roots_, stats_.collections, "before"); });
+    // The whole cycle is recorded, the program's allocations and the
+    // barrier's work between its pauses included.
+    if (start_recording(observe::CollectionKind::kIncrement, true)) {
+      recording_ = observe::Recording::active();
+      recording_->spans_a_cycle();
+    }
     phase_ = Phase::kMark;
     objects_marked_ = slots_scanned_ = allocated_marked_ = 0;
     barrier_calls_ = shaded_ = regreyed_ = stores_ = unbarriered_ = 0;
@@ -255,9 +267,13 @@ void Incremental::scan_all_stacks() {
     if (!Header::is_marked(*h)) {
       *h |= Header::kMarkBit;
       objects_marked_++;
+      if (recording_) [[unlikely]]
+        recording_->grey(0, h);
     }
     uint64_t n = Header::nrefs(*h);
     for (uint64_t i = 0; i < n; ++i) shade_value(ref_slot(h, i));
+    if (recording_) [[unlikely]]
+      recording_->scan(0, h);
     slots_scanned_ += n;
   }
 }
@@ -273,6 +289,8 @@ bool Incremental::mark_some(int64_t budget) {
       // Marked since: someone shaded it, and it is grey again already.
       if (Header::is_marked(*h)) continue;
       *h |= Header::kMarkBit;
+      if (recording_) [[unlikely]]
+        recording_->grey(0, h);
       grey_.push_back({h, 0});
       continue;
     }
@@ -289,6 +307,8 @@ bool Incremental::mark_some(int64_t budget) {
       grey_.pop_back();
     }
     for (uint64_t i = begin; i < end; ++i) shade_value(ref_slot(h, i));
+    if (recording_ && end == n) [[unlikely]]
+      recording_->scan(0, h);
     slots_scanned_ += end - begin;
     budget -= static_cast<int64_t>(end - begin) + 1;
   }
@@ -348,6 +368,10 @@ void Incremental::report_cycle_counters() {
 // a full collection gives back what is beyond the space's target.
 void Incremental::end_cycle() {
   phase_ = Phase::kIdle;
+  if (recording_) {
+    finish_recording();
+    recording_ = nullptr;
+  }
   base_bytes_ = heap_used();
   allocated_at_base_ = stats_.bytes_allocated;
   threshold_ = std::min(options_.max_heap_bytes,
@@ -395,8 +419,13 @@ void Incremental::full_collection(GcCause cause, uint64_t request_bytes, bool la
 // needed, and the whole heap is marked and swept at once.
 void Incremental::mark() {
   uint64_t before = objects_marked_;
-  mark_roots();
-  mark_some(kUnbounded);
+  // A recorded full collection (--gc-animate) sees this marking too.
+  recording_ = observe::Recording::active();
+  events.phase(0, kPhaseMark, [&] {
+    mark_roots();
+    mark_some(kUnbounded);
+  });
+  recording_ = nullptr;
   events.count(0, "objects marked", objects_marked_ - before);
 }
 
@@ -442,6 +471,8 @@ void Incremental::dijkstra_barrier(Collector& c, Word* object, Value* slot, Valu
   if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
     self.shade(v.as_ref());
     self.shaded_++;
+    if (self.recording_) [[unlikely]]
+      self.recording_->barrier(0, object, v.as_ref());
   }
   store_and_dirty(c, slot, v);
 }
@@ -454,6 +485,8 @@ void Incremental::yuasa_barrier(Collector& c, Word* object, Value* slot, Value v
   if (old.is_ref() && !Header::is_marked(*old.as_ref())) {
     self.shade(old.as_ref());
     self.shaded_++;
+    if (self.recording_) [[unlikely]]
+      self.recording_->barrier(0, object, old.as_ref());
   }
   store_and_dirty(c, slot, v);
 }
@@ -468,6 +501,8 @@ void Incremental::backward_barrier(Collector& c, Word* object, Value* slot, Valu
     *object &= ~Header::kMarkBit;
     self.regrey_.push_back(object);
     self.regreyed_++;
+    if (self.recording_) [[unlikely]]
+      self.recording_->barrier(0, object, object);
   }
   store_and_dirty(c, slot, v);
 }

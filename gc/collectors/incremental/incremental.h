@@ -107,6 +107,8 @@ class Incremental final : public MarkSweepHeap {
     if (Header::is_marked(w)) return;
     *h = w | Header::kMarkBit;
     objects_marked_++;
+    if (recording_) [[unlikely]]
+      recording_->grey(0, h);
     if (Header::nrefs(w)) grey_.push_back({h, 0});
   }
   void shade_value(Value v) {
@@ -134,6 +136,9 @@ class Incremental final : public MarkSweepHeap {
   IncrementalOptions inc_;
   Phase phase_ = Phase::kIdle;
   std::vector<Grey> grey_;
+  // The cycle being recorded (--gc-animate), from its first pause to its
+  // last, or null.
+  observe::Recording* recording_ = nullptr;
   // Objects the backward barrier unmarked to scan again (marked once more
   // when taken).
   std::vector<Word*> regrey_;

@@ -3,6 +3,7 @@
 "use strict";
 
 const STATE = { white: 0, grey: 1, black: 2, forwarded: 3, freed: 4 };
+const UNALLOCATED = 5;  // an object a recorded cycle allocates, before its step
 const STATE_NAMES = ["white: not reached", "grey: reached, slots not yet traced", "black: reached and traced",
                      "forwarded: copied away, the forwarding pointer left behind", "freed: a free cell now"];
 const STATE_FILL = ["#ffffff", "#9aa3ad", "#1d2430", "#d9c8f0", "#bfe8c4"];
@@ -27,6 +28,12 @@ const PAPER = {
   "message": "Marking by messages (Zhou and Demsky, L101): a core that finds a reference into a partition " +
              "another core hosts does not mark it; it sends that core a mark message, and the host marks " +
              "and scans the object.",
+  "allocate": "Between the cycle's pauses the program runs. An object it allocates while a cycle marks gets the " +
+              "colour the barrier needs: black under Yuasa's snapshot, grey under the others (the page shows " +
+              "its mark as a step of its own).",
+  "barrier": "The write barrier keeps the tri-colour invariant while the program runs between marking steps: " +
+             "Dijkstra's shades the new target of a store into a black object, Yuasa's the value a store " +
+             "overwrites, Steele's makes the black object stored into grey again.",
   "phase start": "The collection moves on to its next phase.",
   "phase end": "A phase ends on this thread.",
 };
@@ -49,15 +56,32 @@ function start() {
   const kinds = DATA.step_kinds;
   const objects = DATA.objects.map((o, id) => ({ id, start: o[0], header: o[1], words: o[2], cls: o[3],
                                                space: o[4], targets: o[5] }));
-  const byHeader = new Map(objects.map(o => [o.header, o.id]));
-  const byStart = new Map(objects.map(o => [o.start, o.id]));
+  const initialObjects = objects.length;
+  const initialHeader = new Map(objects.map(o => [o.header, o.id]));
   const steps = DATA.steps;
+  // Objects the program allocates during a recorded cycle: not there until
+  // their step (their references are not recorded).
+  const allocatedBy = new Map();  // step index -> object id
+  steps.forEach((s, i) => {
+    if (kinds[s[1]] !== "allocate") return;
+    const words = s[4] % 2 ** 32, nrefs = Math.floor(s[4] / 2 ** 32);
+    allocatedBy.set(i, objects.length);
+    objects.push({ id: objects.length, start: s[3] - (nrefs ? nrefs + 1 : 0) * 8, header: s[3], words, cls: -1,
+                   space: -1, targets: new Array(nrefs).fill(0) });
+  });
+  // Addresses to objects, as they are after the steps so far (a copy, a
+  // slide or an allocation takes an address over).
+  let byHeader, byStart;
   const workers = Math.max(1, DATA.workers);
 
-  el("title").textContent = "GC(" + DATA.collection + ") under " + DATA.collector + ", object by object";
-  el("subtitle").textContent = objects.length + " objects at the start, " + DATA.free_cells.length +
-      " free cells, " + DATA.roots.length + " root references; " + steps.length + " steps on " + workers +
-      (workers === 1 ? " thread" : " threads") + (steps.some(s => s[2] === DATA.device) ? " and the device" : "") +
+  el("title").textContent = (DATA.cycle ? "The cycle from GC(" + DATA.collection + ")" : "GC(" + DATA.collection + ")") +
+      " under " + DATA.collector + ", object by object";
+  // The actors that took steps (a collector may declare more than act).
+  const acting = new Set(steps.map(s => s[2]).filter(w => w !== DATA.device)).size;
+  const noun = DATA.actor || "thread";
+  el("subtitle").textContent = initialObjects + " objects at the start, " + DATA.free_cells.length +
+      " free cells, " + DATA.roots.length + " root references; " + steps.length + " steps by " + acting + " " +
+      noun + (acting === 1 ? "" : "s") + (steps.some(s => s[2] === DATA.device) ? " and the device" : "") +
       (DATA.full ? " (a full collection)" : "");
   el("slider").max = steps.length;
   el("legend").innerHTML = STATE_NAMES.map((n, i) =>
@@ -69,21 +93,42 @@ function start() {
   let state, at, by, cursor, counts;
   function reset() {
     cur = 0;
-    state = new Uint8Array(objects.length);
+    byHeader = new Map();
+    byStart = new Map();
+    for (let id = 0; id < initialObjects; ++id) {
+      byHeader.set(objects[id].header, id);
+      byStart.set(objects[id].start, id);
+    }
+    state = new Uint8Array(objects.length).fill(STATE.white);
+    for (let id = initialObjects; id < objects.length; ++id) state[id] = UNALLOCATED;
     at = objects.map(o => o.header);       // where each object's header is now
     by = new Int16Array(objects.length).fill(-1);  // a worker, DATA.device included
     cursor = new Array(workers).fill(null);  // each thread's last address
     counts = Array.from({ length: workers }, () => ({}));
-    for (const [h, id] of byHeader) if (objects[id].header !== h) byHeader.delete(h);
   }
   function leaf(id) { return objects[id].targets.length === 0; }
-  function apply(s) {
+  function apply(s, index) {
     const kind = kinds[s[1]], w = s[2];
     const c = counts[w] || (counts[w] = {});
     c[kind] = (c[kind] || 0) + 1;
     if (kind === "phase start" || kind === "phase end") return;
     const a = s[3], b = s[4];
     if (kind === "steal" || kind === "level" || kind === "message") return;
+    if (kind === "allocate") {
+      const id = allocatedBy.get(index);
+      state[id] = STATE.white;
+      byHeader.set(objects[id].header, id);
+      byStart.set(objects[id].start, id);
+      cursor[w] = s[3];
+      return;
+    }
+    if (kind === "barrier") {
+      // Steele's barrier greys the object stored into again; the others
+      // shaded their target in a grey step of their own.
+      const id = byHeader.get(s[3]);
+      if (id !== undefined && s[3] === s[4]) { state[id] = STATE.grey; by[id] = w; }
+      return;
+    }
     cursor[w] = kind === "copy" || kind === "move" ? b : a;
     if (kind === "free") {
       const id = byStart.get(a);
@@ -104,7 +149,7 @@ function start() {
   function seek(k) {
     k = Math.max(0, Math.min(steps.length, k));
     if (k < cur) reset();
-    while (cur < k) apply(steps[cur++]);
+    while (cur < k) { apply(steps[cur], cur); cur++; }
     draw();
   }
 
@@ -115,6 +160,11 @@ function start() {
       if (kind === "phase start") return "thread " + w + ' starts the phase "' + s[3] + '"';
       if (kind === "phase end") return "thread " + w + ' ends the phase "' + s[3] + '"';
       if (kind === "message") return t + " sends mark(" + hex(s[3]) + ") to " + who(s[4]);
+      if (kind === "allocate")
+        return "the program allocates " + hex(s[3]) + " (" + (s[4] % 2 ** 32) * 8 + " bytes) during the cycle";
+      if (kind === "barrier")
+        return s[3] === s[4] ? "the program stores into " + hex(s[3]) + ", which was black: the barrier makes it grey again"
+                             : "the program stores into " + hex(s[3]) + ": the barrier shades " + hex(s[4]);
       if (kind === "steal") return t + " steals a task (object " + hex(s[4]) + ") from thread " + s[3] + "'s deque";
       if (kind === "level") return t + " starts level " + s[3] + " of its mark: " + s[4] + " objects";
       if (kind === "free") return t + " frees the cell at " + hex(s[3]) + " (" + s[4] * 8 + " bytes)";
@@ -148,7 +198,7 @@ function start() {
   for (const s of steps) {
     const kind = kinds[s[1]];
     if ((kind === "copy" || kind === "move") && !inRanges(s[4])) {
-      const id = byHeader.get(s[3]) ?? byHeader.get(s[4]);
+      const id = initialHeader.get(s[3]);
       const words = id === undefined ? 1 : objects[id].words;
       lo = Math.min(lo, s[4] - words * 8); hi = Math.max(hi, s[4] + words * 8);
     }
@@ -219,7 +269,8 @@ function start() {
       if (at[o.id] !== o.header && state[o.id] !== STATE.freed) box(o.start, o.words, STATE_FILL[STATE.forwarded]);
     // The object's first word lies as far below its header at its new
     // place as at its old one.
-    for (const o of objects) box(at[o.id] - (o.header - o.start), o.words, fill(o.id));
+    for (const o of objects)
+      if (state[o.id] !== UNALLOCATED) box(at[o.id] - (o.header - o.start), o.words, fill(o.id));
     cursor.forEach((a, w) => {
       const p = a === null ? null : place(a);
       if (!p) return;
@@ -234,34 +285,37 @@ function start() {
   const GRAPH_LIMIT = 1000;
   const svg = el("graph");
   const nodes = [];
+  // The heap the collection started with.
+  const initial = objects.slice(0, initialObjects);
+  const headerOf = initialHeader;
   // Each object's distance from the roots (-1: no root reaches it).
-  const depth = new Int32Array(objects.length).fill(-1);
+  const depth = new Int32Array(initial.length).fill(-1);
   let frontier = [];
   for (const r of DATA.roots) {
-    const id = byHeader.get(r);
+    const id = headerOf.get(r);
     if (id !== undefined && depth[id] < 0) { depth[id] = 0; frontier.push(id); }
   }
   for (let d = 0; frontier.length; ++d) {
     const next = [];
     for (const id of frontier)
       for (const t of objects[id].targets) {
-        const j = byHeader.get(t);
+        const j = headerOf.get(t);
         if (j !== undefined && depth[j] < 0) { depth[j] = d + 1; next.push(j); }
       }
     frontier = next;
   }
   document.body.dataset.reachable = depth.filter(d => d >= 0).length;
-  if (objects.length <= GRAPH_LIMIT) {
+  if (initial.length <= GRAPH_LIMIT) {
     const layers = [];
     const maxDepth = Math.max(-1, ...depth);
-    objects.forEach(o => {
+    initial.forEach(o => {
       const d = depth[o.id] < 0 ? maxDepth + 1 : depth[o.id];
       (layers[d] = layers[d] || []).push(o.id);
     });
     // A wide layer wraps onto several lines of at most PER_LINE nodes.
     const width = +svg.getAttribute("width"), PER_LINE = 80, LINE_GAP = 16, LAYER_GAP = 40;
-    const radius = objects.length > 300 ? 4 : 8;
-    const pos = new Array(objects.length);
+    const radius = initial.length > 300 ? 4 : 8;
+    const pos = new Array(initial.length);
     let y = 40;
     layers.forEach(ids => {
       const lines = Math.ceil(ids.length / PER_LINE);
@@ -274,15 +328,15 @@ function start() {
     svg.setAttribute("height", y);
     let edges = "";
     for (const r of DATA.roots) {
-      const id = byHeader.get(r);
+      const id = headerOf.get(r);
       if (id !== undefined) edges += '<line x1="' + width / 2 + '" y1="16" x2="' + pos[id][0] + '" y2="' + pos[id][1] + '" stroke="#c9d2e0"/>';
     }
-    objects.forEach(o => o.targets.forEach(t => {
-      const j = byHeader.get(t);
+    initial.forEach(o => o.targets.forEach(t => {
+      const j = headerOf.get(t);
       if (j !== undefined) edges += '<line x1="' + pos[o.id][0] + '" y1="' + pos[o.id][1] + '" x2="' + pos[j][0] + '" y2="' + pos[j][1] + '" stroke="#aab4c3"/>';
     }));
     let circles = '<rect x="' + (width / 2 - 22) + '" y="4" width="44" height="16" fill="#fff" stroke="#1d2430"/><text x="' + (width / 2 - 14) + '" y="16">roots</text>';
-    objects.forEach(o => {
+    initial.forEach(o => {
       circles += '<circle data-id="' + o.id + '" cx="' + pos[o.id][0] + '" cy="' + pos[o.id][1] + '" r="' + radius + '" stroke="#1d2430" stroke-width="0.5"><title>' + hex(o.header) + ", " + o.words * 8 + " bytes</title></circle>";
     });
     svg.innerHTML = edges + circles;
@@ -290,7 +344,7 @@ function start() {
     el("graph-what").textContent = "Every object as a node, in rows by its distance from the roots (the VM's own " +
         "start-up objects, strings and builtins, among them); the last row holds the objects no root reaches: garbage.";
   } else {
-    el("graph-what").textContent = "Shown for heaps of up to " + GRAPH_LIMIT + " objects; this one starts with " + objects.length + ".";
+    el("graph-what").textContent = "Shown for heaps of up to " + GRAPH_LIMIT + " objects; this one starts with " + initial.length + ".";
   }
   function drawGraph() { for (const c of nodes) c.setAttribute("fill", fill(+c.dataset.id)); }
 
@@ -316,7 +370,7 @@ function start() {
     drawGraph();
     drawThreads();
     const summary = [0, 0, 0, 0, 0];
-    for (const s of state) summary[s]++;
+    for (const s of state) if (s !== UNALLOCATED) summary[s]++;
     document.body.dataset.states = summary.join(",");
     document.body.dataset.step = cur;
   }
