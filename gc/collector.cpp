@@ -50,7 +50,10 @@ bool Collector::start_recording(observe::CollectionKind kind, bool cycle_start) 
 }
 
 void Collector::finish_recording() {
-  if (options_.recording && options_.recording->in_progress()) options_.recording->finish();
+  if (!options_.recording || !options_.recording->in_progress()) return;
+  verify::HeapShape shape;
+  describe_heap(shape);
+  options_.recording->finish(shape);
 }
 
 // The time share is taken from the end of the previous full collection,

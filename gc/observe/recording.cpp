@@ -57,7 +57,7 @@ void Recording::start(uint64_t id, bool full, const char* collector, const verif
   collection_ = id;
   full_ = full;
   collector_ = collector;
-  take_heap(shape, roots);
+  take_heap(shape, &roots);
   done_ = true;
   if (heap_.objects.size() > limit_) {
     refused_ = "GC(" + std::to_string(id) + ") starts with " + std::to_string(heap_.objects.size()) +
@@ -73,9 +73,14 @@ void Recording::start(uint64_t id, bool full, const char* collector, const verif
   active_recording_ = this;
 }
 
-void Recording::finish() {
+void Recording::finish(const verify::HeapShape& after) {
   active_ = false;
   active_recording_ = nullptr;
+  RecordedHeap initial = std::move(heap_);
+  heap_ = {};
+  take_heap(after, nullptr);
+  for (const RecordedObject& o : heap_.objects) after_.push_back(o.header);
+  heap_ = std::move(initial);
   if (over_limit_.load(std::memory_order_relaxed) && refused_.empty()) {
     refused_ = "GC(" + std::to_string(collection_) + ") took more than " +
                std::to_string(limit_ * kStepsPerObject) +
@@ -117,7 +122,7 @@ void Recording::phase(unsigned worker, const char* name, bool start) {
 // Every object of every space and every free cell, walked as the verifier
 // walks them (the heap is whole at a collection's start), and the roots'
 // referents.
-void Recording::take_heap(const verify::HeapShape& shape, RootSet& roots) {
+void Recording::take_heap(const verify::HeapShape& shape, RootSet* roots) {
   auto add_object = [&](const Word* start, const Word* h, uint32_t space) {
     uint64_t n = Header::nrefs(*h);
     RecordedObject o{addr(start),
@@ -162,8 +167,9 @@ void Recording::take_heap(const verify::HeapShape& shape, RootSet& roots) {
     heap_.spaces.push_back({shape.large_space.name, addr(start), addr(h + 1 + Header::raw_words(*h))});
     add_object(start, h, space);
   }
+  if (!roots) return;
   std::vector<RootGroup> groups;
-  roots.root_groups(groups);
+  roots->root_groups(groups);
   for (const RootGroup& g : groups)
     for (size_t i = 0; i < g.count; ++i)
       if (g.slots[i].is_ref()) heap_.roots.push_back(addr(g.slots[i].as_ref()));
@@ -197,6 +203,8 @@ std::string Recording::json() const {
     j.begin_array().value(start).value(static_cast<uint64_t>(words)).end_array();
   j.end_array().key("roots").begin_array();
   for (uint64_t r : heap_.roots) j.value(r);
+  j.end_array().key("after").begin_array();
+  for (uint64_t h : after_) j.value(h);
   j.end_array().key("step_kinds").begin_array();
   for (int k = 0; k <= static_cast<int>(StepKind::kBarrier); ++k)
     j.value(step_name(static_cast<StepKind>(k)));

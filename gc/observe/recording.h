@@ -143,7 +143,10 @@ class Recording {
   // Takes the heap and becomes active: workers 0..workers-1 may report.
   void start(uint64_t id, bool full, const char* collector, const verify::HeapShape& shape, RootSet& roots,
              unsigned workers);
-  void finish();
+  // At the collection's (or cycle's) end, with the heap as it is then:
+  // its objects' headers are kept, so that the page can check its final
+  // state against them.
+  void finish(const verify::HeapShape& after);
   bool in_progress() const { return active_; }
   bool done() const { return done_; }
   // Why nothing can be drawn (the limit was passed), or empty.
@@ -192,7 +195,8 @@ class Recording {
  private:
   static uint64_t addr(const Word* p) { return reinterpret_cast<uint64_t>(p); }
   void add(unsigned worker, StepKind kind, uint64_t a, uint64_t b);
-  void take_heap(const verify::HeapShape& shape, RootSet& roots);
+  // The objects and free cells of `shape`, and with roots their referents.
+  void take_heap(const verify::HeapShape& shape, RootSet* roots);
 
   static inline Recording* active_recording_ = nullptr;
 
@@ -207,7 +211,8 @@ class Recording {
   std::string collector_;
   int64_t start_ns_ = 0;
   RecordedHeap heap_;
-  unsigned workers_ = 0;  // actors: GC threads, or use_actors'
+  std::vector<uint64_t> after_;  // the headers of the objects in the heap at the end
+  unsigned workers_ = 0;         // actors: GC threads, or use_actors'
   const char* actor_noun_ = "thread";
   std::vector<std::vector<RecordedStep>>
       steps_;  // per worker and the device, each written by its own thread only

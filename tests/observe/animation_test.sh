@@ -41,6 +41,15 @@ final_states() {
     --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" --virtual-time-budget=10000 --dump-dom \
     "file://$1#step=$2" 2>/dev/null | grep -o 'data-states="[0-9,]*"\|data-reachable="[0-9]*"\|data-animation-status="[a-z]*"' | tr '\n' ' '
 }
+# The page played to its end, back to its start and to its end again, as
+# the controls would: its data-trail (the states after each) and its check
+# of the end against the heap the collector left (data-final-check).
+played() {
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
+    --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" --virtual-time-budget=10000 --dump-dom \
+    "file://$1#trail=$2,0,$2" 2>/dev/null | grep -o 'data-trail="[0-9,|]*"\|data-final-check="[^"]*"' | tr '\n' ' '
+}
 
 collectors=$("$vm" --list-gcs | awk '!/cannot run/ && !/never collects/ {print $1}')
 for gc in $collectors; do
@@ -67,6 +76,20 @@ check "template: every object it reaches is traced" \
   '[ "$(steps_of "$tmp/template.data.json" grey)" = "$(steps_of "$tmp/template.data.json" scan)" ] && [ "$(steps_of "$tmp/template.data.json" grey)" -gt 0 ]'
 
 if [ -n "$browser" ]; then
+  # Every collector's page: played to the end it matches the heap its
+  # collector left (every object it shows live there, at its new address;
+  # no freed one; after a full collection nothing else), and back at the
+  # start every object is white again, and at the end again the same.
+  for gc in $collectors; do
+    n=$(jq '.steps | length' "$tmp/$gc.data.json")
+    objects=$(jq '.objects | length' "$tmp/$gc.data.json")
+    got=$(played "$tmp/$gc.html" "$n")
+    check "$gc's page at its end matches the heap after the collection ($got)" '[[ $got == *"data-final-check=\"ok\""* ]]'
+    end=$(sed -n 's/.*data-trail="\([^|]*\)|\([^|]*\)|\([^"]*\)".*/\1 \2 \3/p' <<<"$got")
+    read -r first back again <<<"$end"
+    check "$gc's page: to the end, back to the start (all white), to the end again (the same)" \
+      '[ -n "$first" ] && [ "$back" = "$objects,0,0,0,0" ] && [ "$first" = "$again" ]'
+  done
   n=$(jq '.steps | length' "$ms")
   marked=$(counter "$tmp/marksweep.json" "objects marked")
   freed=$(counter "$tmp/marksweep.json" "cells freed")
@@ -126,6 +149,11 @@ for b in dijkstra yuasa backward none; do
   [ "$b" = none ] && want=0
   check "incremental --barrier=$b: the cycle after gc() recorded, with allocations and $want barrier step" \
     'jq -e ".cycle" "$tmp/inc-$b.json" >/dev/null && [ "$(steps_of "$tmp/inc-$b.json" allocate)" -gt 0 ] && [ "$(steps_of "$tmp/inc-$b.json" barrier)" = $want ]'
+  if [ -n "$browser" ] && [ "$b" != none ]; then
+    got=$(played "$tmp/inc-$b.html" "$(jq '.steps | length' "$tmp/inc-$b.json")")
+    check "incremental --barrier=$b: the cycle's page at its end matches the heap after it ($got)" \
+      '[[ $got == *"data-final-check=\"ok\""* ]]'
+  fi
 done
 
 # Bounds and refusals.

@@ -243,12 +243,20 @@ function start() {
   function box(a, words, colour) {
     const p = place(a);
     if (!p) return;
-    // An object that runs past a line's end is drawn to the end (its
-    // rest, on the next line, is left out).
-    const wpx = Math.min(Math.max(1.5, words * 8 / bytesPerPx), LABEL + WIDTH - p[1]);
+    // An object longer than the rest of its line goes on over the next
+    // lines, as the row's bytes do.
+    let x = p[1], y = p[2], left = Math.max(1.5, words * 8 / bytesPerPx);
     ctx.fillStyle = colour;
-    ctx.fillRect(p[1], p[2], wpx, LINE - 6);
-    if (wpx > 4) { ctx.strokeStyle = "#8a94a3"; ctx.lineWidth = 0.5; ctx.strokeRect(p[1], p[2], wpx, LINE - 6); }
+    ctx.strokeStyle = "#8a94a3";
+    ctx.lineWidth = 0.5;
+    while (left > 0) {
+      const wpx = Math.min(left, LABEL + WIDTH - x);
+      ctx.fillRect(x, y, wpx, LINE - 6);
+      if (wpx > 4) ctx.strokeRect(x, y, wpx, LINE - 6);
+      left -= wpx;
+      x = LABEL;
+      y += LINE;
+    }
   }
   function drawHeap() {
     ctx.clearRect(0, 0, canvas.width, canvas.height);
@@ -373,6 +381,32 @@ function start() {
     for (const s of state) if (s !== UNALLOCATED) summary[s]++;
     document.body.dataset.states = summary.join(",");
     document.body.dataset.step = cur;
+    if (cur === steps.length) document.body.dataset.finalCheck = checkFinal();
+  }
+
+  // The state after every step against the heap the collector left (its
+  // objects' headers, DATA.after): every object the page shows live is
+  // there, at the address the steps moved it to; no freed object is; and
+  // after a full collection, nothing else is. "ok", or what differs.
+  function checkFinal() {
+    const after = new Set(DATA.after);
+    const live = new Set();
+    const problems = [];
+    for (const o of objects) {
+      const s = state[o.id];
+      const allocated = o.id >= initialObjects && s !== UNALLOCATED;
+      if (s === STATE.black || (allocated && s !== STATE.freed)) {
+        live.add(at[o.id]);
+        if (!after.has(at[o.id])) problems.push("live " + hex(at[o.id]) + " is not in the heap after");
+      } else if (s === STATE.freed && !DATA.cycle && after.has(o.header)) {
+        problems.push("freed " + hex(o.header) + " is still in the heap after");
+      } else if (s === STATE.grey) {
+        problems.push(hex(at[o.id]) + " is still grey");
+      }
+    }
+    if (DATA.full && !DATA.cycle)
+      for (const h of after) if (!live.has(h)) problems.push(hex(h) + " is in the heap after, but the steps never reached it");
+    return problems.length ? problems.length + " differences, the first: " + problems[0] : "ok";
   }
 
   // --- controls
@@ -416,6 +450,14 @@ function start() {
   // A link may name a step: page.html#step=N opens there.
   const linked = /step=(\d+)/.exec(location.hash);
   seek(linked ? +linked[1] : 0);
+  // For tests: #trail=N,0,N seeks to each step in turn, as the controls
+  // would, and keeps the states shown after each (data-trail).
+  const trail = /trail=([\d,]+)/.exec(location.hash);
+  if (trail) {
+    const seen = [];
+    for (const k of trail[1].split(",")) { seek(+k); seen.push(document.body.dataset.states); }
+    document.body.dataset.trail = seen.join("|");
+  }
   document.body.dataset.animationStatus = "ready";
   el("status").textContent = "ready";
 }
