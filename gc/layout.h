@@ -228,6 +228,9 @@ inline Word* header_from_start(Word* start) {
   if ((w & Header::kTagMask) == Header::kCountTag) return start + 1 + (w >> 2);
   return start;
 }
+inline const Word* header_from_start(const Word* start) {
+  return header_from_start(const_cast<Word*>(start));
+}
 
 // Writes a fresh object into zero-or-garbage memory at start: count word,
 // reference slots set to nil, header, raw words zeroed. Returns the header

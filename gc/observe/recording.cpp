@@ -136,15 +136,11 @@ void Recording::take_heap(const verify::HeapShape& shape, RootSet* roots) {
     for (uint64_t i = 0; i < n; ++i) heap_.targets.push_back(slots[i].is_ref() ? addr(slots[i].as_ref()) : 0);
     heap_.objects.push_back(o);
   };
-  // The header of the object starting at p (after its count word, if any).
-  auto header_at = [](const Word* p) {
-    return (*p & Header::kTagMask) == Header::kCountTag ? p + 1 + (*p >> 2) : p;
-  };
   for (const verify::SpaceRange& s : shape.linear_spaces) {
     auto space = static_cast<uint32_t>(heap_.spaces.size());
     heap_.spaces.push_back({s.name, addr(s.begin), addr(s.end)});
     for (const Word* p = s.begin; p < s.end;) {
-      const Word* h = header_at(p);
+      const Word* h = header_from_start(p);
       if (Header::class_id(*h) != kFillerClass) add_object(p, h, space);
       p = h + 1 + Header::raw_words(*h);
     }
@@ -156,13 +152,13 @@ void Recording::take_heap(const verify::HeapShape& shape, RootSet* roots) {
       if ((*cell & Header::kTagMask) == 0)
         heap_.free_cells.push_back({addr(cell), static_cast<uint32_t>(c.cell_words)});
       else
-        add_object(cell, header_at(cell), space);
+        add_object(cell, header_from_start(cell), space);
     }
   }
   // Large objects lie far apart in their space: each is a range of its own.
   for (const Word* h : shape.large_objects) {
     uint64_t n = Header::nrefs(*h);
-    const Word* start = n ? h - 1 - n : h;
+    const Word* start = h - words_below(n);
     auto space = static_cast<uint32_t>(heap_.spaces.size());
     heap_.spaces.push_back({shape.large_space.name, addr(start), addr(h + 1 + Header::raw_words(*h))});
     add_object(start, h, space);

@@ -171,8 +171,7 @@ void MarkSweepSpace::record_frees(const Block& b, const SweepTally& t) const {
   for (Word *cell = b.begin, *end = b.cells_end(); cell < end; cell += b.cell_words) {
     Word first = *cell;
     if ((first & Header::kTagMask) == 0) continue;
-    Word* h = (first & Header::kTagMask) == Header::kCountTag ? cell + 1 + (first >> 2) : cell;
-    if (!Header::is_marked(*h)) t.recording->free(t.worker, cell, b.cell_words);
+    if (!Header::is_marked(*header_from_start(cell))) t.recording->free(t.worker, cell, b.cell_words);
   }
 }
 

@@ -22,10 +22,14 @@ namespace {
 
 // The verifier decodes headers through layout.h's Header accessors only; it
 // never calls a collector's code.
+// What the mark bits must say: nothing (none set), exactly the trace's
+// reach, or at least it.
+enum class Marks { kNone, kExact, kReachableMarked };
+
 class Checker {
  public:
-  Checker(const HeapShape& shape, uint64_t collection, bool marking = false)
-      : shape_(shape), collection_(collection), marking_(marking) {}
+  Checker(const HeapShape& shape, uint64_t collection, Marks marks = Marks::kNone)
+      : shape_(shape), collection_(collection), marks_(marks), marking_(marks != Marks::kNone) {}
 
   std::optional<Failure> run(RootSet& roots) {
     for (const SpaceRange& s : shape_.linear_spaces)
@@ -35,8 +39,16 @@ class Checker {
     for (const Word* h : shape_.large_objects)
       if (!check_large_object(h)) return failure_;
     if (!trace_from_roots(roots)) return failure_;
-    if (marking_ && !compare_marks()) return failure_;
+    if (marks_ == Marks::kExact && !compare_marks()) return failure_;
     return std::nullopt;
+  }
+
+  uintptr_t unmarked() const { return unmarked_; }
+  // Marked objects the trace did not reach.
+  uint64_t floating() const {
+    uint64_t n = 0;
+    for (const auto& [h, space] : objects_) n += Header::is_marked(*h) && !visited_.count(h);
+    return n;
   }
 
  private:
@@ -138,6 +150,10 @@ class Checker {
     if (!v.is_ref()) return true;
     const Word* target = v.as_ref();
     if (objects_.count(target)) {
+      if (marks_ == Marks::kReachableMarked && !Header::is_marked(*target)) {
+        unmarked_ = reinterpret_cast<uintptr_t>(target);
+        return fail("reachable object not marked", holder, slot, holder_space);
+      }
       if (visited_.insert(target).second) stack_.push_back(target);
       return true;
     }
@@ -185,8 +201,10 @@ class Checker {
 
   const HeapShape& shape_;
   uint64_t collection_;
+  Marks marks_;
   bool marking_;
   std::optional<Failure> failure_;
+  uintptr_t unmarked_ = 0;
   std::unordered_map<const Word*, const char*> objects_;  // header -> space name
   std::unordered_set<const Word*> visited_;
   std::vector<const Word*> stack_;
@@ -199,7 +217,16 @@ std::optional<Failure> check_heap(const HeapShape& shape, RootSet& roots, uint64
 }
 
 std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint64_t collection) {
-  return Checker(shape, collection, true).run(roots);
+  return Checker(shape, collection, Marks::kExact).run(roots);
+}
+
+ReachableMarked check_reachable_marked(const HeapShape& shape, RootSet& roots, uint64_t collection) {
+  Checker checker(shape, collection, Marks::kReachableMarked);
+  ReachableMarked r;
+  r.failure = checker.run(roots);
+  r.unmarked = checker.unmarked();
+  if (!r.failure) r.floating = checker.floating();
+  return r;
 }
 
 void report_and_exit(const Failure& failure) {

@@ -53,6 +53,17 @@ std::optional<Failure> check_heap(const HeapShape& shape, RootSet& roots, uint64
 // the mark set compared with the trace's: every reachable object marked,
 // no unreachable one.
 std::optional<Failure> check_marks(const HeapShape& shape, RootSet& roots, uint64_t collection);
+// At an incremental collector's atomic phase (the tri-colour invariant):
+// the same walks and trace, with every reachable object marked; a marked
+// object the trace does not reach is floating garbage, allowed and
+// counted. On failure, `failure` names the marked object that holds the
+// unmarked one (or a root group) and the slot, and `unmarked` is it.
+struct ReachableMarked {
+  std::optional<Failure> failure;
+  uintptr_t unmarked = 0;
+  uint64_t floating = 0;  // marked, unreached objects
+};
+ReachableMarked check_reachable_marked(const HeapShape& shape, RootSet& roots, uint64_t collection);
 // The --gc-verify form of check_marks: prints and exits like
 // verify_heap_or_exit.
 void verify_marks_or_exit(const Collector& heap, RootSet& roots, uint64_t collection);

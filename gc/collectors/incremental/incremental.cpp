@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <unordered_set>
 
 #include "gc/mutator.h"
 #include "gc/verify/verifier.h"
@@ -518,57 +517,47 @@ void Incremental::recording_barrier(Collector& c, Word* object, Value* slot, Val
   store_and_dirty(c, slot, v);
 }
 
-// --gc-verify's tri-colour check: an exact trace from the roots, with a
-// visited set of its own, before weak references or the sweep: every
-// object it reaches must be marked (else the sweep frees a live object:
-// the barrier let the program hide it behind a black one). The marked
-// objects it does not reach are the cycle's floating garbage.
+// --gc-verify's tri-colour check (verify::check_reachable_marked), before
+// weak references or the sweep: every object reachable from the roots
+// must be marked (else the sweep frees a live object: the barrier let the
+// program hide it behind a black one). The marked objects it does not
+// reach are the cycle's floating garbage. A failure names the store that
+// hid the object when it is among those recorded.
 void Incremental::check_tricolour() {
-  std::unordered_set<const Word*> reached;
-  std::vector<Word*> stack;
-  auto visit = [&](Value v, Word* holder, uint64_t slot, const char* where) {
-    if (!v.is_ref()) return;
-    Word* h = v.as_ref();
-    if (!reached.insert(h).second) return;
-    if (!Header::is_marked(*h)) {
-      char what[200];
-      std::snprintf(what, sizeof what,
-                    "reachable object 0x%" PRIxPTR
-                    " is not marked at the atomic phase, so the sweep would "
-                    "free it: the tri-colour invariant was broken",
-                    reinterpret_cast<uintptr_t>(h));
-      std::string message = what;
-      if (holder) {
-        message += "; it is held in slot " + std::to_string(slot) + " of the marked object named below";
-        const UnbarrieredStore* store = nullptr;
-        for (const UnbarrieredStore& s : recorded_)
-          if (s.object == holder && s.slot == slot && s.value == v && (!store || s.number > store->number))
-            store = &s;
-        if (store) {
-          message += ", put there by store " + std::to_string(store->number) +
-                     " of the cycle's marking, of a white object into a marked one with --barrier=" +
-                     barrier_name(inc_.barrier);
-        } else if (inc_.barrier == IncrementalBarrier::kNone) {
-          message += " (the store that put it there is not among the last " +
-                     std::to_string(kRecordedStores) + " recorded)";
-        }
-      }
-      verify::report_and_exit({message, reinterpret_cast<uintptr_t>(holder),
-                               holder ? static_cast<int64_t>(slot) : -1, where, stats_.collections});
-    }
-    stack.push_back(h);
-  };
-  for (const RootGroup& g : gather_roots())
-    for (size_t k = 0; k < g.count; ++k) visit(g.slots[k], nullptr, k, g.name);
-  while (!stack.empty()) {
-    Word* h = stack.back();
-    stack.pop_back();
-    const char* where = space().block_containing(h) ? "size-class blocks" : "large";
-    for (uint64_t i = 0, n = Header::nrefs(*h); i < n; ++i) visit(ref_slot(h, i), h, i, where);
+  verify::HeapShape shape;
+  describe_heap(shape);
+  verify::ReachableMarked r = verify::check_reachable_marked(shape, roots_, stats_.collections);
+  if (!r.failure) {
+    events.count(0, "floating garbage", r.floating);
+    return;
   }
-  uint64_t floating = 0;
-  space().for_each_object([&](const Word* h) { floating += Header::is_marked(*h) && !reached.count(h); });
-  events.count(0, "floating garbage", floating);
+  verify::Failure f = *r.failure;
+  char what[200];
+  std::snprintf(what, sizeof what,
+                "reachable object 0x%" PRIxPTR
+                " is not marked at the atomic phase, so the sweep would free it: the tri-colour invariant "
+                "was broken",
+                r.unmarked);
+  f.what = what;
+  if (f.object) {
+    auto* holder = reinterpret_cast<Word*>(f.object);
+    auto slot = static_cast<uint64_t>(f.slot);
+    Value v = ref_slot(holder, slot);
+    f.what += "; it is held in slot " + std::to_string(slot) + " of the marked object named below";
+    const UnbarrieredStore* store = nullptr;
+    for (const UnbarrieredStore& s : recorded_)
+      if (s.object == holder && s.slot == slot && s.value == v && (!store || s.number > store->number))
+        store = &s;
+    if (store) {
+      f.what += ", put there by store " + std::to_string(store->number) +
+                " of the cycle's marking, of a white object into a marked one with --barrier=" +
+                barrier_name(inc_.barrier);
+    } else if (inc_.barrier == IncrementalBarrier::kNone) {
+      f.what += " (the store that put it there is not among the last " + std::to_string(kRecordedStores) +
+                " recorded)";
+    }
+  }
+  verify::report_and_exit(f);
 }
 
 std::unique_ptr<Collector> create_incremental(RootSet& roots, const HeapOptions& options) {

@@ -20,14 +20,16 @@ enum class IncrementalBarrier : uint8_t {
 };
 const char* barrier_name(IncrementalBarrier barrier);
 
+// As incremental_options reads them: each default is its option spec's
+// (incremental_options.cpp), written there once.
 struct IncrementalOptions {
   // --inc-pause: a cycle starts when the heap in use has grown to this
   // percentage of what was in use when the last cycle ended (Lua's pause).
-  uint64_t pause_percent = 200;
+  uint64_t pause_percent = 0;
   // --inc-stepmul: the work each step does for the words allocated since
   // the last one, in percent: units of work (a slot scanned, an object
   // marked, a cell swept) per 100 words (Lua's stepmul).
-  uint64_t stepmul_percent = 200;
+  uint64_t stepmul_percent = 0;
   IncrementalBarrier barrier = IncrementalBarrier::kDijkstra;
 };
 
