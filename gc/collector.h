@@ -123,6 +123,9 @@ class Collector {
   // allocation follows the mutator (cacheaware's per-core allocators)
   // swaps its buffer here; the others ignore it.
   virtual void mutator_switched(uint64_t mutator) {}
+  // The GC threads the collector runs its work on (--gc-stats); 0: it
+  // collects on the program's thread alone.
+  virtual unsigned gc_threads_in_use() const { return options_.gc_threads; }
   // stats_ without flushing (during a collection, already accounted).
   const GcStats& stats_as_recorded() const { return stats_; }
   const HeapOptions& options() const { return options_; }

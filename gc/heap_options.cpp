@@ -22,6 +22,8 @@ const char* cause_name(GcCause cause) {
       return "Heap Threshold";
     case GcCause::kAllocationDebt:
       return "Allocation Debt";
+    case GcCause::kMarkingDone:
+      return "Marking Done";
   }
   return "Unknown";
 }

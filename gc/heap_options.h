@@ -17,16 +17,18 @@ namespace snapshot {
 class Request;
 }
 
-// Why a collection ran; shown in logs. The last two start and pace an
+// Why a collection ran; shown in logs. The last three start and pace an
 // incremental collector's cycle: the heap grew past the collector's
-// threshold, and allocation paid for a step of work.
+// threshold, allocation paid for a step of work, and marking on GC threads
+// finished a round.
 enum class GcCause {
   kAllocationFailure,
   kExplicit,
   kStress,
   kLargeAllocation,
   kHeapThreshold,
-  kAllocationDebt
+  kAllocationDebt,
+  kMarkingDone
 };
 const char* cause_name(GcCause cause);
 

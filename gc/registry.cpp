@@ -57,11 +57,11 @@ const std::vector<CollectorInfo>& registered_collectors() {
        .paper_configuration = accel_paper_configuration},
       {.name = "incremental",
        .description =
-           "mark-sweep marked and swept in steps between allocations, with a write barrier chosen by "
-           "--barrier (Dijkstra et al. 1978; paced as Lua 5.4)",
+           "mark-sweep marked in steps between allocations or on GC threads beside the program, with a "
+           "write barrier chosen by --barrier, and swept lazily (Dijkstra et al. 1978; paced as Lua 5.4)",
        .create = create_incremental,
        .options = incremental_option_table,
-       .uses_gc_threads = false,
+       .check_configuration = incremental_check_configuration,
        .variant = incremental_variant,
        .paper_configuration = incremental_paper_configuration},
       {.name = "cacheaware",

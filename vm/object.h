@@ -29,6 +29,7 @@
 // value stack, a builtin's args, a Handle).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -40,11 +41,13 @@ namespace vm {
 using gc::Value;
 using gc::Word;
 
-inline uint64_t header_of(Word* h) { return *h; }
-inline uint32_t class_id_of(Word* h) { return gc::Header::class_id(*h); }
+// A header is read atomically: a collector's GC threads may be setting its
+// mark bit while the program runs (a relaxed load is a plain load).
+inline uint64_t header_of(Word* h) { return std::atomic_ref<Word>(*h).load(std::memory_order_relaxed); }
+inline uint32_t class_id_of(Word* h) { return gc::Header::class_id(header_of(h)); }
 inline bool is_kind(Value v, uint32_t cls) { return v.is_ref() && class_id_of(v.as_ref()) == cls; }
 inline bool is_instance(Value v) { return v.is_ref() && class_id_of(v.as_ref()) >= gc::kFirstUserClass; }
-inline uint64_t nrefs_of(Word* h) { return gc::Header::nrefs(*h); }
+inline uint64_t nrefs_of(Word* h) { return gc::Header::nrefs(header_of(h)); }
 
 // --- String
 inline uint64_t string_length(Word* h) { return h[1]; }

@@ -62,7 +62,7 @@ void summarize_run(Collector& heap, Summary& s) {
   s.collector = heap.name();
   s.variant = variant_of(heap);
   const CollectorInfo* info = find_collector(s.collector);
-  s.gc_threads = info && !info->uses_gc_threads ? 0 : heap.options().gc_threads;
+  s.gc_threads = info && !info->uses_gc_threads ? 0 : heap.gc_threads_in_use();
   s.run_time_ms = ns_to_ms(r.now_ns());
   s.collections = a.collections;
   s.young = a.young;

@@ -1,6 +1,7 @@
 #include "gc/plan/marksweep_heap.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace gc {
 
@@ -103,9 +104,12 @@ Word* MarkSweepHeap::exhausted() {
   return nullptr;
 }
 
+// A fetch-or, for GC threads may be setting the mark bit of the same word
+// (the incremental collector's concurrent marking).
 uint64_t MarkSweepHeap::identity_hash(Word* header) {
-  Word h = *header;
-  if (Header::hash_state(h) == HashState::kUnhashed) *header = Header::with_hash_state(h, HashState::kHashed);
+  std::atomic_ref<Word> word(*header);
+  if (Header::hash_state(word.load(std::memory_order_relaxed)) == HashState::kUnhashed)
+    word.fetch_or(Header::with_hash_state(0, HashState::kHashed), std::memory_order_relaxed);
   return space_.hash_of_address(header);
 }
 

@@ -156,6 +156,20 @@ for b in dijkstra yuasa backward none; do
   fi
 done
 
+# Concurrent marking: a recorded cycle's rounds run while the program
+# waits, on both GC threads, so the page holds every mark.
+concurrent=(--gc=incremental --inc-mode=concurrent --gc-threads=2 --gc-stress=1)
+full=$("$vm" "${concurrent[@]}" --gc-log "$hide" 2>&1 | sed -n 's/.*GC(\([0-9]*\)) Pause Full.*/\1/p')
+"$vm" "${concurrent[@]}" --gc-animate="$tmp/inc-concurrent.html@$((full + 1))" "$hide" >/dev/null 2>&1
+data_of "$tmp/inc-concurrent.html" >"$tmp/inc-concurrent.json"
+check "incremental --inc-mode=concurrent: the cycle after gc() recorded, with allocations and the GC threads' marks" \
+  'jq -e ".cycle" "$tmp/inc-concurrent.json" >/dev/null && [ "$(steps_of "$tmp/inc-concurrent.json" allocate)" -gt 0 ] && [ "$(steps_of "$tmp/inc-concurrent.json" grey)" -gt 300 ]'
+if [ -n "$browser" ]; then
+  got=$(played "$tmp/inc-concurrent.html" "$(jq '.steps | length' "$tmp/inc-concurrent.json")")
+  check "incremental --inc-mode=concurrent: the cycle's page at its end matches the heap after it ($got)" \
+    '[[ $got == *"data-final-check=\"ok\""* ]]'
+fi
+
 # Bounds and refusals.
 "$vm" --gc=marksweep --gc-animate="$tmp/big.html" --gc-animate-limit=10 "$prog" >/dev/null 2>"$tmp/big.err"
 status=$?

@@ -1,6 +1,7 @@
 #include "gc/collectors/incremental/incremental.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 
@@ -39,7 +40,9 @@ uint64_t slot_index(const Word* h, const Value* slot) {
 // --gc-verify: the barrier reads the colour of the object it is given, so
 // a store must name the object whose slot it writes (VM::write).
 void Incremental::check_store(Word* object, const Value* slot) const {
-  if (!options_.verify || slot_index(object, slot) < Header::nrefs(*object)) return;
+  if (!options_.verify) return;
+  Word header = std::atomic_ref<Word>(*object).load(std::memory_order_relaxed);
+  if (slot_index(object, slot) < Header::nrefs(header)) return;
   verify::report_and_exit(
       {"a reference store names an object that does not hold the slot it writes, so the "
        "barrier reads the wrong object's colour",
@@ -49,7 +52,13 @@ void Incremental::check_store(Word* object, const Value* slot) const {
 Incremental::Incremental(RootSet& roots, const HeapOptions& options)
     : MarkSweepHeap(roots, options), inc_(incremental_options(options_)) {
   threshold_ = std::min(kFirstThresholdBytes, options_.max_heap_bytes);
+  if (inc_.mode == IncrementalMode::kConcurrent)
+    concurrent_ = std::make_unique<ConcurrentMarking>(pool(), options_.gc_deque_tasks);
   describe_incremental_events();
+}
+
+unsigned Incremental::gc_threads_in_use() const {
+  return concurrent_ ? std::max(1u, options_.gc_threads) : 0;
 }
 
 void Incremental::describe_incremental_events() {
@@ -64,6 +73,9 @@ void Incremental::describe_incremental_events() {
   events.describe_counter("mark steps", "events");
   events.describe_counter("sweep steps", "events");
   events.describe_counter("cycles", "collections");
+  events.describe_counter("concurrent rounds", "events");
+  events.describe_counter("concurrent mark ns", "ns");
+  if (concurrent_) parallel::describe_work_sharing(events);
   events.describe_counter("floating garbage", "objects");
   events.add_panel({"Barrier work per cycle",
                     "objects",
@@ -114,6 +126,8 @@ Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_word
       collect(GcCause::kStress);
     } else if (phase_ == Phase::kIdle) {
       start_cycle(GcCause::kStress);
+    } else if (concurrent_ && phase_ == Phase::kMark) {
+      if (concurrent_->over()) handshake(GcCause::kStress);
     } else {
       step(GcCause::kStress, 0);
     }
@@ -141,10 +155,10 @@ Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_word
   if (phase_ == Phase::kMark) {
     if (recording_) [[unlikely]] {
       recording_->grey(0, h);
-      if (inc_.barrier == IncrementalBarrier::kYuasa) recording_->scan(0, h);
+      if (concurrent_ || inc_.barrier == IncrementalBarrier::kYuasa) recording_->scan(0, h);
     }
     allocated_marked_++;
-    if (inc_.barrier == IncrementalBarrier::kYuasa) {
+    if (concurrent_ || inc_.barrier == IncrementalBarrier::kYuasa) {
       *h |= Header::kMarkBit;
     } else {
       *h |= Header::kMarkBit;
@@ -166,8 +180,10 @@ Word* Incremental::try_allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_
 // The pacing (Lua 5.4's): idle, a cycle starts once the heap in use
 // reaches the threshold (nothing is freed while idle, so it is what was in
 // use at the last cycle's end plus what was allocated since); marking,
-// every kStepWords allocated pay for a step; sweeping, each visit here (a
-// size class's list ran out) pays for what was allocated since the last.
+// every kStepWords allocated pay for a step (in concurrent mode, each
+// allocation looks whether the GC threads' round is over); sweeping, each
+// visit here (a size class's list ran out) pays for what was allocated
+// since the last.
 void Incremental::pay(uint64_t words) {
   switch (phase_) {
     case Phase::kIdle:
@@ -175,6 +191,10 @@ void Incremental::pay(uint64_t words) {
         start_cycle(GcCause::kHeapThreshold);
       return;
     case Phase::kMark:
+      if (concurrent_) {
+        if (concurrent_->over()) handshake(GcCause::kMarkingDone);
+        return;
+      }
       unpaid_words_ += words;
       if (unpaid_words_ >= kStepWords) {
         uint64_t due = unpaid_words_;
@@ -249,6 +269,38 @@ void Incremental::start_cycle(GcCause cause) {
     events.count(0, "objects marked", marked);
     select_barrier();
     hide_fast_path(true);
+    if (concurrent_) events.phase(0, "start round", [&] { start_round(); });
+  });
+}
+
+// Concurrent mode
+
+void Incremental::start_round() {
+  for (const Grey& g : grey_) round_grey_.push_back(g.object);
+  grey_.clear();
+  concurrent_->start(std::move(round_grey_));
+  round_grey_ = {};
+  if (recording_) [[unlikely]]
+    concurrent_->wait();
+}
+
+void Incremental::take_round() {
+  ConcurrentMarking::RoundFigures f = concurrent_->finish(events);
+  events.count(0, "concurrent rounds", 1);
+  events.count(0, "concurrent mark ns", static_cast<uint64_t>(f.wall_ns));
+}
+
+// The snapshot barrier shades each object at most once a cycle and new
+// objects are black, so the rounds end: each has fewer white objects to
+// find than the last.
+void Incremental::handshake(GcCause cause) {
+  increment(cause, [&] {
+    take_round();
+    if (!round_grey_.empty()) {
+      start_round();
+      return;
+    }
+    atomic();
   });
 }
 
@@ -385,6 +437,16 @@ void Incremental::end_cycle() {
 
 void Incremental::finish_cycle(GcCause cause) {
   increment(cause, [&] {
+    // The rest of the marking on this thread: the GC threads are idle once
+    // their round is over.
+    if (phase_ == Phase::kMark && concurrent_) {
+      if (concurrent_->in_progress()) {
+        concurrent_->wait();
+        take_round();
+      }
+      for (Word* h : round_grey_) grey_.push_back({h, 0});
+      round_grey_.clear();
+    }
     if (phase_ == Phase::kMark) {
       events.phase(0, kPhaseMark, [&] { mark_some(kUnbounded); });
       atomic();
@@ -443,6 +505,10 @@ void Incremental::hide_fast_path(bool hide) {
 }
 
 void Incremental::select_barrier() {
+  if (concurrent_) {
+    write_barrier = inc_.barrier == IncrementalBarrier::kYuasa ? snapshot_barrier : released_store_barrier;
+    return;
+  }
   switch (inc_.barrier) {
     case IncrementalBarrier::kDijkstra:
       write_barrier = dijkstra_barrier;
@@ -504,6 +570,51 @@ void Incremental::backward_barrier(Collector& c, Word* object, Value* slot, Valu
       self.recording_->barrier(0, object, object);
   }
   store_and_dirty(c, slot, v);
+}
+
+// The GC threads may be reading the old value's header and the slot: the
+// mark is a fetch-or (the thread whose bit it set greys the object), and
+// the store is released, so that a GC thread that loads the new value
+// finds its object formatted.
+void Incremental::snapshot_barrier(Collector& c, Word* object, Value* slot, Value v) {
+  Incremental& self = static_cast<Incremental&>(c);
+  self.check_store(object, slot);
+  self.barrier_calls_++;
+  Value old = *slot;
+  if (old.is_ref()) {
+    Word* target = old.as_ref();
+    std::atomic_ref<Word> header(*target);
+    if (!Header::is_marked(header.load(std::memory_order_relaxed))) {
+      Word before = header.fetch_or(Header::kMarkBit, std::memory_order_relaxed);
+      if (!Header::is_marked(before)) {
+        self.objects_marked_++;
+        self.shaded_++;
+        if (Header::nrefs(before)) self.round_grey_.push_back(target);
+        if (self.recording_) [[unlikely]] {
+          self.recording_->grey(0, target);
+          self.recording_->barrier(0, object, target);
+        }
+      }
+    }
+  }
+  std::atomic_ref<uint64_t>(slot->bits).store(v.bits, std::memory_order_release);
+  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
+}
+
+// --barrier=none in concurrent mode: the store only (recorded under
+// --gc-verify as recording_barrier's), released as the snapshot barrier's.
+void Incremental::released_store_barrier(Collector& c, Word* object, Value* slot, Value v) {
+  Incremental& self = static_cast<Incremental&>(c);
+  self.check_store(object, slot);
+  self.stores_++;
+  Word holder = std::atomic_ref<Word>(*object).load(std::memory_order_relaxed);
+  if (self.options_.verify && Header::is_marked(holder) && v.is_ref() &&
+      !Header::is_marked(std::atomic_ref<Word>(*v.as_ref()).load(std::memory_order_relaxed))) {
+    self.unbarriered_++;
+    self.recorded_[self.unbarriered_ % kRecordedStores] = {object, slot_index(object, slot), v, self.stores_};
+  }
+  std::atomic_ref<uint64_t>(slot->bits).store(v.bits, std::memory_order_release);
+  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
 }
 
 void Incremental::recording_barrier(Collector& c, Word* object, Value* slot, Value v) {

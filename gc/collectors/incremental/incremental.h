@@ -26,12 +26,25 @@
 // Each step is a pause of its own (CollectionKind::kIncrement). A full
 // collection (gc(), or an allocation that fails) first finishes the cycle
 // in progress in one pause, then collects the whole heap at once.
+//
+// With --inc-mode=concurrent the marking runs on the GC threads instead
+// (concurrent_marking.h), under Yuasa's snapshot barrier, and the program's
+// pauses while a cycle marks are two handshakes:
+//
+//   start       as above, every stack scanned; the grey objects handed to
+//               a round of marking on the GC threads, and the program runs
+//   round over  at the first allocation after the GC threads finish, a
+//               pause: the objects the barrier shaded meanwhile go to
+//               another round, or, with none, the atomic phase (nothing to
+//               rescan: the snapshot covers the roots and stacks) and the
+//               lazy sweep as above
 #pragma once
 
 #include <array>
 #include <memory>
 #include <vector>
 
+#include "gc/collectors/incremental/concurrent_marking.h"
 #include "gc/collectors/incremental/incremental_options.h"
 #include "gc/plan/marksweep_heap.h"
 
@@ -45,6 +58,8 @@ class Incremental final : public MarkSweepHeap {
   Word* allocate_slow(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
   Word* allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t raw_words) override;
   void collect(GcCause cause) override;
+  // GC threads mark only in concurrent mode.
+  unsigned gc_threads_in_use() const override;
 
   enum class Phase : uint8_t { kIdle, kMark, kSweep };
   // For tests and observability.
@@ -101,6 +116,16 @@ class Incremental final : public MarkSweepHeap {
   void pay(uint64_t words);
   void step(GcCause cause, uint64_t words);
 
+  // --- concurrent mode
+  // Hands the grey objects (with the snapshot barrier's since the last
+  // round) to a round on the GC threads; a recorded cycle's rounds run
+  // while the program waits, so that the recording sees them whole.
+  void start_round();
+  // The round's figures to the events; the round is over.
+  void take_round();
+  // The pause once a round is over: another round, or the atomic phase.
+  void handshake(GcCause cause);
+
   // --- marking
   void shade(Word* h) {
     Word w = *h;
@@ -121,6 +146,10 @@ class Incremental final : public MarkSweepHeap {
   static void yuasa_barrier(Collector& c, Word* object, Value* slot, Value v);
   static void backward_barrier(Collector& c, Word* object, Value* slot, Value v);
   static void recording_barrier(Collector& c, Word* object, Value* slot, Value v);
+  // Concurrent mode's: Yuasa's with atomic marking and a release store, and
+  // --barrier=none's store, released for the GC threads' loads.
+  static void snapshot_barrier(Collector& c, Word* object, Value* slot, Value v);
+  static void released_store_barrier(Collector& c, Word* object, Value* slot, Value v);
   void check_store(Word* object, const Value* slot) const;
 
   // --- allocation
@@ -139,6 +168,10 @@ class Incremental final : public MarkSweepHeap {
   // The cycle being recorded (--gc-animate), from its first pause to its
   // last, or null.
   observe::Recording* recording_ = nullptr;
+  // Concurrent mode: the marking on GC threads, and the grey objects for
+  // its next round (the snapshot barrier's, between rounds).
+  std::unique_ptr<ConcurrentMarking> concurrent_;
+  std::vector<Word*> round_grey_;
   // Objects the backward barrier unmarked to scan again (marked once more
   // when taken).
   std::vector<Word*> regrey_;

@@ -20,7 +20,12 @@ constexpr OptionSpec kBarrierOption = choice_option(
     "the write barrier while a cycle marks: Dijkstra's insertion barrier, Yuasa's deletion (snapshot) "
     "barrier, Steele's backward barrier, or none (objects are lost; --gc-verify names them)",
     "barrier", "dijkstra, yuasa, backward or none");
-constexpr OptionSpec kOptions[] = {kPauseOption, kStepmulOption, kBarrierOption};
+constexpr OptionSpec kModeOption = choice_option(
+    "inc-mode", "incremental|concurrent", "incremental",
+    "where a cycle marks: in steps on the program's thread, or on the --gc-threads GC threads while the "
+    "program runs (with Yuasa's snapshot barrier, the default there)",
+    "incremental mode", "incremental or concurrent");
+constexpr OptionSpec kOptions[] = {kPauseOption, kStepmulOption, kBarrierOption, kModeOption};
 }  // namespace
 
 const char* barrier_name(IncrementalBarrier barrier) {
@@ -45,7 +50,24 @@ IncrementalOptions incremental_options(const HeapOptions& heap) {
   if (option_is(v, kBarrierOption, "yuasa")) o.barrier = IncrementalBarrier::kYuasa;
   if (option_is(v, kBarrierOption, "backward")) o.barrier = IncrementalBarrier::kBackward;
   if (option_is(v, kBarrierOption, "none")) o.barrier = IncrementalBarrier::kNone;
+  if (option_is(v, kModeOption, "concurrent")) {
+    o.mode = IncrementalMode::kConcurrent;
+    // GC threads mark while the program stores: only a snapshot keeps what
+    // they have not reached yet without rescanning the stacks at the end.
+    if (!given_text(v, kBarrierOption)) o.barrier = IncrementalBarrier::kYuasa;
+  }
   return o;
+}
+
+std::string incremental_check_configuration(const HeapOptions& heap) {
+  IncrementalOptions o = incremental_options(heap);
+  if (o.mode != IncrementalMode::kConcurrent) return "";
+  if (o.barrier == IncrementalBarrier::kDijkstra || o.barrier == IncrementalBarrier::kBackward)
+    return std::string("--inc-mode=concurrent marks under Yuasa's snapshot barrier: --barrier=") +
+           barrier_name(o.barrier) +
+           " would need the stacks rescanned at the end, a pause as long as marking "
+           "them (give --barrier=yuasa, or none for teaching)";
+  return "";
 }
 
 std::span<const OptionSpec> incremental_option_table() { return kOptions; }
@@ -54,7 +76,10 @@ Variant incremental_variant(const HeapOptions& heap) {
   IncrementalOptions o = incremental_options(heap);
   // Dijkstra et al.'s collector runs beside the program; its marking, in
   // steps on the program's thread, is what this collector implements.
-  Variant v{"Dijkstra et al. 1978's tri-colour marking in incremental steps, paced as Lua 5.4's", {}};
+  Variant v{o.mode == IncrementalMode::kConcurrent
+                ? "Dijkstra et al. 1978's tri-colour marking on GC threads beside the program"
+                : "Dijkstra et al. 1978's tri-colour marking in incremental steps, paced as Lua 5.4's",
+            {}};
   if (o.barrier == IncrementalBarrier::kYuasa)
     v.departures.push_back("Yuasa's deletion barrier (the paper: shade the new target)");
   if (o.barrier == IncrementalBarrier::kBackward)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "gc/collector.h"
 #include "gc/options.h"
@@ -20,6 +21,12 @@ enum class IncrementalBarrier : uint8_t {
 };
 const char* barrier_name(IncrementalBarrier barrier);
 
+// --inc-mode: where a cycle's marking runs.
+enum class IncrementalMode : uint8_t {
+  kIncremental,  // in steps on the program's thread, paid for by its allocation
+  kConcurrent,   // on the GC threads while the program runs, under the snapshot barrier
+};
+
 // As incremental_options reads them: each default is its option spec's
 // (incremental_options.cpp), written there once.
 struct IncrementalOptions {
@@ -31,10 +38,13 @@ struct IncrementalOptions {
   // marked, a cell swept) per 100 words (Lua's stepmul).
   uint64_t stepmul_percent = 0;
   IncrementalBarrier barrier = IncrementalBarrier::kDijkstra;
+  IncrementalMode mode = IncrementalMode::kIncremental;
 };
 
 IncrementalOptions incremental_options(const HeapOptions& heap);
 std::span<const OptionSpec> incremental_option_table();
+// Concurrent marking needs the snapshot barrier: a usage error for another.
+std::string incremental_check_configuration(const HeapOptions& heap);
 // The variant the options select; the paper's configuration is the
 // default (Dijkstra et al. 1978's insertion barrier).
 Variant incremental_variant(const HeapOptions& heap);

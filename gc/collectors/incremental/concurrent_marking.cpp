@@ -1,0 +1,101 @@
+#include "gc/collectors/incremental/concurrent_marking.h"
+
+#include "gc/parallel/clock.h"
+#include "gc/parallel/futex.h"
+#include "gc/parallel/thread_cpu.h"
+
+namespace gc {
+
+void ConcurrentMarker::run(MarkPhaseWork& work) {
+  begin_trace();
+  objects_marked_ = 0;
+  claim_grey(work, [this](parallel::Task t) { push(t); });
+  trace();
+}
+
+void ConcurrentMarker::report(observe::Recorder& events) const {
+  if (!events.enabled()) return;
+  events.count(id(), "objects marked", objects_marked_);
+  report_work_sharing(events);
+}
+
+ConcurrentMarking::ConcurrentMarking(parallel::WorkerPool& pool, uint64_t deque_tasks)
+    : pool_(pool), overflow_(0) {
+  for (unsigned w = 0; w < pool.size(); ++w)
+    deques_.push_back(std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(deque_tasks)));
+  markers_.reserve(pool.size());
+  for (unsigned w = 0; w < pool.size(); ++w)
+    markers_.emplace_back(parallel::TraceShared{deques_, overflow_, termination_}, w);
+  // Now, not in the first cycle's start pause, which would wait for it.
+  coordinator_ = std::thread([this] { coordinate(); });
+}
+
+ConcurrentMarking::~ConcurrentMarking() {
+  if (in_progress_) wait();
+  stopping_.store(true, std::memory_order_release);
+  requests_.fetch_add(1, std::memory_order_release);
+  parallel::futex_wake_all(&requests_);
+  coordinator_.join();
+}
+
+void ConcurrentMarking::start(std::vector<Word*> grey) {
+  grey_ = std::move(grey);
+  in_progress_ = true;
+  rounds_started_++;
+  requests_.fetch_add(1, std::memory_order_release);
+  parallel::futex_wake_all(&requests_);
+}
+
+// The wait ends: the coordinator always runs the round it was asked for
+// (coordinate), and a round ends, because its markers only mark objects
+// that are white, none turns white again, and the program, waiting here,
+// greys nothing meanwhile. A wake lost between the load and the sleep
+// costs at most the sleep's bound.
+void ConcurrentMarking::wait() {
+  for (;;) {
+    uint32_t done = rounds_done_.load(std::memory_order_acquire);
+    if (done == rounds_started_) return;
+    parallel::futex_wait(&rounds_done_, done, parallel::kPoolSleepUs);
+  }
+}
+
+ConcurrentMarking::RoundFigures ConcurrentMarking::finish(observe::Recorder& events) {
+  for (const ConcurrentMarker& m : markers_) m.report(events);
+  in_progress_ = false;
+  return figures_;
+}
+
+// The coordinator's wait ends: start() asks for each round, and the
+// destructor for the end, by changing the word it sleeps on and waking it
+// (the sleep is bounded, as the pool's are).
+void ConcurrentMarking::coordinate() {
+  parallel::GcThreadCpu counted_as_gc_thread;
+  uint32_t seen = 0;
+  for (;;) {
+    uint32_t asked = requests_.load(std::memory_order_acquire);
+    if (stopping_.load(std::memory_order_acquire)) return;
+    if (asked == seen) {
+      parallel::futex_wait(&requests_, seen, parallel::kPoolSleepUs);
+      continue;
+    }
+    seen = asked;
+    run_round();
+    rounds_done_.fetch_add(1, std::memory_order_release);
+    parallel::futex_wake_all(&rounds_done_);
+  }
+}
+
+// A closed phase on the pool: every worker takes part, this thread as
+// worker 0, so no grey object waits for a thread the round did not admit.
+void ConcurrentMarking::run_round() {
+  int64_t start = parallel::now_ns();
+  MarkPhaseWork work{{}, grey_};
+  termination_.reset(pool_.size());
+  auto job = [&](unsigned worker) { markers_[worker].run(work); };
+  pool_.run(job);
+  figures_.wall_ns = parallel::now_ns() - start;
+  figures_.objects_marked = 0;
+  for (const ConcurrentMarker& m : markers_) figures_.objects_marked += m.objects_marked();
+}
+
+}  // namespace gc
