@@ -18,6 +18,7 @@ enum ExitStatus : int {
   // Heap verification found a fault: an internal error, which scripts and
   // tests can tell from a program's own failure and from out of memory.
   kExitVerifyFailure = 71,
+  kExitCantCreate = 73,  // an output file that cannot be created or written
 };
 
 // How a run's standard error begins when it ran out of memory: it exits

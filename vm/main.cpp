@@ -45,6 +45,7 @@
 
 namespace {
 
+using gc::kExitCantCreate;
 using gc::kExitDataError;
 using gc::kExitNoInput;
 using gc::kExitSoftware;
@@ -613,7 +614,8 @@ options:
 exit status: 0 success, 64 bad command line, 65 compile error or damaged heap
 snapshot, 66 unreadable file, 69 the collector cannot run on this machine, 70
 runtime error (including out of memory and stack overflow), 71 heap
-verification failure, or the status given to exit().
+verification failure, 73 an output file that cannot be written, or the status
+given to exit().
 )";
 }
 
@@ -919,10 +921,10 @@ Program read_program(const CommandLine& line) {
   return p;
 }
 
+// No hint to --help: the command line is right, the file system refuses.
 [[noreturn]] void cannot_write(const std::string& what, const std::string& path, const std::string& why) {
-  std::cerr << "vm: cannot write the " << what << " to '" << path << "': " << why
-            << "\nTry 'vm --help' for more information.\n";
-  std::exit(kExitNoInput);
+  std::cerr << "vm: cannot write the " << what << " to '" << path << "': " << why << "\n";
+  std::exit(kExitCantCreate);
 }
 
 // Why an output file could not be written, checked before anything runs:
@@ -943,7 +945,7 @@ std::optional<std::string> unwritable(const std::string& path) {
 }
 
 // Every output the command line names, checked before the program runs,
-// so that a long run's results are not lost at its end (exit 66).
+// so that a long run's results are not lost at its end (exit 73).
 void check_outputs(const CommandLine& line) {
   const ObserveOptions& o = line.observe;
   auto check = [](const char* what, const std::string& path) {

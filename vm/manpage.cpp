@@ -23,6 +23,7 @@ constexpr ExitStatusMeaning kExitStatuses[] = {
      "the collector cannot run on this machine (no OpenCL device, or a vm built without OpenCL)"},
     {gc::kExitSoftware, "runtime error (including out of memory and stack overflow)"},
     {gc::kExitVerifyFailure, "heap verification failure"},
+    {gc::kExitCantCreate, "an output file (--gc-report and the others) that cannot be written"},
 };
 
 // One option as a tagged paragraph: its spelling as --help shows it, then

@@ -39,6 +39,12 @@ const char* step_name(StepKind k) {
       return "allocate";
     case StepKind::kBarrier:
       return "barrier";
+    case StepKind::kCard:
+      return "card";
+    case StepKind::kRedirect:
+      return "redirect";
+    case StepKind::kBalance:
+      return "balance";
   }
   return "?";
 }
@@ -202,8 +208,10 @@ std::string Recording::json() const {
   j.end_array().key("after").begin_array();
   for (uint64_t h : after_) j.value(h);
   j.end_array().key("step_kinds").begin_array();
-  for (int k = 0; k <= static_cast<int>(StepKind::kBarrier); ++k)
-    j.value(step_name(static_cast<StepKind>(k)));
+  for (int k = 0; k < kStepKinds; ++k) j.value(step_name(static_cast<StepKind>(k)));
+  // MessageKind's names, in its order: a message step's b holds the number
+  // in its high half.
+  j.end_array().key("message_kinds").begin_array().value("mark").value("ptrquery");
   // [ns, kind, worker, a, b] or, for a phase, [ns, kind, worker, name]
   j.end_array().key("steps").begin_array();
   for (const RecordedStep& s : all) {

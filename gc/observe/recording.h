@@ -19,8 +19,19 @@
 //                            thread's deque
 //   level(worker, k, n)      an accelerator's level k of a breadth-first
 //                            mark begins, n objects in it
-//   message(worker, h, to)   a mark message for h sent to core `to` of a
-//                            collector's mesh
+//   message(worker, h, to, what)
+//                            a message about h sent to core `to` of a
+//                            collector's mesh: a mark message, or a
+//                            ptrquery for h's new address
+//   card(worker, card, n, young)
+//                            a young collection's scan of the dirty card
+//                            starting at `card` found n slots referring to
+//                            young objects; whether one still does after
+//   redirect(worker, h, n)   n of h's slots updated to their referents'
+//                            forwarding addresses (a compactor's redirect)
+//   balance(worker, at, host, p)
+//                            a core at its bound given room at `at`, in
+//                            partition p, which core `host` hosts
 //
 // A collection whose cycle spans several pauses (the incremental
 // collector's) stays recorded from its first pause to its last, and adds
@@ -71,8 +82,15 @@ enum class StepKind : uint8_t {
   kLevel,
   kMessage,
   kAllocate,
-  kBarrier
+  kBarrier,
+  kCard,
+  kRedirect,
+  kBalance
 };
+inline constexpr int kStepKinds = static_cast<int>(StepKind::kBalance) + 1;
+
+// What a message step's message asks of the core it is sent to.
+enum class MessageKind : uint8_t { kMark, kPtrQuery };
 
 struct RecordedStep {
   int64_t ns;  // on the Recorder's clock
@@ -171,7 +189,22 @@ class Recording {
     add(worker, StepKind::kSteal, victim, addr(h));
   }
   void level(unsigned worker, uint64_t k, uint64_t objects) { add(worker, StepKind::kLevel, k, objects); }
-  void message(unsigned worker, const Word* h, unsigned to) { add(worker, StepKind::kMessage, addr(h), to); }
+  // The message's kind travels in b above the core (core low).
+  void message(unsigned worker, const Word* h, unsigned to, MessageKind what) {
+    add(worker, StepKind::kMessage, addr(h), to | static_cast<uint64_t>(what) << 32);
+  }
+  // Whether a slot still refers to a young object travels in b above the
+  // count (count low).
+  void card(unsigned worker, const Word* card, uint64_t young_slots, bool still_young) {
+    add(worker, StepKind::kCard, addr(card), young_slots | static_cast<uint64_t>(still_young) << 32);
+  }
+  void redirect(unsigned worker, const Word* h, uint64_t slots) {
+    add(worker, StepKind::kRedirect, addr(h), slots);
+  }
+  // The partition travels in b above the host (host low).
+  void balance(unsigned worker, const Word* at, unsigned host, uint32_t partition) {
+    add(worker, StepKind::kBalance, addr(at), host | static_cast<uint64_t>(partition) << 32);
+  }
   // The object's words and reference count travel in b (words low).
   void allocate(unsigned worker, const Word* h) {
     add(worker, StepKind::kAllocate, addr(h), object_words(*h) | Header::nrefs(*h) << 32);

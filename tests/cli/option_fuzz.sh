@@ -2,8 +2,9 @@
 # Hostile values for every option (tests/hostile/README.md): each option
 # --help lists, under its own collector, with values that are empty,
 # negative, zero, huge, non-numeric, out of range or otherwise odd. Every
-# run must end in 0, 64 (a bad command line) or 66 (a file it cannot
-# read or write), with a one-line message and the hint for 64 and 66, and
+# run must end in 0, 64 (a bad command line), 66 (a file it cannot read)
+# or 73 (an output file it cannot write), with a one-line message, and the
+# hint after it for 64 and 66, and
 # never in a crash (a status of 128 or more, or 70 and 71: the VM itself
 # failing on a trivial program). The one 70 allowed is --heap-snapshot's
 # and --gc-animate's when the run made no collection they could write
@@ -53,6 +54,7 @@ run() {
   local ok=1
   case $status in
     0) ;;
+    73) [ "$(wc -l <err)" -eq 1 ] && grep -q "^vm: cannot write the " err || ok=0 ;;
     64 | 66) [ "$(wc -l <err)" -eq 2 ] && [ "$(tail -n 1 err)" = "Try 'vm --help' for more information." ] || ok=0 ;;
     70) grep -Eq '^vm: (--heap-snapshot: no snapshot written|--gc-animate: no page written): ' err || ok=0 ;;
     *) ok=0 ;;

@@ -2,7 +2,8 @@
 # The command line built from the option tables (gc/options.h): collector
 # options reach only the collector that owns them, --help shows one group
 # per collector (or one with --gc=NAME), every bad value is one usage line
-# and exit 64, and a collector's action (--cl-list) still runs.
+# and exit 64, an output file that cannot be written is one line and exit
+# 73 before anything runs, and a collector's action (--cl-list) still runs.
 #   tests/cli/options_test.sh VM
 set -u
 vm=$1
@@ -65,6 +66,24 @@ for order in "--help --gc=markcompact" "--gc=markcompact --help"; do
   check "$order: lists --gc-lab" 'grep -q -- "^  --gc-lab=SIZE" "$tmp/help"'
   check "$order: not --gpu-heap" '! grep -q -- "--gpu-heap" "$tmp/help"'
   check "$order: still the VM's options" 'grep -q -- "^  --gc-threads=N" "$tmp/help"'
+done
+
+# Every option that writes a file, into a folder that does not exist and
+# onto a folder: refused before the program runs, exit 73 (EX_CANTCREAT),
+# one line naming the output and the file; --compare and --min-heap check
+# theirs too.
+mkdir -p "$tmp/folder"
+for entry in "GC log||--gc-log=" "GC statistics||--gc-stats=json:" "GC trace||--gc-trace=" \
+  "GC report||--gc-report=" "heap snapshot||--heap-snapshot=" "GC animation||--gc-animate=" \
+  "GC report|--compare|--gc-report=" "GC statistics|--min-heap|--gc-stats=json:"; do
+  IFS='|' read -r what mode option <<<"$entry"
+  for file in /nonexistent/out "$tmp/folder"; do
+    # shellcheck disable=SC2086
+    "$vm" $mode "$option$file" -e 'gc(); print("ran");' >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    check "${mode:+$mode }$option$file: exit 73, nothing runs, one line" \
+      '[ "$status" -eq 73 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^vm: cannot write the $what to '"'"'$file'"'"': " "$tmp/err"'
+  done
 done
 
 # --cl-list belongs to gpu and needs no --gc=gpu; it runs where it stands.

@@ -170,6 +170,106 @@ if [ -n "$browser" ]; then
     '[[ $got == *"data-final-check=\"ok\""* ]]'
 fi
 
+# markcompact's card scanning and redirect: old objects given young
+# references after gc() has promoted them, so that the next young
+# collection finds their dirty cards (one slot each for 100 of them), then
+# half of them dropped, so that the next full collection slides the rest
+# and redirects the references to them.
+cards="$tmp/cards.src"
+cat >"$cards" <<'EOF'
+class Box { v; }
+let old = [];
+for (let i = 0; i < 300; i += 1) { push(old, Box()); }
+gc();
+for (let i = 0; i < 300; i += 3) { old[i].v = [i]; }
+let junk = nil;
+for (let i = 0; i < 4000; i += 1) { junk = [i, i]; }
+for (let i = 0; i < 300; i += 2) { old[i] = nil; }
+gc();
+print(len(old));
+EOF
+# The sum of a step kind's b (its low 32 bits), and how many of its steps
+# have $3 in b's high half.
+low_sum() { jq -r --arg k "$2" '. as $d | [.steps[] | select($d.step_kinds[.[1]] == $k) | .[4] % 4294967296] | add // 0' "$1"; }
+with_high() {
+  jq -r --arg k "$2" --argjson h "$3" \
+    '. as $d | [.steps[] | select($d.step_kinds[.[1]] == $k and ((.[4] / 4294967296 | floor) == $h))] | length' "$1"
+}
+# Whether every step of kind $2 names an address in a recorded space called $3.
+in_space() {
+  jq -e --arg k "$2" --arg s "$3" '. as $d | [.steps[] | select($d.step_kinds[.[1]] == $k) | .[3] as $a
+    | any($d.spaces[]; .name == $s and .begin <= $a and $a < .end)] | all' "$1" >/dev/null
+}
+log=$("$vm" --gc=markcompact --young=64K --gc-log "$cards" 2>&1)
+young=$(sed -n 's/.*GC(\([0-9]*\)) Pause Young.*/\1/p' <<<"$log" | head -n 1)
+second_full=$(sed -n 's/.*GC(\([0-9]*\)) Pause Full.*/\1/p' <<<"$log" | sed -n 2p)
+check "markcompact: the card program makes a young collection and a second full one" \
+  '[ -n "$young" ] && [ -n "$second_full" ]'
+for threads in 2 0; do
+  mc="$tmp/mc-cards-$threads"
+  "$vm" --gc=markcompact --young=64K --gc-threads=$threads --gc-animate="$mc.html@$young" "$cards" >/dev/null 2>&1
+  data_of "$mc.html" >"$mc.json"
+  check "markcompact --gc-threads=$threads: GC($young), a young collection, has a card step for each dirty card that held young references, 100 such slots or more" \
+    'jq -e ".full | not" "$mc.json" >/dev/null && [ "$(steps_of "$mc.json" card)" -gt 0 ] && [ "$(low_sum "$mc.json" card)" -ge 100 ]'
+  check "markcompact --gc-threads=$threads: each card step names a card of the old space" 'in_space "$mc.json" card old'
+  mf="$tmp/mc-full-$threads"
+  "$vm" --gc=markcompact --young=64K --gc-threads=$threads --gc-animate="$mf.html@$second_full" \
+    --gc-stats=json:"$mf.stats.json" "$cards" >/dev/null 2>&1
+  data_of "$mf.html" >"$mf.json"
+  check "markcompact --gc-threads=$threads: GC($second_full), a full collection, has a redirect step for each object whose slots it redirected" \
+    'jq -e ".full" "$mf.json" >/dev/null && [ "$(steps_of "$mf.json" redirect)" -gt 0 ] && [ "$(steps_of "$mf.json" move)" -gt 0 ] && [ "$(low_sum "$mf.json" redirect)" -ge "$(steps_of "$mf.json" redirect)" ]'
+  if [ "$threads" = 2 ]; then
+    check "markcompact: the redirect steps' slots are among those it counts redirected (the rest are roots)" \
+      '[ "$(low_sum "$mf.json" redirect)" -le "$(counter "$mf.stats.json" "slots redirected")" ]'
+  fi
+  if [ -n "$browser" ]; then
+    for page in "$mc" "$mf"; do
+      got=$(played "$page.html" "$(jq '.steps | length' "$page.json")")
+      check "markcompact --gc-threads=$threads: $(basename "$page")'s page at its end matches the heap after it ($got)" \
+        '[[ $got == *"data-final-check=\"ok\""* ]]'
+    done
+  fi
+done
+
+# cacheaware's balancing and ptrquery: fiber 0 keeps 60 times what each
+# other fiber keeps, all of it in its home core's partitions, so that its
+# core passes the bound and is given room in other cores' partitions, and
+# references to the objects moved there are asked of their old host.
+uneven="$tmp/uneven.src"
+cat >"$uneven" <<'EOF'
+let fibers = [];
+for (let f = 0; f < 4; f += 1) {
+  push(fibers, Fiber(fn () {
+    let mine = [];
+    let n = f == 0 ? 600 : 10;
+    for (let i = 0; i < n; i += 1) {
+      push(mine, [f, i, [i]]);
+      [i, i];
+    }
+    yield(mine);
+  }));
+}
+let kept = [];
+for (let k = 0; k < len(fibers); k += 1) { push(kept, resume(fibers[k], nil)); }
+gc();
+print(len(kept));
+EOF
+ca="$tmp/ca-balance"
+"$vm" --gc=cacheaware --gc-threads=2 --ca-mesh=2x2 --ca-partition-size=16K --gc-animate="$ca.html" \
+  --gc-stats=json:"$ca.stats.json" "$uneven" >/dev/null 2>&1
+data_of "$ca.html" >"$ca.json"
+check "cacheaware: a balance step for each destination the master gave, some" \
+  '[ "$(steps_of "$ca.json" balance)" = "$(counter "$ca.stats.json" "balancing moves")" ] && [ "$(steps_of "$ca.json" balance)" -gt 0 ]'
+check "cacheaware: each balance step's room is in another core's partition" \
+  'jq -e ". as \$d | [.steps[] | select(\$d.step_kinds[.[1]] == \"balance\") | .[4] % 4294967296 != .[2]] | all" "$ca.json" >/dev/null'
+check "cacheaware: a ptrquery message step for each ptrquery it counts, some, and a mark message step for each mark message" \
+  'jq -e ".message_kinds == [\"mark\", \"ptrquery\"]" "$ca.json" >/dev/null && [ "$(with_high "$ca.json" message 1)" = "$(counter "$ca.stats.json" "ptrquery messages")" ] && [ "$(with_high "$ca.json" message 1)" -gt 0 ] && [ "$(with_high "$ca.json" message 0)" = "$(counter "$ca.stats.json" "mark messages sent")" ]'
+if [ -n "$browser" ]; then
+  got=$(played "$ca.html" "$(jq '.steps | length' "$ca.json")")
+  check "cacheaware: the balanced collection's page at its end matches the heap after it ($got)" \
+    '[[ $got == *"data-final-check=\"ok\""* ]]'
+fi
+
 # Bounds and refusals.
 "$vm" --gc=marksweep --gc-animate="$tmp/big.html" --gc-animate-limit=10 "$prog" >/dev/null 2>"$tmp/big.err"
 status=$?

@@ -57,6 +57,6 @@ TEST_CASE("manpage: options, collectors and exit statuses from the tables") {
   CHECK(contains(page, ".SS \"Options of \\-\\-gc=x\"\n"));
   CHECK(contains(page, ".TP\n\\fB\\-\\-x\\-mode\\fR=\\fIa|b\\fR\nhow x works (a or b)\n.br\nDefault: a.\n"));
   CHECK(contains(page, ".TP\n\\fBx\\fR\nhas options (no GC threads)\n"));
-  for (const char* status : {"0", "64", "65", "66", "70", "71"})
+  for (const char* status : {"0", "64", "65", "66", "70", "71", "73"})
     CHECK(contains(page, std::string(".TP\n.B ") + status + "\n"));
 }

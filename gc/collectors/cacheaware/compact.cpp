@@ -204,6 +204,8 @@ class CompactPhase::Slider {
         continue;
       }
       counters_.balancing_moves++;
+      if (recording_) [[unlikely]]
+        recording_->balance(core_, d.begin, c_.map_.host(d.partition), d.partition);
       foreign_ = true;
       foreign_partition_ = d.partition;
       dest_ = d.begin;

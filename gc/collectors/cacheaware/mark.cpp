@@ -216,7 +216,7 @@ class MarkPhase::Runner {
 
   void send(unsigned from, unsigned to, Word* h) {
     if (recording_) [[unlikely]]
-      recording_->message(from, h, to);
+      recording_->message(from, h, to, observe::MessageKind::kMark);
     MarkCounters& counters = m_.cores_[from]->counters;
     counters.sent++;
     counters.hops += m_.mesh_.hops(from, to);

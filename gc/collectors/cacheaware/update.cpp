@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "gc/observe/recording.h"
 #include "gc/parallel/backoff.h"
 #include "gc/parallel/tracer.h"
 
@@ -15,7 +16,8 @@ class UpdatePhase::Runner {
         forwarding_(forwarding),
         shared_(shared),
         completed_(completed),
-        out_(phase.mesh_.cores(), nullptr) {
+        out_(phase.mesh_.cores(), nullptr),
+        recording_(observe::Recording::active()) {
     for (unsigned c = index; c < phase.mesh_.cores(); c += threads) mine_.push_back(c);
   }
   ~Runner() {
@@ -153,6 +155,8 @@ class UpdatePhase::Runner {
   }
 
   void query(unsigned from, unsigned to, Value* slot, Word* old) {
+    if (recording_) [[unlikely]]
+      recording_->message(from, old, to, observe::MessageKind::kPtrQuery);
     u_.cores_[from]->counters.queries++;
     Batch*& b = out_[to];
     if (b && b->from != from) send(to);
@@ -203,7 +207,8 @@ class UpdatePhase::Runner {
   const std::vector<const AddressTable*>& shared_;
   std::atomic<unsigned>& completed_;
   std::vector<unsigned> mine_;
-  std::vector<Batch*> out_;  // per destination core, the batch being filled
+  std::vector<Batch*> out_;        // per destination core, the batch being filled
+  observe::Recording* recording_;  // the collection's, if it is recorded (--gc-animate)
 };
 
 UpdatePhase::UpdatePhase(const PartitionMap& map, const Mesh& mesh,

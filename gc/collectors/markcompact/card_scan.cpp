@@ -5,6 +5,7 @@
 
 #include "gc/collectors/markcompact/promoting_scavenger.h"
 #include "gc/collectors/markcompact/serial_scavenger.h"
+#include "gc/observe/recording.h"
 
 namespace gc {
 
@@ -93,25 +94,30 @@ void CardScan::index_dirty_cards() {
 
 template <class Scavenger>
 void CardScan::run(Scavenger& s) {
+  observe::Recording* recording = observe::Recording::active();
   for (;;) {
     unsigned task = next_task_.fetch_add(1, std::memory_order_relaxed);
     if (task >= tasks_) return;
-    scan_task(task, s);
+    if (recording) [[unlikely]]
+      scan_task<true>(task, s, recording);
+    else
+      scan_task<false>(task, s, nullptr);
   }
 }
 
 // Task t's dirty cards (index_dirty_cards).
-template <class Scavenger>
-void CardScan::scan_task(unsigned task, Scavenger& s) {
+template <bool kRecord, class Scavenger>
+void CardScan::scan_task(unsigned task, Scavenger& s, observe::Recording* recording) {
   TaskStats& st = stats_[task];
   // The one thread of --gc-threads=0 is worker 0.
   if constexpr (requires { s.id(); }) st.worker = s.id();
   for (uint64_t i = task_begin_[task]; i < task_begin_[task + 1]; ++i)
-    scan_dirty_card(segments_[dirty_[i].segment], dirty_[i].card, s, st);
+    scan_dirty_card<kRecord>(segments_[dirty_[i].segment], dirty_[i].card, s, st, recording);
 }
 
-template <class Scavenger>
-void CardScan::scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st) {
+template <bool kRecord, class Scavenger>
+void CardScan::scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st,
+                               [[maybe_unused]] observe::Recording* recording) {
   std::atomic_ref<uint8_t> entry(card_base_[card]);
   st.dirty++;
   Word* cs = card_start(card);
@@ -125,13 +131,20 @@ void CardScan::scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s,
   // says where the object covering the card's first word starts.
   Word* p = seg.one_object || cs < seg.begin ? seg.begin : offsets_->object_start_for_card(cs);
   bool young = false;
+  uint64_t referred = 0;  // recorded only: slots whose young referent moved
   while (p < reinterpret_cast<Word*>(hi)) {
     Word* h = header_from_start(p);
     Word header = *h;
     uint64_t nrefs = Header::nrefs(header);
     Value* a = std::max(reinterpret_cast<Value*>(h - nrefs), lo);
     Value* b = std::min(reinterpret_cast<Value*>(h), hi);
-    for (Value* slot = a; slot < b; ++slot) young |= s.scavenge_old_slot(slot);
+    for (Value* slot = a; slot < b; ++slot) {
+      // Every young survivor moves (copied or promoted), so a slot the
+      // scavenge changed is one that referred to a young object.
+      [[maybe_unused]] uint64_t before = slot->bits;
+      young |= s.scavenge_old_slot(slot);
+      if constexpr (kRecord) referred += slot->bits != before;
+    }
     if (b > a) st.slots += static_cast<uint64_t>(b - a);
     p = h + 1 + Header::raw_words(header);
   }
@@ -139,6 +152,8 @@ void CardScan::scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s,
     st.kept++;
     if (may_clean) entry.store(kCardDirty, std::memory_order_relaxed);
   }
+  if constexpr (kRecord)
+    if (referred) recording->card(st.worker, cs, referred, young);
 }
 
 template void CardScan::run<PromotingScavenger>(PromotingScavenger&);

@@ -34,6 +34,10 @@
 
 namespace gc {
 
+namespace observe {
+class Recording;
+}
+
 // N, the number of card tasks (--card-strides; the paper leaves it open,
 // L171): many more than GC threads, as static overpartitioning wants, so
 // that a dense run of cards is shared by all threads; few enough that a
@@ -80,14 +84,17 @@ class CardScan {
     bool never_clean;  // a fiber value stack
   };
 
-  template <class Scavenger>
-  void scan_task(unsigned task, Scavenger& s);
+  // kRecord: a recorded collection (--gc-animate), whose card steps count
+  // the slots that referred to young objects.
+  template <bool kRecord, class Scavenger>
+  void scan_task(unsigned task, Scavenger& s, observe::Recording* recording);
   // Before the phase: the dirty cards, found eight at a time, listed by
   // task. Most cards are clean and every young collection reads them all;
   // tasks that each visited every Nth card paid for every clean one.
   void index_dirty_cards();
-  template <class Scavenger>
-  void scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st);
+  template <bool kRecord, class Scavenger>
+  void scan_dirty_card(const Segment& seg, uintptr_t card, Scavenger& s, TaskStats& st,
+                       observe::Recording* recording);
 
   unsigned tasks_;
   bool blocks_;

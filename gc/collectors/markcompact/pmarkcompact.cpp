@@ -145,6 +145,7 @@ class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
   template <bool kOldHolder>
   void redirect_slots(Word* h, Word* new_h, uint64_t nrefs) {
     Value* slots = ref_slots_begin(h, nrefs);
+    uint64_t before = slots_redirected;
     for (uint64_t i = 0; i < nrefs; ++i) {
       uint64_t bits = slots[i].bits;
       if ((bits & Value::kTagMask) != Value::kRefTag) continue;
@@ -163,6 +164,8 @@ class ParallelMarkCompact::Worker : public parallel::Tracer<Worker> {
         cards_dirtied++;
       }
     }
+    if (recording_) [[unlikely]]
+      if (slots_redirected != before) recording_->redirect(id(), h, slots_redirected - before);
   }
   bool in_young(const Word* p) const {
     for (size_t s = 1; s < mc_.spaces_.size(); ++s)

@@ -242,8 +242,15 @@ Word* SerialMarkCompact::forward(Word* h) const {
 void SerialMarkCompact::redirect_slots(Word* h) {
   uint64_t n = Header::nrefs(*h);
   Value* slots = ref_slots_begin(h, n);
-  for (uint64_t i = 0; i < n; ++i)
-    if (slots[i].is_ref() && in_old(slots[i].as_ref())) slots[i] = Value::ref(forward(slots[i].as_ref()));
+  uint64_t redirected = 0;  // for --gc-animate: the slots whose referent moves
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!slots[i].is_ref() || !in_old(slots[i].as_ref())) continue;
+    Word* to = forward(slots[i].as_ref());
+    redirected += to != slots[i].as_ref();
+    slots[i] = Value::ref(to);
+  }
+  if (recording_ && redirected) [[unlikely]]
+    recording_->redirect(0, h, redirected);
 }
 
 void SerialMarkCompact::redirect(const ParallelMarkCompact::Input& in) {

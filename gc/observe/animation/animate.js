@@ -28,6 +28,20 @@ const PAPER = {
   "message": "Marking by messages (Zhou and Demsky, L101): a core that finds a reference into a partition " +
              "another core hosts does not mark it; it sends that core a mark message, and the host marks " +
              "and scans the object.",
+  "ptrquery": "Updating references (Zhou and Demsky, section 2.3, L130-140): a reference into another core's " +
+              "partition that neither the core's own table nor the host's shared table resolves is asked of " +
+              "the host in a ptrquery message; the host looks the old address up in its full table, and the " +
+              "slot is patched when the response comes back.",
+  "balance": "Load balancing (Zhou and Demsky, section 3.3, L176-195): a core that fills its share of partitions " +
+             "with objects left asks the master for room; the master gives it free space in a finished core's " +
+             "partition, neighbours on the mesh first, and the objects moved there leave their home core.",
+  "card": "Card scanning (Flood et al. 2001, section 4, L164-171): the write barrier dirtied the card of every old " +
+          "slot given a reference, and a young collection takes the slots on dirty cards as roots: the young " +
+          "objects they refer to are copied or promoted, and a card with no slot still referring to a young " +
+          "object is clean again.",
+  "redirect": "Mark-compact's redirect phase (Flood et al. 2001, section 5.3): once every live object's new " +
+              "address is decided, each reference to a moving object is updated to it, before anything moves; " +
+              "the compaction then slides the objects to where the references already point.",
   "allocate": "Between the cycle's pauses the program runs. An object it allocates while a cycle marks gets the " +
               "colour the barrier needs: black under Yuasa's snapshot, grey under the others (the page shows " +
               "its mark as a step of its own).",
@@ -39,6 +53,12 @@ const PAPER = {
 };
 
 function hex(a) { return "0x" + a.toString(16); }
+// A step's b holding two numbers: its low 32 bits and the bits above.
+function low(b) { return b % 2 ** 32; }
+function high(b) { return Math.floor(b / 2 ** 32); }
+function plural(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
+// What a message step asks: "mark" or "ptrquery" (DATA.message_kinds).
+function messageKind(s) { return DATA.message_kinds[high(s[4])]; }
 const DEVICE_FILL = "#e6a700";
 // A worker's name and colour: a GC thread, or the accelerator.
 function who(w) { return w === DATA.device ? "the device" : (DATA.actor || "thread") + " " + w; }
@@ -64,7 +84,7 @@ function start() {
   const allocatedBy = new Map();  // step index -> object id
   steps.forEach((s, i) => {
     if (kinds[s[1]] !== "allocate") return;
-    const words = s[4] % 2 ** 32, nrefs = Math.floor(s[4] / 2 ** 32);
+    const words = low(s[4]), nrefs = high(s[4]);
     allocatedBy.set(i, objects.length);
     objects.push({ id: objects.length, start: s[3] - (nrefs ? nrefs + 1 : 0) * 8, header: s[3], words, cls: -1,
                    space: -1, targets: new Array(nrefs).fill(0) });
@@ -114,6 +134,9 @@ function start() {
     if (kind === "phase start" || kind === "phase end") return;
     const a = s[3], b = s[4];
     if (kind === "steal" || kind === "level" || kind === "message") return;
+    // These change no object's colour: the thread's cursor goes to the
+    // card, the redirected object or the room the master gave.
+    if (kind === "card" || kind === "redirect" || kind === "balance") { cursor[w] = a; return; }
     if (kind === "allocate") {
       const id = allocatedBy.get(index);
       state[id] = STATE.white;
@@ -159,9 +182,22 @@ function start() {
     const sentence = (() => {
       if (kind === "phase start") return "thread " + w + ' starts the phase "' + s[3] + '"';
       if (kind === "phase end") return "thread " + w + ' ends the phase "' + s[3] + '"';
-      if (kind === "message") return t + " sends mark(" + hex(s[3]) + ") to " + who(s[4]);
+      if (kind === "message" && messageKind(s) === "ptrquery")
+        return t + " sends ptrquery(" + hex(s[3]) + ") to " + who(low(s[4])) + ", the host of " + hex(s[3]) +
+               ", to learn where that object moved";
+      if (kind === "message") return t + " sends mark(" + hex(s[3]) + ") to " + who(low(s[4]));
+      if (kind === "card") {
+        const n = low(s[4]), young = high(s[4]) === 1;
+        return t + " scans the dirty card at " + hex(s[3]) + ": " + plural(n, "slot") + " on it referred to young " +
+               "objects and now refer to their copies" + (young ? ", and a slot still refers to a young object, which " +
+               "keeps the card dirty" : ", and none refers to a young object any more (all were promoted), so the " +
+               "card need not stay dirty");
+      }
+      if (kind === "balance")
+        return t + " has reached its bound with objects left, and the master gives it room in partition " +
+               high(s[4]) + ", hosted by " + who(low(s[4])) + ", from " + hex(s[3]) + ", where its next objects move";
       if (kind === "allocate")
-        return "the program allocates " + hex(s[3]) + " (" + (s[4] % 2 ** 32) * 8 + " bytes) during the cycle";
+        return "the program allocates " + hex(s[3]) + " (" + low(s[4]) * 8 + " bytes) during the cycle";
       if (kind === "barrier")
         return s[3] === s[4] ? "the program stores into " + hex(s[3]) + ", which was black: the barrier makes it grey again"
                              : "the program stores into " + hex(s[3]) + ": the barrier shades " + hex(s[4]);
@@ -176,9 +212,14 @@ function start() {
       if (kind === "copy") return t + " copies " + hex(s[3]) + what + " to " + hex(s[4]);
       if (kind === "forward") return t + " decides that " + hex(s[3]) + " moves to " + hex(s[4]);
       if (kind === "move") return t + " slides " + hex(s[3]) + " to " + hex(s[4]);
+      if (kind === "redirect")
+        return t + " redirects " + plural(s[4], "slot") + " of " + hex(s[3]) + what + (s[4] === 1
+            ? " to the forwarding address of the object it refers to"
+            : " to the forwarding addresses of the objects they refer to");
       return t + ": " + kind;
     })();
-    return [sentence + ".", PAPER[w === DATA.device ? "level" : kind] || ""];
+    const paper = w === DATA.device ? "level" : kind === "message" ? messageKind(s) === "ptrquery" ? "ptrquery" : "message" : kind;
+    return [sentence + ".", PAPER[paper] || ""];
   }
 
   // --- the heap, to scale: one row per space name, its ranges side by side
