@@ -41,6 +41,19 @@ for t in 1 2 4; do
     '{ [ "$status" -eq 0 ] && [ "$(cat "$tmp/out")" = "the hidden object" ]; } || { [ "$status" -eq 71 ] && [ ! -s "$tmp/out" ] && grep -q "^gc-verify: reachable object 0x[0-9a-f]* is not marked at the atomic phase" "$tmp/err"; }'
 done
 
+# Fibers move references between their stacks and the heap while rounds
+# mark (tests/gc/fibers_move_refs.src): every object still there at the end.
+moves="$(dirname "$0")/../gc/fibers_move_refs.src"
+for t in 1 2 4; do
+  for stress in "--gc-stress=1 --gc-verify" "--gc-stress=7"; do
+    # shellcheck disable=SC2086
+    out=$("$vm" --gc=incremental --inc-mode=concurrent --gc-threads=$t $stress "$moves" 2>&1)
+    status=$?
+    check "concurrent, $t GC threads, $stress: fibers move references during rounds" \
+      '[ "$status" -eq 0 ] && [ "$out" = "$(cat "${moves%.src}.out")" ]'
+  done
+done
+
 run_none() { "$vm" --gc=incremental --barrier=none --gc-stress=1 --gc-verify "$lost" >"$tmp/out" 2>"$1"; }
 run_none "$tmp/err1"
 status=$?
@@ -77,7 +90,8 @@ check "concurrent log: no mark steps paid by allocation" \
 for c in "concurrent rounds" "concurrent mark ns" "barrier calls" "tasks"; do
   check "concurrent stats: counter '$c' reported" 'grep -qE "^  $c +" "$tmp/stats"'
 done
-check "concurrent stats: a line for each GC thread" 'grep -qE "^  1 +[0-9.]+ +[0-9.]+ +[0-9.]+%  objects marked [0-9]+" "$tmp/stats"'
+check "concurrent: each round taken by a Marking Done pause (no gc() here to finish one)" \
+  '[ "$(grep -oE "^  concurrent rounds +events +sum +[0-9]+" "$tmp/stats" | grep -oE "[0-9]+$")" -eq "$(grep -c "Pause Increment (Marking Done)" "$tmp/log")" ]'
 
 "$vm" --gc=incremental --gc-stats=json:"$tmp/stats.json" "$trees" 12 >/dev/null
 check "JSON: increments by kind, the schema kept" \

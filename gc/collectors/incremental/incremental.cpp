@@ -263,7 +263,7 @@ void Incremental::start_cycle(GcCause cause) {
       mark_roots();
       // The snapshot at the beginning covers the stacks too: written
       // without a barrier, they must be scanned before the program runs on.
-      if (inc_.barrier == IncrementalBarrier::kYuasa) scan_all_stacks();
+      if (inc_.barrier == IncrementalBarrier::kYuasa || concurrent_) scan_all_stacks();
       marked = objects_marked_;
     });
     events.count(0, "objects marked", marked);
@@ -275,8 +275,11 @@ void Incremental::start_cycle(GcCause cause) {
 
 // Concurrent mode
 
+// Stacks, scanned at the cycle's start, stay the program's: it writes them
+// without a barrier, so no GC thread may read them.
 void Incremental::start_round() {
-  for (const Grey& g : grey_) round_grey_.push_back(g.object);
+  for (const Grey& g : grey_)
+    if (Header::class_id(*g.object) != kStackClass) round_grey_.push_back(g.object);
   grey_.clear();
   concurrent_->start(std::move(round_grey_));
   round_grey_ = {};
