@@ -17,12 +17,21 @@ ReclamationUnit::ReclamationUnit(const ReclamationConfig& config, MemoryModel& m
 Cycle ReclamationUnit::run(std::span<const SweepBlock> blocks, Cycle start, const Swept& swept) {
   Cycle now = start;
   for (;;) {
-    if (step(now, blocks, swept)) {
+    // After a busy cycle the next is stepped, unless no part could act in
+    // it: then, as after a quiet cycle, no part acts before a response
+    // comes back, so the memory's decisions up to it are taken now and the
+    // loop jumps to it.
+    bool busy = step(now, blocks, swept);
+    if (busy && may_act(blocks)) {
       now++;
       continue;
     }
+    memory_.settle(kNever);
     Cycle next = memory_.next_event();
-    if (next == kNever) break;
+    if (next == kNever) {
+      now += busy;  // the cycle after the last busy one is the last
+      break;
+    }
     now = std::max(next, now + 1);
   }
   bool idle = std::all_of(sweepers_.begin(), sweepers_.end(),
@@ -54,6 +63,31 @@ bool ReclamationUnit::step(Cycle now, std::span<const SweepBlock> blocks, const 
     }
   }
   return progress;
+}
+
+// Whether a step could do anything without a memory response, as things
+// stand: the list reader or a sweeper with a request to send (the port is
+// free at a new cycle if the memory takes one), or a sweeper to take a
+// block that has arrived.
+bool ReclamationUnit::may_act(std::span<const SweepBlock> blocks) const {
+  bool can_send = memory_.can_accept();
+  if (can_send && listed_ != blocks.size() && list_reads_in_flight_ == 0 &&
+      arrived_ - ready_ < kEntriesPerLine)
+    return true;
+  for (const Sweeper& s : sweepers_) {
+    switch (s.state) {
+      case State::kIdle:
+        if (ready_ != arrived_) return true;
+        break;
+      case State::kWaitCell:
+      case State::kWaitHeader:
+        break;
+      default:
+        if (can_send) return true;
+        break;
+    }
+  }
+  return false;
 }
 
 // The block list, a line of 8 entries at a time, kept a line ahead of the

@@ -87,6 +87,7 @@ class ReclamationUnit {
   };
 
   bool step(Cycle now, std::span<const SweepBlock> blocks, const Swept& swept);
+  bool may_act(std::span<const SweepBlock> blocks) const;
   bool read_block_list(Cycle now, std::span<const SweepBlock> blocks);
   bool step_sweeper(Sweeper& s, unsigned id, Cycle now, std::span<const SweepBlock> blocks,
                     const Swept& swept);

@@ -19,11 +19,17 @@ class TagArray {
 
   // True if `key` is held, which makes it the set's most recently used.
   bool access(uint64_t key) {
-    // Accesses come in runs to one key (a page, a line): the entry the
-    // last one used is tried first. Keys are held once, so it is the
+    // Accesses come in runs to one key (a page, a line), often two runs
+    // interleaved (the mark stack's page and the heap's): the entries the
+    // last two used are tried first. Keys are held once, so either is the
     // entry the walk over the set would find.
     if (last_valid_ && entries_[last_].key == key) {
       entries_[last_].last_use = ++clock_;
+      return true;
+    }
+    if (previous_valid_ && entries_[previous_].key == key) {
+      entries_[previous_].last_use = ++clock_;
+      use(previous_);
       return true;
     }
     uint64_t set = set_of(key);
@@ -32,8 +38,7 @@ class TagArray {
     for (size_t i = base; i < end; ++i) {
       if (entries_[i].key == key) {
         entries_[i].last_use = ++clock_;
-        last_ = i;
-        last_valid_ = true;
+        use(i);
         return true;
       }
     }
@@ -55,8 +60,7 @@ class TagArray {
         if (entries_[i].last_use < entries_[victim].last_use) victim = i;
     }
     entries_[victim] = Entry{key, ++clock_};
-    last_ = victim;
-    last_valid_ = true;
+    use(victim);
   }
 
   // access(key), and fill(key) on a miss. True on a hit.
@@ -68,7 +72,7 @@ class TagArray {
 
   void clear() {
     epoch_++;
-    last_valid_ = false;
+    last_valid_ = previous_valid_ = false;
   }
   uint64_t capacity() const { return entries_.size(); }
 
@@ -86,6 +90,15 @@ class TagArray {
   };
 
   uint64_t set_of(uint64_t key) const { return key & (sets_ - 1); }
+  // Entry i is now the last used; the one before it, if another, the previous.
+  void use(size_t i) {
+    if (last_valid_ && last_ != i) {
+      previous_ = last_;
+      previous_valid_ = true;
+    }
+    last_ = i;
+    last_valid_ = true;
+  }
   unsigned held(uint64_t set) const { return held_[set].epoch == epoch_ ? held_[set].ways : 0; }
 
   uint64_t sets_;
@@ -93,9 +106,11 @@ class TagArray {
   std::vector<Entry> entries_;
   std::vector<Held> held_;
   uint64_t clock_ = 0;
-  uint64_t epoch_ = 1;  // sets start empty, at epoch 0
-  size_t last_ = 0;     // the entry the last hit or fill used, if valid
+  uint64_t epoch_ = 1;   // sets start empty, at epoch 0
+  size_t last_ = 0;      // the entry the last hit or fill used, if valid
+  size_t previous_ = 0;  // the entry used before it, if valid
   bool last_valid_ = false;
+  bool previous_valid_ = false;
 };
 
 }  // namespace gc::accel

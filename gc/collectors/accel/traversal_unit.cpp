@@ -26,11 +26,7 @@ Cycle TraversalUnit::run(std::span<Word* const> roots, Cycle start) {
       sampled_requests = memory_.submitted();
       occupancy.close(queue_.occupancy());
     }
-    if (step(now, reader)) {
-      now++;
-      continue;
-    }
-    Cycle next = next_event(now);
+    Cycle next = step(now, reader);
     if (next == kNever) break;
     now = std::max(next, now + 1);
   }
@@ -49,8 +45,8 @@ Cycle TraversalUnit::run(std::span<Word* const> roots, Cycle start) {
   return now;
 }
 
-// One cycle; true if anything happened in it.
-bool TraversalUnit::step(Cycle now, Reader& reader) {
+// One cycle; returns the next cycle to step (kNever: the run is over).
+Cycle TraversalUnit::step(Cycle now, Reader& reader) {
   uint64_t requests_before = memory_.submitted();
   bool progress = false;
   if (memory_.next_event() <= now) {
@@ -94,19 +90,17 @@ bool TraversalUnit::step(Cycle now, Reader& reader) {
                translation_.has_done(Port::kTracer) || queue_.next_event(next, memory_) <= next ||
                marker_.may_act(next, memory_, translation_, queue_, traced_) ||
                tracer_.may_act(next, memory_, translation_, traced_) || reader.may_act(memory_)))
-    return true;
+    return next;
   // No box acts before `wake` nor sends a request: the memory's decisions
   // up to then can be taken now, and the loop need not stop at each.
   Cycle wake = std::min({translation_.next_event(), queue_.next_event(now, memory_),
                          marker_.next_wake(now, memory_), tracer_.next_wake(now, memory_)});
   memory_.settle(wake);
   // The cycle after the last busy one is the last: the run ends there.
-  return busy && wake == kNever && memory_.next_event() == kNever;
-}
-
-Cycle TraversalUnit::next_event(Cycle now) const {
-  return std::min({memory_.next_event(), translation_.next_event(), queue_.next_event(now, memory_),
-                   marker_.next_wake(now, memory_), tracer_.next_wake(now, memory_)});
+  if (busy && wake == kNever && memory_.next_event() == kNever) return next;
+  // Settling decides but delivers nothing, so no box's wake has moved:
+  // the next event is the earlier of it and the memory's.
+  return std::min(wake, memory_.next_event());
 }
 
 bool TraversalUnit::finished(const Reader& reader) const {

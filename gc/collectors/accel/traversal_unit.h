@@ -66,8 +66,7 @@ class TraversalUnit {
   const TraversalStats& stats() const { return stats_; }
 
  private:
-  bool step(Cycle now, Reader& reader);
-  Cycle next_event(Cycle now) const;
+  Cycle step(Cycle now, Reader& reader);
   bool finished(const Reader& reader) const;
 
   TraversalConfig config_;
