@@ -1,10 +1,29 @@
 #include "gc/collectors/incremental/concurrent_marking.h"
 
+#include <sched.h>
+
 #include "gc/parallel/clock.h"
 #include "gc/parallel/futex.h"
 #include "gc/parallel/thread_cpu.h"
 
 namespace gc {
+
+namespace {
+
+// A GC thread woken for a round must not take the program's core at the
+// wake (the kernel's wakeup preemption would stop the program inside the
+// pause that wakes it, for a time slice): SCHED_BATCH threads never
+// preempt on waking, and share the cores as fairly as any other otherwise.
+// Where the system refuses, the thread keeps its policy.
+void run_in_background() {
+  thread_local bool done = false;
+  if (done) return;
+  done = true;
+  sched_param param{};
+  sched_setscheduler(0, SCHED_BATCH, &param);
+}
+
+}  // namespace
 
 void ConcurrentMarker::run(MarkPhaseWork& work) {
   begin_trace();
@@ -43,6 +62,12 @@ void ConcurrentMarking::start(std::vector<Word*> grey) {
   in_progress_ = true;
   rounds_started_++;
   requests_.fetch_add(1, std::memory_order_release);
+  wake_pending_ = true;
+}
+
+void ConcurrentMarking::wake() {
+  if (!wake_pending_) return;
+  wake_pending_ = false;
   parallel::futex_wake_all(&requests_);
 }
 
@@ -52,6 +77,7 @@ void ConcurrentMarking::start(std::vector<Word*> grey) {
 // greys nothing meanwhile. A wake lost between the load and the sleep
 // costs at most the sleep's bound.
 void ConcurrentMarking::wait() {
+  wake();
   for (;;) {
     uint32_t done = rounds_done_.load(std::memory_order_acquire);
     if (done == rounds_started_) return;
@@ -70,6 +96,7 @@ ConcurrentMarking::RoundFigures ConcurrentMarking::finish(observe::Recorder& eve
 // (the sleep is bounded, as the pool's are).
 void ConcurrentMarking::coordinate() {
   parallel::GcThreadCpu counted_as_gc_thread;
+  run_in_background();
   uint32_t seen = 0;
   for (;;) {
     uint32_t asked = requests_.load(std::memory_order_acquire);
@@ -91,7 +118,10 @@ void ConcurrentMarking::run_round() {
   int64_t start = parallel::now_ns();
   MarkPhaseWork work{{}, grey_};
   termination_.reset(pool_.size());
-  auto job = [&](unsigned worker) { markers_[worker].run(work); };
+  auto job = [&](unsigned worker) {
+    run_in_background();
+    markers_[worker].run(work);
+  };
   pool_.run(job);
   figures_.wall_ns = parallel::now_ns() - start;
   figures_.objects_marked = 0;

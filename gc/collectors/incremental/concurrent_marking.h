@@ -84,11 +84,16 @@ class ConcurrentMarking {
   ConcurrentMarking(const ConcurrentMarking&) = delete;
   ConcurrentMarking& operator=(const ConcurrentMarking&) = delete;
 
-  // Starts a round marking everything reachable from `grey` (marked
+  // Asks for a round marking everything reachable from `grey` (marked
   // objects whose slots are not yet scanned) and returns at once: an
-  // atomic add and a wake, no lock the coordinator could be holding. No
-  // round may be in progress.
+  // atomic add, no lock the coordinator could be holding. No round may be
+  // in progress. The round begins once the coordinator is woken (wake, or
+  // at most the sleep's bound later).
   void start(std::vector<Word*> grey);
+  // Wakes the coordinator for the round asked for, if not yet: after the
+  // pause that asked, for on a machine without a free core the kernel may
+  // hand the woken thread the program's core there and then.
+  void wake();
   // Whether a round was started and its figures not yet taken.
   bool in_progress() const { return in_progress_; }
   // Whether the round in progress is over (then everything its markers
@@ -121,6 +126,7 @@ class ConcurrentMarking {
   RoundFigures figures_;
   // The program's thread's own.
   bool in_progress_ = false;
+  bool wake_pending_ = false;
   uint32_t rounds_started_ = 0;
 
   // Futex words (gc/parallel/futex.h): the rounds asked for (and one more

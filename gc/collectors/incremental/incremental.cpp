@@ -271,6 +271,7 @@ void Incremental::start_cycle(GcCause cause) {
     hide_fast_path(true);
     if (concurrent_) events.phase(0, "start round", [&] { start_round(); });
   });
+  if (concurrent_) concurrent_->wake();
 }
 
 // Concurrent mode
@@ -305,6 +306,7 @@ void Incremental::handshake(GcCause cause) {
     }
     atomic();
   });
+  concurrent_->wake();
 }
 
 void Incremental::mark_roots() {
