@@ -127,7 +127,10 @@ Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_word
     } else if (phase_ == Phase::kIdle) {
       start_cycle(GcCause::kStress);
     } else if (concurrent_ && phase_ == Phase::kMark) {
-      if (concurrent_->over()) handshake(GcCause::kStress);
+      // Due now: the program waits for the round, which ran beside it
+      // since the last due allocation, so that cycles end as often as
+      // the countdown asks.
+      handshake(GcCause::kStress);
     } else {
       step(GcCause::kStress, 0);
     }
@@ -299,6 +302,7 @@ void Incremental::take_round() {
 // find than the last.
 void Incremental::handshake(GcCause cause) {
   increment(cause, [&] {
+    concurrent_->wait();
     take_round();
     if (!round_grey_.empty()) {
       start_round();

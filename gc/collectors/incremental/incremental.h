@@ -123,7 +123,8 @@ class Incremental final : public MarkSweepHeap {
   void start_round();
   // The round's figures to the events; the round is over.
   void take_round();
-  // The pause once a round is over: another round, or the atomic phase.
+  // The pause at a round's end (waited for, under --gc-stress): another
+  // round, or the atomic phase.
   void handshake(GcCause cause);
 
   // --- marking
