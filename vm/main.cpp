@@ -728,13 +728,19 @@ void add_paper_configuration(const gc::CollectorInfo& c, const gc::HeapOptions& 
   }
 }
 
-// Collector options go to the selected collector, which must own them.
-void hand_to_collector(CommandLine& line, const std::vector<GivenCollectorOption>& given) {
-  const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
-  for (const GivenCollectorOption& g : given) {
+// The options one run of collector `c` gets: `own` (the collector options
+// given for it, which it must own) and, with --paper-config, its paper's,
+// checked together. Both a single run and each run of --compare come
+// here, so a configuration is checked once per run; an error is prefixed
+// with `prefix` (a comparison names the collector).
+void configure_collector(const CommandLine& line, const gc::CollectorInfo& c,
+                         std::vector<GivenCollectorOption> own, gc::HeapOptions& heap,
+                         const std::string& prefix) {
+  if (line.paper_config) add_paper_configuration(c, heap, own);
+  for (const GivenCollectorOption& g : own) {
     const gc::OptionSpec* spec = nullptr;
     std::vector<const gc::CollectorInfo*> owners = owners_of(g.name, &spec);
-    if (std::find(owners.begin(), owners.end(), selected) == owners.end()) {
+    if (std::find(owners.begin(), owners.end(), &c) == owners.end()) {
       std::string names, adds;
       for (size_t k = 0; k < owners.size(); ++k) {
         const char* sep = k == 0 ? "" : k + 1 == owners.size() ? " and " : ", ";
@@ -743,8 +749,11 @@ void hand_to_collector(CommandLine& line, const std::vector<GivenCollectorOption
       }
       usage_error("--" + g.name + " is an option of " + names + "; add " + adds);
     }
-    line.options.heap.collector_options[g.name] = g.value;
+    heap.collector_options[g.name] = g.value;
   }
+  if (!c.check_configuration) return;
+  std::string error = c.check_configuration(heap);
+  if (!error.empty()) usage_error(prefix + error);
 }
 
 // --compare: each collector named (or every one that can run) gets the
@@ -802,12 +811,7 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
     std::vector<GivenCollectorOption> own;
     for (size_t k = 0; k < given.size(); ++k)
       if (std::find(owners[k].begin(), owners[k].end(), c) != owners[k].end()) own.push_back(given[k]);
-    if (line.paper_config) add_paper_configuration(*c, o.heap, own);
-    for (const GivenCollectorOption& g : own) o.heap.collector_options[g.name] = g.value;
-    if (c->check_configuration) {
-      std::string error = c->check_configuration(o.heap);
-      if (!error.empty()) usage_error(std::string(c->name) + ": " + error);
-    }
+    configure_collector(line, *c, own, o.heap, std::string(c->name) + ": ");
     o.heap.record_events = true;
     o.heap.keep_event_history = true;
     line.compare_runs.push_back(o);
@@ -873,14 +877,9 @@ CommandLine parse_command_line(int argc, char** argv) {
     if (line.disasm) usage_error("--replay runs no program; --disasm only prints a program's bytecode");
   }
   const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
-  if (line.paper_config) add_paper_configuration(*selected, line.options.heap, given);
-  hand_to_collector(line, given);
-  if (selected && selected->check_configuration) {
-    std::string error = selected->check_configuration(line.options.heap);
-    if (!error.empty()) usage_error(error);
-  }
+  configure_collector(line, *selected, given, line.options.heap, "");
   // What needs a collection, refused for every collector that makes none.
-  if (selected && !selected->collects) {
+  if (!selected->collects) {
     std::string never = std::string("--gc=") + selected->name + " never collects";
     if (line.options.heap.stress_interval)
       usage_error("--gc-stress: " + never +
