@@ -10,7 +10,6 @@
 #include <string>
 
 #include "gc/collectors/markcompact/card_scan.h"
-#include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/plan/gc_lab.h"
 
 namespace gc {
@@ -83,30 +82,32 @@ constexpr OptionSpec kOptions[] = {kGcLabOption,       kYoungOption,         kTe
 
 }  // namespace
 
-MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& heap) {
+MarkCompactOptions markcompact_options(const HeapOptions& heap) {
   const OptionValues& v = heap.collector_options;
-  MarkCompactCollectorOptions o;
+  MarkCompactOptions o;
   o.gc_lab_bytes = option_size(v, kGcLabOption);
   o.young_bytes = given_size(v, kYoungOption).value_or(0);
   o.tenure_age = static_cast<uint32_t>(option_count(v, kTenureOption));
   o.card_tasks = static_cast<unsigned>(option_count(v, kCardStridesOption));
   o.card_blocks = option_choice(v, kCardPartitionOption) == "blocks";
-  o.mc_units_per_thread = static_cast<unsigned>(option_count(v, kMcUnitsOption));
+  if (const std::string* goal = given_text(v, kPauseGoalOption))
+    o.pause_goal_ms = parse_pause_goal(*goal).value_or(0);
+  o.units_per_thread = static_cast<unsigned>(option_count(v, kMcUnitsOption));
   if (const std::string* prefix = given_text(v, kDensePrefixOption)) {
     if (*prefix == "off")
       o.dense_prefix = false;
     else
-      o.dense_prefix_percent = static_cast<unsigned>(parse_count(*prefix).value_or(0));
+      o.dense_prefix_min_live = static_cast<double>(parse_count(*prefix).value_or(0)) / 100.0;
   }
-  if (const std::string* goal = given_text(v, kPauseGoalOption))
-    o.pause_goal_ms = parse_pause_goal(*goal).value_or(0);
+  o.deque_tasks = heap.gc_deque_tasks;
+  o.poison_free_areas = heap.poison_freed_memory();
   return o;
 }
 
 std::span<const OptionSpec> markcompact_option_table() { return kOptions; }
 
 Variant markcompact_variant(const HeapOptions& heap) {
-  MarkCompactCollectorOptions o = markcompact_collector_options(heap);
+  MarkCompactOptions o = markcompact_options(heap);
   // The paper's sequential collector kept a dense prefix and its parallel
   // one did not (L259), so what departs depends on --gc-threads.
   bool serial = heap.gc_threads == 0;
@@ -121,8 +122,7 @@ Variant markcompact_variant(const HeapOptions& heap) {
   } else if (o.young_bytes == 0) {
     v.departures.push_back("young generation grown from survival (the paper: fixed)");
   }
-  unsigned percent = o.dense_prefix_percent ? o.dense_prefix_percent
-                                            : static_cast<unsigned>(kDensePrefixMinLive * 100 + 0.5);
+  unsigned percent = static_cast<unsigned>(o.dense_prefix_min_live * 100 + 0.5);
   if (!serial && o.dense_prefix)
     v.departures.push_back("dense prefix and ends at " + std::to_string(percent) +
                            "% live (the paper's parallel collector: none)");
