@@ -64,12 +64,13 @@ constexpr OptionSpec kMcUnitsOption =
     count_option("mc-units", kMarkCompactUnitsPerThread,
                  "old-space units per GC thread in full collections (the paper's m = 4n)", "unit count",
                  "1 to 64 units per GC thread", 1, 64);
-constexpr OptionSpec kDensePrefixOption =
-    text_option("dense-prefix", "off|PERCENT", "95",
-                "leave old-space units at least PERCENT live in place, or never: off leaves the leading "
-                "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
-                "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
-                check_dense_prefix);
+constexpr OptionSpec kDensePrefixOption = checked(
+    count_option("dense-prefix", kDensePrefixMinLivePercent,
+                 "leave old-space units at least PERCENT live in place, or never: off leaves the leading "
+                 "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
+                 "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
+                 nullptr, nullptr, 50, 100),
+    "off|PERCENT", check_dense_prefix);
 constexpr OptionSpec kPauseGoalOption =
     text_option("pause-goal", "MS", "none: the young generation grown to --young's size, see --young",
                 "size the young generation after each young collection so that young pauses take at most "
@@ -93,12 +94,10 @@ MarkCompactOptions markcompact_options(const HeapOptions& heap) {
   if (const std::string* goal = given_text(v, kPauseGoalOption))
     o.pause_goal_ms = parse_pause_goal(*goal).value_or(0);
   o.units_per_thread = static_cast<unsigned>(option_count(v, kMcUnitsOption));
-  if (const std::string* prefix = given_text(v, kDensePrefixOption)) {
-    if (*prefix == "off")
-      o.dense_prefix = false;
-    else
-      o.dense_prefix_min_live = static_cast<double>(parse_count(*prefix).value_or(0)) / 100.0;
-  }
+  const std::string* prefix = given_text(v, kDensePrefixOption);
+  o.dense_prefix = !prefix || *prefix != "off";
+  if (o.dense_prefix)
+    o.dense_prefix_min_live = static_cast<double>(option_count(v, kDensePrefixOption)) / 100.0;
   o.deque_tasks = heap.gc_deque_tasks;
   o.poison_free_areas = heap.poison_freed_memory();
   return o;

@@ -19,11 +19,11 @@ inline constexpr uint64_t kYoungHeapFraction = 8;
 
 // Units per GC thread: "The value of m is typically 4n" (L198).
 inline constexpr unsigned kMarkCompactUnitsPerThread = 4;
-// A leading unit joins the dense prefix when at least this fraction of it
-// is live: its dead words stay unusable until the next full collection, so
-// the prefix wastes at most 5% of the space it spans (the dead ratio
+// A leading unit joins the dense prefix when at least this percentage of
+// it is live: its dead words stay unusable until the next full collection,
+// so the prefix wastes at most 5% of the space it spans (the dead ratio
 // HotSpot's serial mark-compact tolerates, MarkSweepDeadRatio).
-inline constexpr double kDensePrefixMinLive = 0.95;
+inline constexpr unsigned kDensePrefixMinLivePercent = 95;
 
 // The collector's options, the plan's and its full collections' (which
 // ParallelMarkCompact and SerialMarkCompact take). markcompact_options
@@ -39,7 +39,7 @@ struct MarkCompactOptions {
   double pause_goal_ms = 0;                                // --pause-goal; 0: none (young_sizing.h)
   unsigned units_per_thread = kMarkCompactUnitsPerThread;  // --mc-units
   bool dense_prefix = true;                                // --dense-prefix=off: false
-  double dense_prefix_min_live = kDensePrefixMinLive;      // --dense-prefix=PERCENT, as a fraction
+  double dense_prefix_min_live = kDensePrefixMinLivePercent / 100.0;  // --dense-prefix=PERCENT
   // Capacity of each thread's marking deque (a power of two); 0: 2^15.
   uint64_t deque_tasks = 0;
   // Stress and verify modes: free areas are poisoned after their filler
