@@ -135,6 +135,14 @@ consteval OptionSpec checked(OptionSpec spec, std::string (*check)(const std::st
   return spec;
 }
 
+// A count also spelled another way (off, W,I), shown as `value_name`:
+// `check` accepts every spelling, and the typed default stays.
+consteval OptionSpec checked(OptionSpec spec, const char* value_name,
+                             std::string (*check)(const std::string& value)) {
+  spec.value_name = value_name;
+  return checked(spec, check);
+}
+
 constexpr OptionSpec text_option(const char* name, const char* value_name, const char* default_text,
                                  const char* help, std::string (*check)(const std::string& value)) {
   return {.name = name,

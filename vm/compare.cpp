@@ -666,8 +666,9 @@ std::string json(const CompareOptions& c, const std::vector<Run>& runs, bool agr
   return out;
 }
 
-}  // namespace
-
+// Why `collector` cannot run here (empty: it can), asked in a child
+// process: a device runtime such as OpenCL's, once started in this
+// process, would not survive the forks of the runs.
 std::string unavailable_in_child(const gc::CollectorInfo& collector) {
   if (!collector.unavailable) return "";
   std::FILE* answer = temporary_file();
@@ -688,6 +689,43 @@ std::string unavailable_in_child(const gc::CollectorInfo& collector) {
   std::fclose(answer);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "its device runtime failed when asked";
   return why;
+}
+
+}  // namespace
+
+std::vector<const gc::CollectorInfo*> compared_collectors(const std::vector<std::string>& names,
+                                                          bool paper_config, bool stressed,
+                                                          std::string* error) {
+  std::vector<const gc::CollectorInfo*> chosen;
+  if (names.empty()) {
+    for (const gc::CollectorInfo& c : gc::registered_collectors()) {
+      if (paper_config && !c.paper_configuration) {
+        std::cerr << "vm: --compare: leaving out " << c.name << " (no paper configuration)\n";
+        continue;
+      }
+      if (stressed && !c.collects) {
+        std::cerr << "vm: --compare: leaving out " << c.name
+                  << " (never collects: --gc-stress has nothing to force)\n";
+        continue;
+      }
+      std::string why = unavailable_in_child(c);
+      if (why.empty())
+        chosen.push_back(&c);
+      else
+        std::cerr << "vm: --compare: leaving out " << c.name << " (cannot run: " << why << ")\n";
+    }
+    return chosen;
+  }
+  for (const std::string& name : names) {
+    const gc::CollectorInfo* c = gc::find_collector(name);
+    std::string why = unavailable_in_child(*c);
+    if (!why.empty()) {
+      *error = "--compare: " + name + " cannot run: " + why;
+      return {};
+    }
+    chosen.push_back(c);
+  }
+  return chosen;
 }
 
 int run_compare(const CompareOptions& c) {

@@ -34,10 +34,14 @@ struct CompareOptions {
   std::optional<ReferenceMinimum> reference;  // with --heaps: the minimum they multiply
 };
 
-// Why `collector` cannot run here (empty: it can), asked in a child
-// process: a device runtime such as OpenCL's, once started in this
-// process, would not survive the forks of the runs.
-std::string unavailable_in_child(const gc::CollectorInfo& collector);
+// The collectors a comparison runs: those `names` names (registered ones),
+// or, where it names none, every one that can run here but those
+// --paper-config (`paper_config`) or --gc-stress (`stressed`) cannot use,
+// each left out named on standard error. Where a named one cannot run,
+// nothing, with *error saying why.
+std::vector<const gc::CollectorInfo*> compared_collectors(const std::vector<std::string>& names,
+                                                          bool paper_config, bool stressed,
+                                                          std::string* error);
 
 // Runs every configuration, prints the reference run's output (standard
 // output and standard error) and the table or JSON. Returns the runs'

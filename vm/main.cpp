@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -32,21 +31,19 @@
 #include "gc/observe/log.h"
 #include "gc/observe/outputs.h"
 #include "gc/observe/recording.h"
-#include "gc/observe/stats.h"
 #include "gc/options.h"
-#include "gc/snapshot/replay.h"
 #include "gc/snapshot/snapshot.h"
 #include "vm/compare.h"
 #include "vm/manpage.h"
 #include "vm/min_heap.h"
 #include "vm/progress.h"
 #include "vm/repl.h"
+#include "vm/replay.h"
+#include "vm/run_files.h"
 #include "vm/vm.h"
 
 namespace {
 
-using gc::kExitCantCreate;
-using gc::kExitDataError;
 using gc::kExitNoInput;
 using gc::kExitSoftware;
 using gc::kExitUsage;
@@ -68,35 +65,7 @@ constexpr uint64_t kDefaultTimeLimitSeconds = 60;
   std::exit(kExitUsage);
 }
 
-// Reads a whole regular file (a device such as /dev/zero would never end);
-// on failure returns why.
-std::optional<std::string> read_file(const std::string& path, std::string* out) {
-  std::error_code ec;
-  auto status = std::filesystem::status(path, ec);
-  if (ec) return ec.message();
-  if (!std::filesystem::is_regular_file(status)) return std::string("not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::string(std::strerror(errno));
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return std::string("read error");
-  return std::nullopt;
-}
-
-// --gc-log, --gc-stats, --gc-trace, --gc-report (docs/observability.md).
-struct ObserveOptions {
-  bool log = false;
-  bool log_debug = false;
-  std::string log_file;  // empty: stderr
-  bool stats = false;
-  bool stats_json = false;
-  std::string stats_file;  // empty: stderr
-  std::string trace_file;
-  std::string report_file;
-  std::optional<gc::observe::Summary::HeapLimit> heap_limit;  // --heap=Nx, for --gc-stats
-  bool needs_history() const { return stats || !trace_file.empty() || !report_file.empty(); }
-};
-
-void parse_log_option(const std::string& v, ObserveOptions& o) {
+void parse_log_option(const std::string& v, vm::ObserveOptions& o) {
   o.log = true;
   if (v == "debug")
     o.log_debug = true;
@@ -107,49 +76,11 @@ void parse_log_option(const std::string& v, ObserveOptions& o) {
 }
 
 // Values already checked by check_stats_option.
-void parse_stats_option(const std::string& v, ObserveOptions& o) {
+void parse_stats_option(const std::string& v, vm::ObserveOptions& o) {
   o.stats = true;
   size_t colon = v.find(':');
   o.stats_json = v.substr(0, colon) == "json";
   o.stats_file = colon == std::string::npos ? "" : v.substr(colon + 1);
-}
-
-// The end-of-run outputs; false if one could not be written.
-bool write_observe_outputs(gc::Collector& heap, const ObserveOptions& o) {
-  bool ok = true;
-  if (o.stats) {
-    gc::observe::Summary s = gc::observe::summarize(heap);
-    s.heap_limit = o.heap_limit;
-    std::string text = o.stats_json ? gc::observe::stats_json(s) : gc::observe::stats_table(s);
-    ok &= gc::observe::write_output(o.stats_file.empty() ? "-" : o.stats_file, text, "GC statistics");
-  }
-  if (!o.trace_file.empty())
-    ok &= gc::observe::write_output(o.trace_file, gc::observe::trace_json(heap), "GC trace");
-  if (!o.report_file.empty())
-    ok &= gc::observe::write_output(o.report_file, gc::observe::report_html(heap), "GC report");
-  return ok;
-}
-
-// --heap-snapshot's file, once the run is over; false, with a message, if
-// the collection it names never ran or the file cannot be written.
-bool write_heap_snapshot(const gc::snapshot::Request& snapshot, const std::string& path,
-                         gc::Collector& heap) {
-  if (!snapshot.captured()) {
-    uint64_t ran = heap.events.summary().collections;
-    std::cerr << "vm: --heap-snapshot: no snapshot written: ";
-    if (snapshot.wanted())
-      std::cerr << "the run ended before GC(" << *snapshot.wanted() << ") (it ran " << ran
-                << " collections)\n";
-    else
-      std::cerr << "the run ended without a collection (--gc-stress or a smaller --heap makes some)\n";
-    return false;
-  }
-  if (!gc::observe::write_output(path, snapshot.capture().bytes, "heap snapshot")) return false;
-  std::cerr << "vm: wrote the heap at GC(" << snapshot.collection() << ") to " << path << ": "
-            << snapshot.capture().objects << " objects, " << snapshot.capture().object_bytes
-            << " bytes; the collection left " << snapshot.live_after() << " bytes live (" << heap.name()
-            << "'s count)\n";
-  return true;
 }
 
 std::string check_stats_option(const std::string& v) {
@@ -188,13 +119,9 @@ std::string check_compare_list(const std::string& v) {
   return "";
 }
 
-// --heap-snapshot=FILE[@N]: N is what follows the last '@' when that is a
-// count, so a FILE may hold '@' too.
-struct SnapshotTarget {
-  std::string path;
-  std::optional<uint64_t> collection;
-};
-SnapshotTarget parse_snapshot_target(const std::string& v) {
+// N is what follows the last '@' when that is a count, so a FILE may hold
+// '@' too.
+vm::SnapshotTarget parse_snapshot_target(const std::string& v) {
   size_t at = v.rfind('@');
   if (at != std::string::npos && at + 1 < v.size() &&
       v.find_first_not_of("0123456789", at + 1) == std::string::npos)
@@ -203,49 +130,24 @@ SnapshotTarget parse_snapshot_target(const std::string& v) {
 }
 
 std::string check_snapshot_target(const std::string& v) {
-  SnapshotTarget t = parse_snapshot_target(v);
+  vm::SnapshotTarget t = parse_snapshot_target(v);
   if (t.path.empty() || t.path == "-" || t.path == "stderr")
     return "--heap-snapshot needs a FILE to write (a snapshot is binary), optionally @N";
   return "";
 }
 
-// --gc-animate=FILE[@N|@full]: the collection to record, GC(N) or the
-// first full one; none: the first collection.
-struct AnimateTarget {
-  std::string path;
-  gc::observe::Recording::Target collection;
-};
-AnimateTarget parse_animate_target(const std::string& v) {
+vm::AnimateTarget parse_animate_target(const std::string& v) {
   size_t at = v.rfind('@');
   if (at != std::string::npos && v.compare(at + 1, std::string::npos, "full") == 0)
     return {v.substr(0, at), {.collection = std::nullopt, .first_full = true}};
-  SnapshotTarget t = parse_snapshot_target(v);
+  vm::SnapshotTarget t = parse_snapshot_target(v);
   return {t.path, {.collection = t.collection, .first_full = false}};
 }
 
 std::string check_animate_target(const std::string& v) {
-  AnimateTarget t = parse_animate_target(v);
+  vm::AnimateTarget t = parse_animate_target(v);
   if (t.path.empty()) return "--gc-animate needs a FILE to write the page to, optionally @N or @full";
   return "";
-}
-
-// --gc-animate's page, once the run is over; false, with a message, if the
-// collection never ran, was too large to record, or the file cannot be
-// written.
-bool write_animation(const gc::observe::Recording& recording, const std::string& path, gc::Collector& heap) {
-  if (!recording.done()) {
-    std::cerr << "vm: --gc-animate: no page written: the run ended before the collection to record (it ran "
-              << heap.events.summary().collections
-              << " collections; --gc-stress or a smaller --heap makes some)\n";
-    return false;
-  }
-  if (!recording.refused().empty()) {
-    std::cerr << "vm: --gc-animate: no page written: " << recording.refused() << "\n";
-    return false;
-  }
-  if (!gc::observe::write_output(path, recording.html(), "GC animation")) return false;
-  std::cerr << "vm: wrote the animation of GC(" << recording.collection() << ") to " << path << "\n";
-  return true;
 }
 
 std::string check_replay_file(const std::string& v) {
@@ -311,7 +213,7 @@ void print_manual_page();  // after kVmOptions, whose specs it prints
 // What the command line asks for.
 struct CommandLine {
   vm::VMOptions options;
-  ObserveOptions observe;
+  vm::ObserveOptions observe;
   bool disasm = false;
   bool gc_given = false;
   bool paper_config = false;           // --paper-config
@@ -319,8 +221,8 @@ struct CommandLine {
   std::vector<vm::VMOptions> compare_runs;
   std::optional<std::string> code;
   std::optional<std::string> script;
-  std::optional<SnapshotTarget> heap_snapshot;
-  std::optional<AnimateTarget> animate;  // --gc-animate
+  std::optional<vm::SnapshotTarget> heap_snapshot;
+  std::optional<vm::AnimateTarget> animate;  // --gc-animate
   uint64_t animate_limit = gc::observe::Recording::kDefaultLimit;
   std::optional<std::string> replay;       // a snapshot to rebuild, instead of a program
   std::vector<std::string> outputs_given;  // the VmOption::once options seen so far
@@ -728,13 +630,19 @@ void add_paper_configuration(const gc::CollectorInfo& c, const gc::HeapOptions& 
   }
 }
 
-// Collector options go to the selected collector, which must own them.
-void hand_to_collector(CommandLine& line, const std::vector<GivenCollectorOption>& given) {
-  const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
-  for (const GivenCollectorOption& g : given) {
+// The options one run of collector `c` gets: `own` (the collector options
+// given for it, which it must own) and, with --paper-config, its paper's,
+// checked together. Both a single run and each run of --compare come
+// here, so a configuration is checked once per run; an error is prefixed
+// with `prefix` (a comparison names the collector).
+void configure_collector(const CommandLine& line, const gc::CollectorInfo& c,
+                         std::vector<GivenCollectorOption> own, gc::HeapOptions& heap,
+                         const std::string& prefix) {
+  if (line.paper_config) add_paper_configuration(c, heap, own);
+  for (const GivenCollectorOption& g : own) {
     const gc::OptionSpec* spec = nullptr;
     std::vector<const gc::CollectorInfo*> owners = owners_of(g.name, &spec);
-    if (std::find(owners.begin(), owners.end(), selected) == owners.end()) {
+    if (std::find(owners.begin(), owners.end(), &c) == owners.end()) {
       std::string names, adds;
       for (size_t k = 0; k < owners.size(); ++k) {
         const char* sep = k == 0 ? "" : k + 1 == owners.size() ? " and " : ", ";
@@ -743,8 +651,11 @@ void hand_to_collector(CommandLine& line, const std::vector<GivenCollectorOption
       }
       usage_error("--" + g.name + " is an option of " + names + "; add " + adds);
     }
-    line.options.heap.collector_options[g.name] = g.value;
+    heap.collector_options[g.name] = g.value;
   }
+  if (!c.check_configuration) return;
+  std::string error = c.check_configuration(heap);
+  if (!error.empty()) usage_error(prefix + error);
 }
 
 // --compare: each collector named (or every one that can run) gets the
@@ -759,32 +670,11 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
   if (line.heap_snapshot) usage_error("--compare does not take --heap-snapshot; run one collector with it");
   if (line.animate) usage_error("--compare does not take --gc-animate; animate one collector at a time");
   if (line.replay) usage_error("--compare does not take --replay; replay under one collector at a time");
-  std::vector<const gc::CollectorInfo*> chosen;
-  if (line.compare->empty()) {
-    for (const gc::CollectorInfo& c : gc::registered_collectors()) {
-      if (line.paper_config && !c.paper_configuration) {
-        std::cerr << "vm: --compare: leaving out " << c.name << " (no paper configuration)\n";
-        continue;
-      }
-      if (line.options.heap.stress_interval && !c.collects) {
-        std::cerr << "vm: --compare: leaving out " << c.name
-                  << " (never collects: --gc-stress has nothing to force)\n";
-        continue;
-      }
-      std::string why = vm::unavailable_in_child(c);
-      if (why.empty())
-        chosen.push_back(&c);
-      else
-        std::cerr << "vm: --compare: leaving out " << c.name << " (cannot run: " << why << ")\n";
-    }
-  } else {
-    for (const std::string& name : split_commas(*line.compare)) {
-      const gc::CollectorInfo* c = gc::find_collector(name);
-      std::string why = vm::unavailable_in_child(*c);
-      if (!why.empty()) usage_error("--compare: " + name + " cannot run: " + why);
-      chosen.push_back(c);
-    }
-  }
+  std::string error;
+  std::vector<const gc::CollectorInfo*> chosen = vm::compared_collectors(
+      line.compare->empty() ? std::vector<std::string>() : split_commas(*line.compare), line.paper_config,
+      line.options.heap.stress_interval != 0, &error);
+  if (!error.empty()) usage_error(error);
   std::vector<std::vector<const gc::CollectorInfo*>> owners(given.size());
   for (size_t k = 0; k < given.size(); ++k) {
     const gc::OptionSpec* spec = nullptr;
@@ -802,12 +692,7 @@ void plan_comparison(CommandLine& line, const std::vector<GivenCollectorOption>&
     std::vector<GivenCollectorOption> own;
     for (size_t k = 0; k < given.size(); ++k)
       if (std::find(owners[k].begin(), owners[k].end(), c) != owners[k].end()) own.push_back(given[k]);
-    if (line.paper_config) add_paper_configuration(*c, o.heap, own);
-    for (const GivenCollectorOption& g : own) o.heap.collector_options[g.name] = g.value;
-    if (c->check_configuration) {
-      std::string error = c->check_configuration(o.heap);
-      if (!error.empty()) usage_error(std::string(c->name) + ": " + error);
-    }
+    configure_collector(line, *c, own, o.heap, std::string(c->name) + ": ");
     o.heap.record_events = true;
     o.heap.keep_event_history = true;
     line.compare_runs.push_back(o);
@@ -873,14 +758,9 @@ CommandLine parse_command_line(int argc, char** argv) {
     if (line.disasm) usage_error("--replay runs no program; --disasm only prints a program's bytecode");
   }
   const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
-  if (line.paper_config) add_paper_configuration(*selected, line.options.heap, given);
-  hand_to_collector(line, given);
-  if (selected && selected->check_configuration) {
-    std::string error = selected->check_configuration(line.options.heap);
-    if (!error.empty()) usage_error(error);
-  }
+  configure_collector(line, *selected, given, line.options.heap, "");
   // What needs a collection, refused for every collector that makes none.
-  if (selected && !selected->collects) {
+  if (!selected->collects) {
     std::string never = std::string("--gc=") + selected->name + " never collects";
     if (line.options.heap.stress_interval)
       usage_error("--gc-stress: " + never +
@@ -907,7 +787,7 @@ Program read_program(const CommandLine& line) {
     p.name = "<-e>";
   } else if (line.script && *line.script != "-") {
     p.name = *line.script;
-    if (auto why = read_file(p.name, &p.source)) {
+    if (auto why = vm::read_file(p.name, &p.source)) {
       std::cerr << "vm: cannot read '" << p.name << "': " << *why
                 << "\nTry 'vm --help' for more information.\n";
       std::exit(kExitNoInput);
@@ -919,12 +799,6 @@ Program read_program(const CommandLine& line) {
     p.source.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
   return p;
-}
-
-// No hint to --help: the command line is right, the file system refuses.
-[[noreturn]] void cannot_write(const std::string& what, const std::string& path, const std::string& why) {
-  std::cerr << "vm: cannot write the " << what << " to '" << path << "': " << why << "\n";
-  std::exit(kExitCantCreate);
 }
 
 // Why an output file could not be written, checked before anything runs:
@@ -947,10 +821,10 @@ std::optional<std::string> unwritable(const std::string& path) {
 // Every output the command line names, checked before the program runs,
 // so that a long run's results are not lost at its end (exit 73).
 void check_outputs(const CommandLine& line) {
-  const ObserveOptions& o = line.observe;
+  const vm::ObserveOptions& o = line.observe;
   auto check = [](const char* what, const std::string& path) {
     if (path.empty() || path == "-" || path == "stderr") return;
-    if (std::optional<std::string> why = unwritable(path)) cannot_write(what, path, *why);
+    if (std::optional<std::string> why = unwritable(path)) vm::cannot_write(what, path, *why);
   };
   if (o.log) check("GC log", o.log_file);
   if (o.stats) check("GC statistics", o.stats_file);
@@ -960,25 +834,12 @@ void check_outputs(const CommandLine& line) {
   if (line.animate) check("GC animation", line.animate->path);
 }
 
-// --gc-log's sink.
-std::unique_ptr<gc::observe::Log> open_log(const ObserveOptions& observe, const vm::VMOptions& options) {
-  std::FILE* f = stderr;
-  if (!observe.log_file.empty()) {
-    f = std::fopen(observe.log_file.c_str(), "w");
-    if (!f) cannot_write("GC log", observe.log_file, std::strerror(errno));
-  }
-  auto log = std::make_unique<gc::observe::Log>(f, observe.log_debug, f != stderr);
-  log->using_collector(options.collector, gc::variant_line(gc::variant_of(
-                                              *gc::find_collector(options.collector), options.heap)));
-  return log;
-}
-
 // Step 3: observability. The log sink exists before the VM so that every
 // collection, even one during start-up, is recorded.
 std::unique_ptr<gc::observe::Log> set_up_observability(CommandLine& line, const Program& program) {
-  const ObserveOptions& observe = line.observe;
+  const vm::ObserveOptions& observe = line.observe;
   std::unique_ptr<gc::observe::Log> log;
-  if (observe.log) log = open_log(observe, line.options);
+  if (observe.log) log = vm::open_log(observe, line.options);
   line.options.heap.log = log.get();
   // The recording takes its phases from the Recorder.
   line.options.heap.record_events = observe.log || observe.needs_history() || program.repl || line.animate;
@@ -1011,91 +872,17 @@ int run(const CommandLine& line, const Program& program) {
       std::cerr << "error: cannot write to standard output: " << std::strerror(errno) << "\n";
       status = kExitSoftware;
     }
-    if (!write_observe_outputs(machine.heap(), line.observe) && status == 0) status = kExitSoftware;
-    if (snapshot && !write_heap_snapshot(*snapshot, line.heap_snapshot->path, machine.heap()) && status == 0)
+    if (!vm::write_observe_outputs(machine.heap(), line.observe) && status == 0) status = kExitSoftware;
+    if (snapshot && !vm::write_heap_snapshot(*snapshot, line.heap_snapshot->path, machine.heap()) &&
+        status == 0)
       status = kExitSoftware;
-    if (recording && !write_animation(*recording, line.animate->path, machine.heap()) && status == 0)
+    if (recording && !vm::write_animation(*recording, line.animate->path, machine.heap()) && status == 0)
       status = kExitSoftware;
     return status;
   } catch (vm::RuntimeError& e) {
     std::cerr << "error: " << e.message << "\n";
     return kExitSoftware;
   }
-}
-
-// --replay: the snapshot's heap rebuilt under the chosen collector, one
-// full collection, its report on stdout, then the usual outputs.
-int replay(const CommandLine& line) {
-  const std::string& path = *line.replay;
-  std::string bytes;
-  if (auto why = read_file(path, &bytes)) {
-    std::cerr << "vm: cannot read '" << path << "': " << *why << "\nTry 'vm --help' for more information.\n";
-    return kExitNoInput;
-  }
-  std::string error;
-  std::optional<gc::snapshot::Snapshot> decoded = gc::snapshot::decode(bytes, &error);
-  if (!decoded) {
-    std::cerr << "vm: " << path << ": " << error << "\n";
-    return kExitDataError;
-  }
-  bytes = {};
-  const gc::snapshot::Snapshot& s = *decoded;
-  gc::snapshot::Replay heap_builder(s);
-
-  vm::VMOptions options = line.options;
-  std::unique_ptr<gc::observe::Log> log;
-  if (line.observe.log) log = open_log(line.observe, options);
-  options.heap.log = log.get();
-  options.heap.record_events = true;
-  options.heap.keep_event_history = true;
-  std::optional<gc::snapshot::Request> snapshot;
-  if (line.heap_snapshot) {
-    snapshot.emplace(line.heap_snapshot->collection, &heap_builder, s.origin);
-    options.heap.heap_snapshot = &*snapshot;
-  }
-  // Without @N or @full, the replay's own collection: none until the heap is built.
-  std::optional<gc::observe::Recording> recording;
-  bool record_the_replay =
-      line.animate && !line.animate->collection.collection && !line.animate->collection.first_full;
-  if (line.animate) {
-    recording.emplace(record_the_replay
-                          ? gc::observe::Recording::Target{.collection = UINT64_MAX, .first_full = false}
-                          : line.animate->collection,
-                      line.animate_limit);
-    options.heap.recording = &*recording;
-  }
-  std::unique_ptr<gc::Collector> heap =
-      gc::find_collector(options.collector)->create(heap_builder, options.heap);
-
-  std::cout << "replay: " << path << ": the heap of " << s.origin.program << " at GC(" << s.origin.collection
-            << ") under " << s.origin.collector << ": " << s.objects.size() << " objects, "
-            << s.object_bytes() << " bytes, " << s.groups.size() << " root groups\n";
-  if (!heap_builder.build(*heap)) {
-    std::cout.flush();
-    std::cerr << "error: out of memory: the snapshot's " << s.object_bytes() << " bytes do not fit in "
-              << options.collector << "'s heap of " << heap->max_heap() << " bytes (--heap)\n";
-    return kExitSoftware;
-  }
-  std::cout << "rebuilt under " << options.collector << " with " << heap_builder.build_collections()
-            << " collections during the build\n";
-  if (record_the_replay)
-    recording->retarget({.collection = heap->events.next_collection(), .first_full = false});
-  heap->collect(gc::GcCause::kExplicit);
-  const gc::observe::CollectionRecord& c = heap->events.records().back();
-  gc::snapshot::Replay::Reachable reachable = heap_builder.reachable();
-  std::printf(
-      "GC(%llu) %s: pause %.3f ms; live after: %llu bytes (%s's count); reachable: %llu objects, %llu "
-      "bytes\n",
-      static_cast<unsigned long long>(c.id), gc::observe::kind_name(c.kind),
-      static_cast<double>(c.end_ns - c.start_ns) / 1e6, static_cast<unsigned long long>(c.live_after),
-      options.collector.c_str(), static_cast<unsigned long long>(reachable.objects),
-      static_cast<unsigned long long>(reachable.bytes));
-  std::fflush(stdout);
-  int status = 0;
-  if (!write_observe_outputs(*heap, line.observe)) status = kExitSoftware;
-  if (snapshot && !write_heap_snapshot(*snapshot, line.heap_snapshot->path, *heap)) status = kExitSoftware;
-  if (recording && !write_animation(*recording, line.animate->path, *heap)) status = kExitSoftware;
-  return status;
 }
 
 // The program as a child run executes it.
@@ -1226,7 +1013,9 @@ int main(int argc, char** argv) {
   try {
     CommandLine line = parse_command_line(argc, argv);
     check_outputs(line);
-    if (line.replay) return replay(line);
+    if (line.replay)
+      return vm::replay(*line.replay, line.options, line.observe, line.heap_snapshot, line.animate,
+                        line.animate_limit);
     Program program = read_program(line);
     if (line.min_heap) return min_heap(line, program);
     if (line.heap_multiple) apply_heap_multiple(line, program);

@@ -86,23 +86,23 @@ TEST_CASE("options: the registry's tables; --gc-lab is one definition in two") {
 TEST_CASE("options: each collector reads its own values, with its own defaults") {
   HeapOptions heap;
   CHECK(semispace_options(heap).gc_lab_bytes == 32u << 10);
-  MarkCompactCollectorOptions mc = markcompact_collector_options(heap);
+  MarkCompactOptions mc = markcompact_options(heap);
   CHECK(mc.tenure_age == 2);
   CHECK(mc.card_tasks == 256);
-  CHECK(mc.mc_units_per_thread == 4);
+  CHECK(mc.units_per_thread == 4);
   CHECK(mc.dense_prefix);
   CHECK(!mc.card_blocks);
   heap.collector_options = {{"gc-lab", "64K"},       {"young", "2M"},
                             {"tenure", "0"},         {"card-partition", "blocks"},
                             {"dense-prefix", "off"}, {"mc-units", "8"}};
   CHECK(semispace_options(heap).gc_lab_bytes == 64u << 10);
-  mc = markcompact_collector_options(heap);
+  mc = markcompact_options(heap);
   CHECK(mc.gc_lab_bytes == 64u << 10);
   CHECK(mc.young_bytes == 2u << 20);
   CHECK(mc.tenure_age == 0);
   CHECK(mc.card_blocks);
   CHECK(!mc.dense_prefix);
-  CHECK(mc.mc_units_per_thread == 8);
+  CHECK(mc.units_per_thread == 8);
   heap.collector_options = {
       {"gpu-tail", "7"}, {"gpu-heap", "graph"}, {"gpu-vector", "off"}, {"cl-device", "1"}};
   GpuOptions g = gpu_options(heap);

@@ -16,11 +16,12 @@ std::string check_device(const std::string& value) {
   return value.empty() ? "--cl-device needs a device number or name (see --cl-list)" : "";
 }
 
-// --gpu-tail=WIDTH[,ITERATIONS]: the iterations default to the paper's 5.
+// --gpu-tail=WIDTH[,ITERATIONS]: the iterations default to the paper's.
 bool parse_tail(const std::string& value, unsigned* width, unsigned* iterations) {
   size_t comma = value.find(',');
   auto w = parse_count(value.substr(0, comma));
-  auto it = comma == std::string::npos ? std::optional<uint64_t>(5) : parse_count(value.substr(comma + 1));
+  auto it = comma == std::string::npos ? std::optional<uint64_t>(kTailMinIterations)
+                                       : parse_count(value.substr(comma + 1));
   if (!w || !it || *w > (1u << 30) || *it > (1u << 30)) return false;
   *width = static_cast<unsigned>(*w);
   *iterations = static_cast<unsigned>(*it);
@@ -72,16 +73,21 @@ constexpr OptionSpec kVectorOption = choice_option(
 constexpr OptionSpec kSplitOption = count_option(
     "gpu-split", 16, "objects with more than N references are copied by the whole work-group; 0: off",
     "--gpu-split", "0 to 65536 references", 0, 65536);
-constexpr OptionSpec kTailOption =
-    text_option("gpu-tail", "W[,I]", "20,5; 0: never",
-                "back to the CPU when the queue is narrower than W after at least I iterations", check_tail);
+constexpr OptionSpec kTailOption = checked(
+    count_option("gpu-tail", kTailWidth,
+                 "back to the CPU when the queue is narrower than W after at least I iterations (5 if left "
+                 "out), never when W is 0",
+                 nullptr, nullptr, 0, 1u << 30),
+    "W[,I]", check_tail);
 constexpr OptionSpec kComputeUnitsOption =
     count_option("gpu-cus", WorkedOutDefault{"0: a GPU's compute units, 1 on any other device"},
                  "work-groups (compute units): under one launch they share one queue, under one launch per "
                  "level the roots are split among them",
                  "--gpu-cus", "0: the device's compute units, or 1 to 4096", 0, 4096);
 constexpr OptionSpec kWorkGroupOption =
-    text_option("gpu-wg", "N", "256", "work-items per work-group, a power of two", check_work_group);
+    checked(count_option("gpu-wg", kWorkGroupSize, "work-items per work-group, a power of two", nullptr,
+                         nullptr, 1, 4096),
+            check_work_group);
 constexpr OptionSpec kLaunchOption =
     choice_option("gpu-launch", "collection|level", "collection",
                   "one kernel launch marks the whole heap, looping over the levels (the paper's), or one "
@@ -112,7 +118,7 @@ GpuOptions gpu_options(const HeapOptions& heap) {
   if (const std::string* tail = given_text(v, kTailOption))
     parse_tail(*tail, &o.tail_width, &o.tail_min_iterations);
   if (auto n = given_count(v, kComputeUnitsOption)) o.compute_units = static_cast<unsigned>(*n);
-  if (auto n = given_count(v, kWorkGroupOption)) o.work_group_size = static_cast<unsigned>(*n);
+  o.work_group_size = static_cast<unsigned>(option_count(v, kWorkGroupOption));
   o.cpu_when_no_device = option_is(v, kFallbackOption, "cpu");
   o.launch_per_level = option_is(v, kLaunchOption, "level");
   return o;

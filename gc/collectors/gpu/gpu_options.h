@@ -18,6 +18,13 @@ namespace gc {
 // on a GPU and the atomic add elsewhere.
 enum class Offsets { kAuto, kHistogram, kPrefixSum, kAtomic };
 
+// The paper's narrow tail (L1288): back to the CPU once the queue is
+// narrower than this after at least this many iterations.
+inline constexpr unsigned kTailWidth = 20;
+inline constexpr unsigned kTailMinIterations = 5;
+// The paper's n, work-items per work-group.
+inline constexpr unsigned kWorkGroupSize = 256;
+
 struct GpuOptions {
   std::string device;  // --cl-device: an index or part of a name; empty: the first GPU, else the first device
   bool graph = false;  // offload the reference graph instead of the heap blocks themselves
@@ -28,12 +35,14 @@ struct GpuOptions {
   Offsets offsets = Offsets::kAuto;  // --gpu-offsets
   bool vector_loads = true;          // 128-bit loads
   unsigned split_refs = 16;          // wider objects go to the cooperative stack; 0: off
-  unsigned tail_width = 20;          // back to the CPU below this queue width ...
-  unsigned tail_min_iterations = 5;  // ... after at least this many iterations; width 0: never
-  unsigned compute_units = 0;        // work-groups; 0: a GPU's compute units, 1 on any other device
-  unsigned work_group_size = 256;    // work-items per work-group (the paper's n)
-  bool launch_per_level = false;     // --gpu-launch=level: one kernel launch per level, not per collection
-  bool cpu_when_no_device = false;   // --gpu-fallback=cpu: mark on the CPU when no device can be used
+  // Back to the CPU below this queue width after at least this many
+  // iterations; width 0: never.
+  unsigned tail_width = kTailWidth;
+  unsigned tail_min_iterations = kTailMinIterations;
+  unsigned compute_units = 0;                 // work-groups; 0: a GPU's compute units, 1 on any other device
+  unsigned work_group_size = kWorkGroupSize;  // work-items per work-group
+  bool launch_per_level = false;    // --gpu-launch=level: one kernel launch per level, not per collection
+  bool cpu_when_no_device = false;  // --gpu-fallback=cpu: mark on the CPU when no device can be used
 };
 
 GpuOptions gpu_options(const HeapOptions& heap);

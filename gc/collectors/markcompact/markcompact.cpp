@@ -22,7 +22,7 @@ constexpr uint64_t kInitialOldBytes = 4ull << 20;
 constexpr uint64_t kMinHeapBytes = 256ull << 10;
 
 uint64_t young_semispace_for(const HeapOptions& o) {
-  uint64_t given = markcompact_collector_options(o).young_bytes;
+  uint64_t given = markcompact_options(o).young_bytes;
   uint64_t young = given ? given : kDefaultYoungBytes;
   uint64_t cap = given ? o.max_heap_bytes / 2 : o.max_heap_bytes / kYoungHeapFraction;
   return std::max(round_down_pages(std::min(young, cap) / 2), kMinYoungSemispaceBytes);
@@ -37,7 +37,7 @@ constexpr uint64_t kMinAdaptiveYoungBytes = 64ull << 10;
 // A goal sizes the young generation throughout; without one it is grown
 // from the first collections' survival to its size, unless --young fixes
 // it (as HotSpot's -Xmn does).
-std::unique_ptr<YoungSizing> young_sizing_for(const MarkCompactCollectorOptions& knobs, uint64_t max_bytes) {
+std::unique_ptr<YoungSizing> young_sizing_for(const MarkCompactOptions& knobs, uint64_t max_bytes) {
   if (knobs.pause_goal_ms == 0 && knobs.young_bytes != 0) return nullptr;
   uint64_t min = std::min(kMinAdaptiveYoungBytes, max_bytes);
   return std::make_unique<YoungSizing>(knobs.pause_goal_ms, min, max_bytes,
@@ -87,7 +87,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       los_(old_.region_end(), reservation_.end()),
       young_(&young_a_),
       young_other_(&young_b_),
-      knobs_(markcompact_collector_options(options_)),
+      knobs_(markcompact_options(options_)),
       young_bytes_(young_semispace_for(options_)),
       young_max_bytes_(young_bytes_),
       sizing_(young_sizing_for(knobs_, young_max_bytes_)),
@@ -96,7 +96,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
       lab_words_(gc_lab_words(knobs_.gc_lab_bytes)),
       threads_(std::max(1u, options_.gc_threads), options_.gc_deque_tasks),
       cards_scan_(knobs_.card_tasks, knobs_.card_blocks),
-      serial_(events, markcompact_options(options_)) {
+      serial_(events, knobs_) {
   card_base = cards_.biased_base();
   if (sizing_) young_bytes_ = sizing_->young_bytes();
   young_->reset(young_bytes_);
@@ -110,7 +110,7 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
   cards_.clean(old_.begin(), old_.end());
   threads_.make_scavengers(events, reservation_);
   if (options_.gc_threads > 0)
-    engine_ = std::make_unique<ParallelMarkCompact>(*threads_.pool, events, markcompact_options(options_));
+    engine_ = std::make_unique<ParallelMarkCompact>(*threads_.pool, events, knobs_);
   mutator_.install(*young_);
   ready_promotion_area();
   note_heap_size();

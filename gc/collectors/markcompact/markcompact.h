@@ -141,7 +141,7 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   CopySpace* young_;        // the mutator allocates here; to-space of the last young collection
   CopySpace* young_other_;  // from-space during a young collection, empty otherwise
 
-  MarkCompactCollectorOptions knobs_;    // this collector's command-line options
+  MarkCompactOptions knobs_;             // this collector's options, its full collections' too
   uint64_t young_bytes_;                 // Y: each young semispace's capacity
   uint64_t young_max_bytes_;             // what the reservation holds of Y
   std::unique_ptr<YoungSizing> sizing_;  // nullptr: Y fixed by --young

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "gc/collectors/markcompact/card_scan.h"
-#include "gc/collectors/markcompact/pmarkcompact.h"
 #include "gc/plan/gc_lab.h"
 
 namespace gc {
@@ -65,12 +64,13 @@ constexpr OptionSpec kMcUnitsOption =
     count_option("mc-units", kMarkCompactUnitsPerThread,
                  "old-space units per GC thread in full collections (the paper's m = 4n)", "unit count",
                  "1 to 64 units per GC thread", 1, 64);
-constexpr OptionSpec kDensePrefixOption =
-    text_option("dense-prefix", "off|PERCENT", "95",
-                "leave old-space units at least PERCENT live in place, or never: off leaves the leading "
-                "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
-                "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
-                check_dense_prefix);
+constexpr OptionSpec kDensePrefixOption = checked(
+    count_option("dense-prefix", kDensePrefixMinLivePercent,
+                 "leave old-space units at least PERCENT live in place, or never: off leaves the leading "
+                 "ones, and those at the end each region slides towards (--gc-threads=0: the leading "
+                 "objects while the dead words among them are at most 100 - PERCENT% of the old space)",
+                 nullptr, nullptr, 50, 100),
+    "off|PERCENT", check_dense_prefix);
 constexpr OptionSpec kPauseGoalOption =
     text_option("pause-goal", "MS", "none: the young generation grown to --young's size, see --young",
                 "size the young generation after each young collection so that young pauses take at most "
@@ -83,30 +83,30 @@ constexpr OptionSpec kOptions[] = {kGcLabOption,       kYoungOption,         kTe
 
 }  // namespace
 
-MarkCompactCollectorOptions markcompact_collector_options(const HeapOptions& heap) {
+MarkCompactOptions markcompact_options(const HeapOptions& heap) {
   const OptionValues& v = heap.collector_options;
-  MarkCompactCollectorOptions o;
+  MarkCompactOptions o;
   o.gc_lab_bytes = option_size(v, kGcLabOption);
   o.young_bytes = given_size(v, kYoungOption).value_or(0);
   o.tenure_age = static_cast<uint32_t>(option_count(v, kTenureOption));
   o.card_tasks = static_cast<unsigned>(option_count(v, kCardStridesOption));
   o.card_blocks = option_choice(v, kCardPartitionOption) == "blocks";
-  o.mc_units_per_thread = static_cast<unsigned>(option_count(v, kMcUnitsOption));
-  if (const std::string* prefix = given_text(v, kDensePrefixOption)) {
-    if (*prefix == "off")
-      o.dense_prefix = false;
-    else
-      o.dense_prefix_percent = static_cast<unsigned>(parse_count(*prefix).value_or(0));
-  }
   if (const std::string* goal = given_text(v, kPauseGoalOption))
     o.pause_goal_ms = parse_pause_goal(*goal).value_or(0);
+  o.units_per_thread = static_cast<unsigned>(option_count(v, kMcUnitsOption));
+  const std::string* prefix = given_text(v, kDensePrefixOption);
+  o.dense_prefix = !prefix || *prefix != "off";
+  if (o.dense_prefix)
+    o.dense_prefix_min_live = static_cast<double>(option_count(v, kDensePrefixOption)) / 100.0;
+  o.deque_tasks = heap.gc_deque_tasks;
+  o.poison_free_areas = heap.poison_freed_memory();
   return o;
 }
 
 std::span<const OptionSpec> markcompact_option_table() { return kOptions; }
 
 Variant markcompact_variant(const HeapOptions& heap) {
-  MarkCompactCollectorOptions o = markcompact_collector_options(heap);
+  MarkCompactOptions o = markcompact_options(heap);
   // The paper's sequential collector kept a dense prefix and its parallel
   // one did not (L259), so what departs depends on --gc-threads.
   bool serial = heap.gc_threads == 0;
@@ -121,8 +121,7 @@ Variant markcompact_variant(const HeapOptions& heap) {
   } else if (o.young_bytes == 0) {
     v.departures.push_back("young generation grown from survival (the paper: fixed)");
   }
-  unsigned percent = o.dense_prefix_percent ? o.dense_prefix_percent
-                                            : static_cast<unsigned>(kDensePrefixMinLive * 100 + 0.5);
+  unsigned percent = static_cast<unsigned>(o.dense_prefix_min_live * 100 + 0.5);
   if (!serial && o.dense_prefix)
     v.departures.push_back("dense prefix and ends at " + std::to_string(percent) +
                            "% live (the paper's parallel collector: none)");

@@ -584,17 +584,6 @@ void ParallelMarkCompact::Worker::move(Word* start, Word* h, Word hw, Word* new_
 
 // The collection
 
-MarkCompactOptions markcompact_options(const HeapOptions& heap) {
-  MarkCompactOptions o;
-  MarkCompactCollectorOptions given = markcompact_collector_options(heap);
-  if (given.mc_units_per_thread) o.units_per_thread = given.mc_units_per_thread;
-  o.dense_prefix = given.dense_prefix;
-  if (given.dense_prefix_percent) o.dense_prefix_min_live = given.dense_prefix_percent / 100.0;
-  o.deque_tasks = heap.gc_deque_tasks;
-  o.poison_free_areas = heap.poison_freed_memory();
-  return o;
-}
-
 ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Recorder& events,
                                          const MarkCompactOptions& options)
     : pool_(pool), events_(events), options_(options) {

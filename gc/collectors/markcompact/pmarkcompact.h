@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "gc/collector.h"
+#include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/layout.h"
 #include "gc/observe/recorder.h"
 #include "gc/parallel/overflow_set.h"
@@ -59,29 +60,6 @@
 #include "gc/spaces/large_object_space.h"
 
 namespace gc {
-
-// Units per GC thread: "The value of m is typically 4n" (L198).
-constexpr unsigned kMarkCompactUnitsPerThread = 4;
-// A leading unit joins the dense prefix when at least this fraction of it
-// is live: its dead words stay unusable until the next full collection, so
-// the prefix wastes at most 5% of the space it spans (the dead ratio
-// HotSpot's serial mark-compact tolerates, MarkSweepDeadRatio).
-constexpr double kDensePrefixMinLive = 0.95;
-
-struct MarkCompactOptions {
-  unsigned units_per_thread = kMarkCompactUnitsPerThread;
-  bool dense_prefix = true;
-  double dense_prefix_min_live = kDensePrefixMinLive;
-  // Capacity of each thread's marking deque (a power of two); 0: 2^15.
-  uint64_t deque_tasks = 0;
-  // Stress and verify modes: free areas are poisoned after their filler
-  // headers (the space stays walkable).
-  bool poison_free_areas = false;
-};
-
-// From the command line's options (--mc-units, --dense-prefix, --gc-deque;
-// free areas poisoned under --gc-verify and --gc-stress).
-MarkCompactOptions markcompact_options(const HeapOptions& heap);
 
 struct WordRange {
   Word* begin = nullptr;
