@@ -73,6 +73,8 @@ void Incremental::describe_incremental_events() {
   events.describe_counter("mark steps", "events");
   events.describe_counter("sweep steps", "events");
   events.describe_counter("cycles", "collections");
+  events.describe_counter("heap in use at the pause", "bytes", observe::CounterKind::kPeak);
+  events.describe_counter("cycle trigger", "bytes", observe::CounterKind::kPeak);
   events.describe_counter("concurrent rounds", "events");
   events.describe_counter("concurrent mark ns", "ns");
   if (concurrent_) parallel::describe_work_sharing(events);
@@ -85,6 +87,15 @@ void Incremental::describe_incremental_events() {
                     {{"shaded", "barrier shaded", "", 1},
                      {"re-greyed", "barrier re-greyed", "", 1},
                      {"allocated marked", "allocated marked", "", 1}}});
+  events.add_panel(
+      {"Heap against the cycle's trigger",
+       "MiB",
+       "At each of the collector's pauses, the heap in use and the heap in use at which the next "
+       "cycle starts (--inc-pause percent of what the last one left): the heap climbs to the "
+       "trigger while idle, goes on climbing while a cycle marks (new objects are kept), and "
+       "falls as the lazy sweep frees what the cycle found dead.",
+       {{"in use", "heap in use at the pause", "", 1.0 / (1 << 20)},
+        {"trigger", "cycle trigger", "", 1.0 / (1 << 20)}}});
 }
 
 // Frames
@@ -92,6 +103,8 @@ void Incremental::describe_incremental_events() {
 template <class Body>
 void Incremental::increment(GcCause cause, Body&& body) {
   events.collection_start(observe::CollectionKind::kIncrement, cause, *this);
+  events.count(0, "heap in use at the pause", heap_used());
+  events.count(0, "cycle trigger", threshold_);
   body();
   note_heap_size();
   events.collection_end(*this);
