@@ -30,6 +30,12 @@ const char* const kPhaseMark = "mark";
 const char* const kPhaseAtomic = "atomic";
 const char* const kPhaseSweep = "sweep";
 
+// store_and_dirty's store, released for GC threads that load the slot.
+void released_store_and_dirty(Collector& c, Value* slot, Value v) {
+  std::atomic_ref<uint64_t>(slot->bits).store(v.bits, std::memory_order_release);
+  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
+}
+
 // Slot i of the object whose header is h, from the slot's address.
 uint64_t slot_index(const Word* h, const Value* slot) {
   return static_cast<uint64_t>(reinterpret_cast<const Value*>(h - 1) - slot);
@@ -528,7 +534,7 @@ void Incremental::hide_fast_path(bool hide) {
 
 void Incremental::select_barrier() {
   if (concurrent_) {
-    write_barrier = inc_.barrier == IncrementalBarrier::kYuasa ? snapshot_barrier : released_store_barrier;
+    write_barrier = inc_.barrier == IncrementalBarrier::kYuasa ? snapshot_barrier : recording_barrier;
     return;
   }
   switch (inc_.barrier) {
@@ -619,35 +625,24 @@ void Incremental::snapshot_barrier(Collector& c, Word* object, Value* slot, Valu
       }
     }
   }
-  std::atomic_ref<uint64_t>(slot->bits).store(v.bits, std::memory_order_release);
-  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
+  released_store_and_dirty(c, slot, v);
 }
 
-// --barrier=none in concurrent mode: the store only (recorded under
-// --gc-verify as recording_barrier's), released as the snapshot barrier's.
-void Incremental::released_store_barrier(Collector& c, Word* object, Value* slot, Value v) {
-  Incremental& self = static_cast<Incremental&>(c);
-  self.check_store(object, slot);
-  self.stores_++;
-  Word holder = std::atomic_ref<Word>(*object).load(std::memory_order_relaxed);
-  if (self.options_.verify && Header::is_marked(holder) && v.is_ref() &&
-      !Header::is_marked(std::atomic_ref<Word>(*v.as_ref()).load(std::memory_order_relaxed))) {
-    self.unbarriered_++;
-    self.recorded_[self.unbarriered_ % kRecordedStores] = {object, slot_index(object, slot), v, self.stores_};
-  }
-  std::atomic_ref<uint64_t>(slot->bits).store(v.bits, std::memory_order_release);
-  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
-}
-
+// --barrier=none: under --gc-verify the stores that broke the invariant
+// are recorded; in concurrent mode the store is released as the snapshot
+// barrier's (the headers are then read atomically too).
 void Incremental::recording_barrier(Collector& c, Word* object, Value* slot, Value v) {
   Incremental& self = static_cast<Incremental&>(c);
   self.check_store(object, slot);
   self.stores_++;
-  if (Header::is_marked(*object) && v.is_ref() && !Header::is_marked(*v.as_ref())) {
+  auto marked = [](Word* h) {
+    return Header::is_marked(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed));
+  };
+  if (self.options_.verify && marked(object) && v.is_ref() && !marked(v.as_ref())) {
     self.unbarriered_++;
     self.recorded_[self.unbarriered_ % kRecordedStores] = {object, slot_index(object, slot), v, self.stores_};
   }
-  store_and_dirty(c, slot, v);
+  released_store_and_dirty(c, slot, v);
 }
 
 // --gc-verify's tri-colour check (verify::check_reachable_marked), before

@@ -147,10 +147,8 @@ class Incremental final : public MarkSweepHeap {
   static void yuasa_barrier(Collector& c, Word* object, Value* slot, Value v);
   static void backward_barrier(Collector& c, Word* object, Value* slot, Value v);
   static void recording_barrier(Collector& c, Word* object, Value* slot, Value v);
-  // Concurrent mode's: Yuasa's with atomic marking and a release store, and
-  // --barrier=none's store, released for the GC threads' loads.
+  // Concurrent mode's: Yuasa's with atomic marking and a release store.
   static void snapshot_barrier(Collector& c, Word* object, Value* slot, Value v);
-  static void released_store_barrier(Collector& c, Word* object, Value* slot, Value v);
   void check_store(Word* object, const Value* slot) const;
 
   // --- allocation
