@@ -211,6 +211,10 @@ struct CollectorInfo {
   // --gc-threads says (--list-gcs says so; CI's TSan run, which checks the
   // GC threads, leaves it out).
   bool uses_gc_threads = true;
+  // For one that uses them only under an option (incremental's
+  // --inc-mode=concurrent), that option: its default configuration uses
+  // none, and --list-gcs says "(GC threads with OPTION)".
+  const char* gc_threads_with = nullptr;
   // False for a collector that never collects (none): --list-gcs says
   // "never collects", the test runners leave out by its rule what needs
   // collection, and what needs a collection (--gc-stress, --heap-snapshot,
@@ -230,6 +234,14 @@ struct CollectorInfo {
   // configuration, and --paper-config is refused.
   OptionValues (*paper_configuration)(const HeapOptions& options) = nullptr;
 };
+
+// What --list-gcs and the manual add to a collector's description about
+// its GC threads: "", " (no GC threads)" or " (GC threads with OPTION)".
+inline std::string gc_threads_note(const CollectorInfo& c) {
+  if (!c.uses_gc_threads) return " (no GC threads)";
+  if (c.gc_threads_with) return std::string(" (GC threads with ") + c.gc_threads_with + ")";
+  return "";
+}
 
 // The variant that `info` runs under `options`, or none for a collector
 // that implements no paper.

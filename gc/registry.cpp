@@ -61,6 +61,7 @@ const std::vector<CollectorInfo>& registered_collectors() {
            "write barrier chosen by --barrier, and swept lazily (Dijkstra et al. 1978; paced as Lua 5.4)",
        .create = create_incremental,
        .options = incremental_option_table,
+       .gc_threads_with = "--inc-mode=concurrent",
        .check_configuration = incremental_check_configuration,
        .variant = incremental_variant,
        .paper_configuration = incremental_paper_configuration},

@@ -200,7 +200,7 @@ std::string paper_config_text(const gc::CollectorInfo& c) {
 void list_collectors() {
   for (const gc::CollectorInfo& c : gc::registered_collectors()) {
     std::string why = c.unavailable ? c.unavailable() : "";
-    std::cout << c.name << "  " << c.description << (c.uses_gc_threads ? "" : " (no GC threads)")
+    std::cout << c.name << "  " << c.description << gc::gc_threads_note(c)
               << (c.collects ? "" : " (never collects)") << " (" << paper_config_text(c) << ")"
               << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
   }

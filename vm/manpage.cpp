@@ -131,8 +131,8 @@ print the options; with \fB\-\-gc\fR=\fINAME\fR, that collector's options only
          "(it also says which cannot run on this machine, and why):\n";
   for (const gc::CollectorInfo& c : collectors)
     out << ".TP\n\\fB" << roff_escape(c.name) << "\\fR\n"
-        << roff_escape(c.description) << (c.uses_gc_threads ? "" : " (no GC threads)")
-        << (c.collects ? "" : " (never collects)") << "\n";
+        << roff_escape(c.description) << gc::gc_threads_note(c) << (c.collects ? "" : " (never collects)")
+        << "\n";
   out << ".SH EXIT STATUS\n";
   for (const ExitStatusMeaning& s : kExitStatuses)
     out << ".TP\n.B " << s.status << "\n" << roff_escape(s.meaning) << "\n";

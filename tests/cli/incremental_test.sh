@@ -103,6 +103,6 @@ usage_error "bad incremental step multiplier '0' (a percentage from 10 to 100000
 usage_error "bad incremental mode 'parallel' (incremental or concurrent)" --gc=incremental --inc-mode=parallel
 usage_error "--inc-mode=concurrent marks under Yuasa's snapshot barrier: --barrier=dijkstra would need the stacks rescanned at the end, a pause as long as marking them (give --barrier=yuasa, or none for teaching)" \
   --gc=incremental --inc-mode=concurrent --barrier=dijkstra
-check "--list-gcs lists incremental, with GC threads" \
-  '"$vm" --list-gcs | grep "^incremental  " | grep -vq "(no GC threads)"'
+check "--list-gcs lists incremental, with GC threads under --inc-mode=concurrent" \
+  '"$vm" --list-gcs | grep "^incremental  " | grep -q " (GC threads with --inc-mode=concurrent)"'
 exit $fail
