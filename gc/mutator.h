@@ -3,6 +3,7 @@
 // gc::Collector (collector.h) that the collector keeps up to date.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "gc/collector.h"
@@ -41,9 +42,19 @@ inline Word* allocate(Collector& c, uint32_t class_id, uint64_t nrefs, uint64_t 
 // shift and one byte store (no test of the value stored); generational
 // collectors rely on it for the card invariant (markcompact/card_scan.h).
 // A collector's own barrier calls it to make the store it intercepted.
+inline void dirty_card(Collector& c, const Value* slot) {
+  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
+}
 inline void store_and_dirty(Collector& c, Value* slot, Value v) {
   *slot = v;
-  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
+  dirty_card(c, slot);
+}
+// The same store released, for a barrier whose collector's GC threads load
+// slots (with acquire) while the program runs: what they find through the
+// slot is then formatted.
+inline void store_released_and_dirty(Collector& c, Value* slot, Value v) {
+  std::atomic_ref<uint64_t>(slot->bits).store(v.bits, std::memory_order_release);
+  dirty_card(c, slot);
 }
 
 // The write barrier: every reference store into a heap object goes through

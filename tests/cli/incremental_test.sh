@@ -18,11 +18,13 @@ lost="$(dirname "$0")/../../samples/lost_object.src"
 for config in --barrier=dijkstra --barrier=yuasa --barrier=backward \
   "--inc-mode=concurrent --gc-threads=1" "--inc-mode=concurrent --gc-threads=2" \
   "--inc-mode=concurrent --gc-threads=4"; do
-  for stress in "" "--gc-stress=1 --gc-verify"; do
+  # Unstressed, the program is too small to start a cycle: every seventh
+  # allocation a step instead.
+  for stress in "--gc-stress=7" "--gc-stress=1 --gc-verify"; do
     # shellcheck disable=SC2086
     out=$("$vm" --gc=incremental $config $stress "$lost" 2>&1)
     status=$?
-    check "$config ${stress:-plain}: the hidden object kept" \
+    check "$config $stress: the hidden object kept" \
       '[ "$status" -eq 0 ] && [ "$out" = "the hidden object" ]'
   done
 done
@@ -50,6 +52,28 @@ for t in 1 2 4; do
       '[ "$status" -eq 0 ] && [ "$out" = "$(cat "${moves%.src}.out")" ]'
   done
 done
+
+# One core for the program, the coordinator and every GC thread: each wait
+# of the concurrent mode (a round's end, the coordinator's next request,
+# the pool's threads, the tracer's termination) must end when the one it
+# waits for can run only while the waiter sleeps. A hang is status 124.
+if command -v taskset >/dev/null; then
+  trees="$(dirname "$0")/../../samples/binary_trees.src"
+  want=$("$vm" --gc=marksweep "$trees" 13)
+  for t in 1 2 4; do
+    out=$(timeout 120 taskset -c 0 "$vm" --gc=incremental --inc-mode=concurrent --gc-threads=$t --gc-stats="json:$tmp/one-core.json" "$trees" 13 2>&1)
+    status=$?
+    check "one core, $t GC threads: binary_trees completes, its cycles' rounds over" \
+      '[ "$status" -eq 0 ] && [ "$out" = "$want" ] && [ "$(jq "[.counters[] | select(.name == \"concurrent rounds\") | .total] | add // 0" "$tmp/one-core.json")" -gt 0 ]'
+    for stress in "--gc-stress=1 --gc-verify" "--gc-stress=7"; do
+      # shellcheck disable=SC2086
+      out=$(timeout 120 taskset -c 0 "$vm" --gc=incremental --inc-mode=concurrent --gc-threads=$t $stress "$moves" 2>&1)
+      status=$?
+      check "one core, $t GC threads, $stress: fibers move references, every round waited for ends" \
+        '[ "$status" -eq 0 ] && [ "$out" = "$(cat "${moves%.src}.out")" ]'
+    done
+  done
+fi
 
 run_none() { "$vm" --gc=incremental --barrier=none --gc-stress=1 --gc-verify "$lost" >"$tmp/out" 2>"$1"; }
 run_none "$tmp/err1"
@@ -101,6 +125,8 @@ usage_error "bad barrier 'steele' (dijkstra, yuasa, backward or none)" --gc=incr
 usage_error "bad incremental pause '99' (a percentage from 100 to 1000)" --gc=incremental --inc-pause=99
 usage_error "bad incremental step multiplier '0' (a percentage from 10 to 100000)" --gc=incremental --inc-stepmul=0
 usage_error "bad incremental mode 'parallel' (incremental or concurrent)" --gc=incremental --inc-mode=parallel
+usage_error "--inc-mode=concurrent marks on GC threads beside the program, and --gc-threads=0 gives it none (give 1 or more)" \
+  --gc=incremental --inc-mode=concurrent --gc-threads=0
 usage_error "--inc-mode=concurrent marks under Yuasa's snapshot barrier: --barrier=dijkstra would need the stacks rescanned at the end, a pause as long as marking them (give --barrier=yuasa, or none for teaching)" \
   --gc=incremental --inc-mode=concurrent --barrier=dijkstra
 check "--list-gcs lists incremental, with GC threads under --inc-mode=concurrent" \

@@ -100,6 +100,22 @@ for gc in $collectors; do
       check "$t: the table says $want GC thread(s)" 'head -1 "$tmp/table" | grep -Eq "^GC statistics: $gc, $want GC threads?, "'
     fi
   done
+  # Under the option that gives it GC threads, all of them besides the
+  # program's (incremental's concurrent marking): each is counted, and the
+  # marking's CPU time is theirs.
+  with=$("$vm" --list-gcs | grep "^$gc " | sed -n 's/.*(GC threads with \([^)]*\)).*/\1/p')
+  [ -z "$with" ] && continue
+  for threads in 1 2; do
+    t="$gc $with threads=$threads"
+    json="$tmp/$gc-with-$threads.json"
+    "$vm" --gc="$gc" "$with" --gc-threads=$threads --heap=32M --gc-stats=json:"$json" "$tmp/prog.src" >"$tmp/out" 2>"$tmp/err"
+    check "$t: runs" '[ $? -eq 0 ] && [ "$(cat "$tmp/out")" = "done 600" ]'
+    check "$t: gc_threads is the $threads in use" '[ "$(jq .gc_threads "$json")" -eq $threads ]'
+    check "$t: CPU time: the GC threads ran, each within the run" \
+      'jq -e --argjson n $threads ".cpu_ms.gc_threads > 0 and .cpu_ms.gc_threads <= \$n * .run_time_ms + 1" "$json" >/dev/null'
+    "$vm" --gc="$gc" "$with" --gc-threads=$threads --heap=32M --gc-stats "$tmp/prog.src" >/dev/null 2>"$tmp/table"
+    check "$t: the table says $threads GC thread(s)" 'head -1 "$tmp/table" | grep -Eq "^GC statistics: $gc, $threads GC threads?, "'
+  done
 done
 
 echo "$pass passed, $fail failed"

@@ -50,10 +50,14 @@ ConcurrentMarking::ConcurrentMarking(parallel::WorkerPool& pool, uint64_t deque_
 }
 
 ConcurrentMarking::~ConcurrentMarking() {
+  // Ends as every wait() does (below): the round's markers read the heap,
+  // which must outlive them.
   if (in_progress_) wait();
   stopping_.store(true, std::memory_order_release);
   requests_.fetch_add(1, std::memory_order_release);
   parallel::futex_wake_all(&requests_);
+  // Ends: the coordinator, idle between rounds, sees the changed word at
+  // once or within its sleep's bound, and then stopping_, and returns.
   coordinator_.join();
 }
 
@@ -72,9 +76,13 @@ void ConcurrentMarking::wake() {
 }
 
 // The wait ends: the coordinator always runs the round it was asked for
-// (coordinate), and a round ends, because its markers only mark objects
-// that are white, none turns white again, and the program, waiting here,
-// greys nothing meanwhile. A wake lost between the load and the sleep
+// (coordinate; woken here if it was not yet), and a round ends, because
+// its markers only mark objects that are white, none turns white again,
+// and the program, waiting here, greys nothing meanwhile. The wait is a
+// sleep, not a spin, so where the program, the coordinator and every pool
+// thread share one core (--gc-threads=1, where the coordinator is the
+// only marker, or a process confined to one CPU) the markers get that core
+// while the program sleeps. A wake lost between the load and the sleep
 // costs at most the sleep's bound.
 void ConcurrentMarking::wait() {
   wake();
@@ -93,7 +101,10 @@ ConcurrentMarking::RoundFigures ConcurrentMarking::finish(observe::Recorder& eve
 
 // The coordinator's wait ends: start() asks for each round, and the
 // destructor for the end, by changing the word it sleeps on and waking it
-// (the sleep is bounded, as the pool's are).
+// (wake(), or wait() before it waits; the sleep is bounded, as the pool's
+// are, so a request whose wake comes late is seen within the bound). The
+// program never waits for the coordinator to be idle, only for a round to
+// end, so the coordinator's sleep holds nobody up.
 void ConcurrentMarking::coordinate() {
   parallel::GcThreadCpu counted_as_gc_thread;
   run_in_background();
@@ -114,6 +125,14 @@ void ConcurrentMarking::coordinate() {
 
 // A closed phase on the pool: every worker takes part, this thread as
 // worker 0, so no grey object waits for a thread the round did not admit.
+// pool_.run waits for every pool thread to finish its part; each is an
+// operating-system thread the pool wakes (with a bounded sleep), so it
+// runs even where all share one core, and its part ends with the tracer's
+// termination (gc/parallel/termination.h: the program adds nothing to a
+// round under way, its barrier's greys wait for the next, so the work is
+// finite, and the backoff yields and sleeps rather than spins). With one
+// GC thread the coordinator is the round's only marker and the pool has no
+// thread to wait for.
 void ConcurrentMarking::run_round() {
   int64_t start = parallel::now_ns();
   MarkPhaseWork work{{}, grey_};

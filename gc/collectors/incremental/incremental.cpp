@@ -30,12 +30,6 @@ const char* const kPhaseMark = "mark";
 const char* const kPhaseAtomic = "atomic";
 const char* const kPhaseSweep = "sweep";
 
-// store_and_dirty's store, released for GC threads that load the slot.
-void released_store_and_dirty(Collector& c, Value* slot, Value v) {
-  std::atomic_ref<uint64_t>(slot->bits).store(v.bits, std::memory_order_release);
-  c.card_base[reinterpret_cast<uintptr_t>(slot) >> kCardShift] = kCardDirty;
-}
-
 // Slot i of the object whose header is h, from the slot's address.
 uint64_t slot_index(const Word* h, const Value* slot) {
   return static_cast<uint64_t>(reinterpret_cast<const Value*>(h - 1) - slot);
@@ -63,9 +57,7 @@ Incremental::Incremental(RootSet& roots, const HeapOptions& options)
   describe_incremental_events();
 }
 
-unsigned Incremental::gc_threads_in_use() const {
-  return concurrent_ ? std::max(1u, options_.gc_threads) : 0;
-}
+unsigned Incremental::gc_threads_in_use() const { return concurrent_ ? options_.gc_threads : 0; }
 
 void Incremental::describe_incremental_events() {
   events.describe_counter("objects marked", "objects");
@@ -306,6 +298,8 @@ void Incremental::start_round() {
   grey_.clear();
   concurrent_->start(std::move(round_grey_));
   round_grey_ = {};
+  // Ends as ConcurrentMarking::wait says: the program, waiting, greys
+  // nothing.
   if (recording_) [[unlikely]]
     concurrent_->wait();
 }
@@ -321,6 +315,8 @@ void Incremental::take_round() {
 // find than the last.
 void Incremental::handshake(GcCause cause) {
   increment(cause, [&] {
+    // Over already, but under --gc-stress; then it ends as
+    // ConcurrentMarking::wait says.
     concurrent_->wait();
     take_round();
     if (!round_grey_.empty()) {
@@ -469,6 +465,8 @@ void Incremental::finish_cycle(GcCause cause) {
     // their round is over.
     if (phase_ == Phase::kMark && concurrent_) {
       if (concurrent_->in_progress()) {
+        // Ends as ConcurrentMarking::wait says: the program stores nothing
+        // while it finishes the cycle.
         concurrent_->wait();
         take_round();
       }
@@ -625,7 +623,7 @@ void Incremental::snapshot_barrier(Collector& c, Word* object, Value* slot, Valu
       }
     }
   }
-  released_store_and_dirty(c, slot, v);
+  store_released_and_dirty(c, slot, v);
 }
 
 // --barrier=none: under --gc-verify the stores that broke the invariant
@@ -642,7 +640,7 @@ void Incremental::recording_barrier(Collector& c, Word* object, Value* slot, Val
     self.unbarriered_++;
     self.recorded_[self.unbarriered_ % kRecordedStores] = {object, slot_index(object, slot), v, self.stores_};
   }
-  released_store_and_dirty(c, slot, v);
+  store_released_and_dirty(c, slot, v);
 }
 
 // --gc-verify's tri-colour check (verify::check_reachable_marked), before

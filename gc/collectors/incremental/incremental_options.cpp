@@ -62,6 +62,9 @@ IncrementalOptions incremental_options(const HeapOptions& heap) {
 std::string incremental_check_configuration(const HeapOptions& heap) {
   IncrementalOptions o = incremental_options(heap);
   if (o.mode != IncrementalMode::kConcurrent) return "";
+  if (heap.gc_threads == 0)
+    return "--inc-mode=concurrent marks on GC threads beside the program, and --gc-threads=0 gives it none "
+           "(give 1 or more)";
   if (o.barrier == IncrementalBarrier::kDijkstra || o.barrier == IncrementalBarrier::kBackward)
     return std::string("--inc-mode=concurrent marks under Yuasa's snapshot barrier: --barrier=") +
            barrier_name(o.barrier) +
