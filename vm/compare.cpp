@@ -476,6 +476,16 @@ std::string lower_bound_table(const std::vector<Run>& runs, const CostMeasure& m
   }
   out += std::string("  ") + m.parts_legend +
          "; the rest: mutator cost above the bound (barriers, the allocation slow path, locality)\n";
+  for (const Run& r : runs) {
+    const gc::CollectorInfo* c = gc::find_collector(r.collector);
+    if (!bounded(r, m) || !c || c->collects || m.mutator(*r.row) <= bound->mutator_ms) continue;
+    std::snprintf(line, sizeof line,
+                  "  %s never collects: its rest (%+.0f%%) is locality, its allocation never reusing memory "
+                  "the caches hold, and noise; why the bound is the least of all runs, not %s's\n",
+                  run_label(r).c_str(), 100 * (m.mutator(*r.row) - bound->mutator_ms) / bound->mutator_ms,
+                  r.collector.c_str());
+    out += line;
+  }
   return out;
 }
 

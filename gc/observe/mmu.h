@@ -37,12 +37,15 @@ class PauseTimeline {
   };
   // MMU at a window of `window_ns` (at most the run's length).
   Window minimum_utilisation(int64_t window_ns) const;
+  // BMU at `window_ns`: the least MMU at that window or any longer one.
+  double bounded_utilisation(int64_t window_ns) const;
   // The indexes of the pauses that overlap [start, start + window).
   std::vector<size_t> pauses_in(int64_t start_ns, int64_t window_ns) const;
   // Pause i's [start, end) on the timeline.
   std::pair<int64_t, int64_t> pause(size_t i) const { return pauses_[i]; }
 
  private:
+  class Cursor;
   // The pause time in [from, to).
   int64_t paused_between(int64_t from, int64_t to) const;
   // The pause time in [0, t).

@@ -102,6 +102,20 @@ check "json: each run's CPU cost is its process's CPU time" \
   'jq -e "(.lower_bound.cpu.mutator_ms) as \$b | [.lower_bound.cpu.runs[] as \$r | .runs[] | select(.collector == \$r.collector) | (\$r.cpu_over_bound * \$b - .stats.cpu_ms.process) | fabs | select(. > 0.05)] | length == 0" "$tmp/c.json" >/dev/null'
 check "json: a thread's CPU time fits its wall time: the program's outside and inside collections" \
   'jq -e "[.runs[].stats | select(.cpu_ms.mutator > .run_time_ms - .pause_ms.host_total + 1 or .cpu_ms.collecting_thread > .pause_ms.host_total + 1)] | length == 0" "$tmp/c.json" >/dev/null'
+# A collector that never collects is one of the runs the bound is taken
+# over; where it does not set a bound, that measure's table says what its
+# rest is, and where it does, says nothing.
+none_rest_said() {  # the measure's title
+  local from said
+  from=$(grep -E "^lower-bound overhead .*, $1:" "$tmp/none.err" | sed -E 's/.* ms \(([a-z]+)\), bounds.*/\1/')
+  said=$(sed -n "/^lower-bound overhead .*, $1:/,/^lower-bound/p" "$tmp/none.err" |
+    grep -cE "^  none never collects: its rest \(\+[0-9]+%\) is locality")
+  [ -n "$from" ] && if [ "$from" = none ]; then [ "$said" -eq 0 ]; else [ "$said" -eq 1 ]; fi
+}
+"$vm" --compare=semispace,none "$(dirname "$0")/../../samples/binary_trees.src" 14 </dev/null >"$tmp/none.out" 2>"$tmp/none.err"
+check "never collects: the comparison runs" '[ $? -eq 0 ]'
+check "never collects: wall time says what none's rest is, unless none set its bound" 'none_rest_said "wall time"'
+check "never collects: CPU time says what none's rest is, unless none set its bound" 'none_rest_said "CPU time"'
 
 # What a comparison cannot do.
 usage_error "--compare runs several collectors and --gc chooses one: give one or the other" --compare --gc=semispace

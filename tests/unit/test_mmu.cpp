@@ -24,6 +24,30 @@ double brute_force_mmu(const std::vector<std::pair<int64_t, int64_t>>& pauses, i
   return least;
 }
 
+// k pauses of p ns every period ns from `first`: [first + i * period, + p).
+std::vector<std::pair<int64_t, int64_t>> every(int64_t first, int64_t k, int64_t p, int64_t period) {
+  std::vector<std::pair<int64_t, int64_t>> pauses;
+  for (int64_t i = 0; i < k; ++i) pauses.push_back({first + i * period, first + i * period + p});
+  return pauses;
+}
+
+// MMU and BMU of k pauses of p every period, in closed form, for a run
+// that holds a window of w around them: a window of m periods and r more
+// holds at most m pauses and min(r, p) of the next, and no more than k;
+// MMU's local minima are at m periods and p, 1 - (m + 1) p / (m period + p),
+// which rise with m, so BMU is the lesser of MMU(w) and the first of them
+// at w or beyond.
+double periodic_mmu(int64_t k, int64_t p, int64_t period, int64_t w) {
+  int64_t m = w / period, r = w % period;
+  return 1 - static_cast<double>(std::min(k * p, m * p + std::min(r, p))) / static_cast<double>(w);
+}
+double periodic_bmu(int64_t k, int64_t p, int64_t period, int64_t w) {
+  double least = periodic_mmu(k, p, period, w);
+  for (int64_t m = 0; m < k; ++m)
+    if (m * period + p >= w) return std::min(least, periodic_mmu(k, p, period, m * period + p));
+  return least;
+}
+
 }  // namespace
 
 TEST_CASE("mmu: a window inside a pause is 0, the whole run its mutator share, and between as worked out") {
@@ -75,4 +99,58 @@ TEST_CASE("mmu: the curve runs from the shortest pause to the run, and BMU never
     CHECK(curve[k].bmu <= curve[k + 1].bmu + 1e-12);
   }
   CHECK(gc::observe::utilisation_curve(PauseTimeline({}, 100), 20).empty());
+}
+
+TEST_CASE("mmu: one pause, evenly spaced pauses and a burst, in closed form") {
+  SUBCASE("one pause: 0 within it, then 1 - p / w, and BMU the same since it rises") {
+    PauseTimeline t({{40, 47}}, 100);
+    for (int64_t w = 1; w <= 100; ++w) {
+      double mmu = w <= 7 ? 0 : 1 - 7.0 / static_cast<double>(w);
+      CHECK(t.minimum_utilisation(w).utilisation == doctest::Approx(mmu));
+      CHECK(t.bounded_utilisation(w) == doctest::Approx(mmu));
+    }
+  }
+  SUBCASE("evenly spaced: 8 pauses of 3 ns every 10 ns over the run") {
+    PauseTimeline t(every(0, 8, 3, 10), 80);
+    for (int64_t w = 1; w <= 80; ++w) {
+      CHECK(t.minimum_utilisation(w).utilisation == doctest::Approx(periodic_mmu(8, 3, 10, w)));
+      CHECK(t.bounded_utilisation(w) == doctest::Approx(periodic_bmu(8, 3, 10, w)));
+    }
+    // Between the local minima MMU rises again: BMU is not MMU there.
+    CHECK(t.minimum_utilisation(10).utilisation == doctest::Approx(0.7));
+    CHECK(t.bounded_utilisation(10) == doctest::Approx(1 - 6.0 / 13));
+  }
+  SUBCASE("a burst: 5 pauses of 4 ns 6 ns apart, then a long run of the program") {
+    PauseTimeline t(every(100, 5, 4, 10), 1000);
+    for (int64_t w = 1; w <= 900; ++w) {
+      CHECK(t.minimum_utilisation(w).utilisation == doctest::Approx(periodic_mmu(5, 4, 10, w)));
+      CHECK(t.bounded_utilisation(w) == doctest::Approx(periodic_bmu(5, 4, 10, w)));
+    }
+    CHECK(t.bounded_utilisation(44) == doctest::Approx(1 - 20.0 / 44));
+    CHECK(t.bounded_utilisation(1000) == doctest::Approx(1 - 20.0 / 1000));
+  }
+}
+
+TEST_CASE("mmu: BMU equals the least MMU at every longer window on random timelines") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<std::pair<int64_t, int64_t>> pauses;
+    int64_t at = 0;
+    int n = static_cast<int>(rng() % 7);
+    for (int i = 0; i < n; ++i) {
+      at += static_cast<int64_t>(rng() % 12);
+      int64_t length = 1 + static_cast<int64_t>(rng() % 9);
+      pauses.push_back({at, at + length});
+      at += length;
+    }
+    int64_t run = at + static_cast<int64_t>(rng() % 12) + 1;
+    PauseTimeline t(pauses, run);
+    std::vector<double> mmu(static_cast<size_t>(run) + 1);
+    for (int64_t x = 1; x <= run; ++x) mmu[static_cast<size_t>(x)] = brute_force_mmu(pauses, run, x);
+    double least = 1;
+    for (int64_t w = run; w >= 1; --w) {
+      least = std::min(least, mmu[static_cast<size_t>(w)]);
+      CHECK(t.bounded_utilisation(w) == doctest::Approx(least));
+    }
+  }
 }
