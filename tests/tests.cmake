@@ -71,6 +71,8 @@ add_test(NAME cli/min_heap COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/min_heap_test.s
 add_test(NAME cli/paper_config COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/paper_config_test.sh $<TARGET_FILE:vm>)
 # --gc=none: out of memory where collection is needed, gc() ignored and logged, zero collections.
 add_test(NAME cli/none COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/none_test.sh $<TARGET_FILE:vm>)
+# scripts/bench --against: two builds timed in the same rounds, their bests, spreads and ratio.
+add_test(NAME cli/bench_against COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/bench_against_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 add_test(NAME cli/incremental COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/incremental_test.sh $<TARGET_FILE:vm>)
 add_test(NAME snapshots COMMAND ${CMAKE_SOURCE_DIR}/tests/snapshots/snapshot_test.sh $<TARGET_FILE:vm> ${CMAKE_SOURCE_DIR})
 # cmake --install into a scratch prefix: vm, its generated manual page, the docs and the labs' programs.

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# scripts/bench --against: two gclab binaries timed in the same rounds,
+# each side's best and spread and the ratio of the bests; outputs that
+# differ are warned about and not compared.
+#
+#   tests/cli/bench_against_test.sh VM SOURCE_DIR
+set -u
+vm=$1
+top=$2
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+"$top/scripts/bench" --against "$vm" --vm "$vm" --only takl --gc marksweep -r 2 >"$tmp/out" 2>"$tmp/err"
+check "itself: exit 0" '[ $? -eq 0 ]'
+check "itself: a row with both bests, spreads and the ratio" \
+  'grep -Eq "^takl +marksweep +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$" "$tmp/out"'
+check "itself: the ratio is the bests' quotient" \
+  'awk "/^takl/ { r = \$3 / \$5; d = r - \$7; if (d < 0) d = -d; exit !(d < 0.002) }" "$tmp/out"'
+check "itself: a spread is at least 1" 'awk "/^takl/ { exit !(\$4 >= 1 && \$6 >= 1) }" "$tmp/out"'
+check "itself: the geometric mean" 'grep -Eq "^  marksweep +[0-9]+\.[0-9]{3}  \(1 benchmark\)$" "$tmp/out"'
+check "itself: no warning" '! grep -q WARNING "$tmp/out"'
+
+# A binary whose program prints something else is not compared.
+printf '#!/bin/sh\necho other\n' >"$tmp/other"
+chmod +x "$tmp/other"
+"$top/scripts/bench" --against "$tmp/other" --vm "$vm" --only takl --gc marksweep -r 1 >"$tmp/out" 2>"$tmp/err"
+check "different output: warned" 'grep -qx "WARNING: takl under marksweep: the two binaries print different results" "$tmp/out"'
+check "different output: no ratio" 'grep -Eq "^takl +marksweep .* -$" "$tmp/out"'
+check "different output: no geometric mean" 'grep -q "marksweep .*(no successful runs)" "$tmp/out"'
+
+"$top/scripts/bench" --against "$tmp/missing" --vm "$vm" --only takl -r 1 >"$tmp/out" 2>"$tmp/err"
+check "missing binary: refused" '[ $? -ne 0 ] && grep -q "no gclab binary at" "$tmp/err"'
+
+exit $fail
