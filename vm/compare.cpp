@@ -34,6 +34,7 @@ struct Row {
   double gc_share = 0;
   uint64_t young = 0;
   uint64_t full = 0;
+  uint64_t increments = 0;  // pauses of incremental work, neither young nor full
   double p50_ms = 0, p99_ms = 0, max_ms = 0;
   uint64_t peak_heap = 0;
   uint64_t peak_live = 0;
@@ -77,6 +78,7 @@ Row row_of(const gc::observe::Summary& s) {
   r.gc_share = s.gc_share;
   r.young = s.young;
   r.full = s.full;
+  r.increments = s.increments;
   r.p50_ms = s.pause_p50_ms;
   r.p99_ms = s.pause_p99_ms;
   r.max_ms = s.pause_max_ms;
@@ -100,11 +102,11 @@ Row row_of(const gc::observe::Summary& s) {
 std::string encode(const Row& r, const std::string& json, const std::string& report) {
   char line[512];
   std::snprintf(line, sizeof line,
-                "%.17g %.17g %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64
-                " %" PRId64 " %" PRIu64 " %.17g %.17g %.17g %.17g\n",
-                r.run_time_ms, r.gc_share, r.young, r.full, r.p50_ms, r.p99_ms, r.max_ms, r.peak_heap,
-                r.peak_live, r.bytes_copied, r.objects_marked, r.simulated, r.host_pause_ms, r.mutator_cpu_ms,
-                r.collector_cpu_ms, r.other_cpu_ms);
+                "%.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64 " %.17g %.17g %.17g %" PRIu64 " %" PRIu64
+                " %" PRIu64 " %" PRId64 " %" PRIu64 " %.17g %.17g %.17g %.17g\n",
+                r.run_time_ms, r.gc_share, r.young, r.full, r.increments, r.p50_ms, r.p99_ms, r.max_ms,
+                r.peak_heap, r.peak_live, r.bytes_copied, r.objects_marked, r.simulated, r.host_pause_ms,
+                r.mutator_cpu_ms, r.collector_cpu_ms, r.other_cpu_ms);
   return line + r.variant + "\n" + std::to_string(json.size()) + " " + std::to_string(report.size()) + "\n" +
          json + report;
 }
@@ -112,9 +114,9 @@ std::string encode(const Row& r, const std::string& json, const std::string& rep
 bool decode(const std::string& text, Row& r, std::string& json, std::string& report) {
   std::istringstream in(text);
   size_t json_size = 0, report_size = 0;
-  in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.p50_ms >> r.p99_ms >> r.max_ms >> r.peak_heap >>
-      r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >> r.host_pause_ms >>
-      r.mutator_cpu_ms >> r.collector_cpu_ms >> r.other_cpu_ms;
+  in >> r.run_time_ms >> r.gc_share >> r.young >> r.full >> r.increments >> r.p50_ms >> r.p99_ms >>
+      r.max_ms >> r.peak_heap >> r.peak_live >> r.bytes_copied >> r.objects_marked >> r.simulated >>
+      r.host_pause_ms >> r.mutator_cpu_ms >> r.collector_cpu_ms >> r.other_cpu_ms;
   if (in.fail() || in.get() != '\n' || !std::getline(in, r.variant)) return false;
   in >> json_size >> report_size;
   if (in.fail() || in.get() != '\n') return false;
@@ -525,9 +527,9 @@ std::string lower_bounds_json(const std::vector<Run>& runs) {
 std::string table(const std::vector<Run>& runs) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-12s %9s %8s %6s %6s %8s %8s %8s %-9s %10s %10s %10s %10s  %s\n",
-                "collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses",
-                "peak heap", "peak live", "copied", "marked", "agrees");
+  std::snprintf(line, sizeof line, "%-12s %9s %8s %6s %6s %6s %8s %8s %8s %-9s %10s %10s %10s %10s  %s\n",
+                "collector", "wall ms", "GC share", "young", "full", "incr", "p50 ms", "p99 ms", "max ms",
+                "pauses", "peak heap", "peak live", "copied", "marked", "agrees");
   out += line;
   for (const Run& r : runs) {
     std::string agrees = r.out_of_memory                      ? "out of memory"
@@ -542,18 +544,29 @@ std::string table(const std::vector<Run>& runs) {
     }
     const Row& w = *r.row;
     std::string marked = w.objects_marked < 0 ? "-" : std::to_string(w.objects_marked);
+    // Without a collection there is no pause to take percentiles of and no
+    // live data measured after one.
+    const bool collected = w.young + w.full + w.increments > 0;
+    auto pause = [collected](double ms) {
+      char text[32] = "-";
+      if (collected) std::snprintf(text, sizeof text, "%.2f", ms);
+      return std::string(text);
+    };
     std::snprintf(line, sizeof line,
-                  "%-12s %9.1f %7.1f%% %6" PRIu64 " %6" PRIu64
-                  " %8.2f %8.2f %8.2f %-9s %10s %10s %10s %10s  %s\n",
-                  r.collector.c_str(), w.run_time_ms, 100 * w.gc_share, w.young, w.full, w.p50_ms, w.p99_ms,
-                  w.max_ms, w.simulated ? "simulated" : "measured", mebibytes(w.peak_heap).c_str(),
-                  mebibytes(w.peak_live).c_str(), w.bytes_copied ? mebibytes(w.bytes_copied).c_str() : "-",
-                  marked.c_str(), agrees.c_str());
+                  "%-12s %9.1f %7.1f%% %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+                  " %8s %8s %8s %-9s %10s %10s %10s %10s  %s\n",
+                  r.collector.c_str(), w.run_time_ms, 100 * w.gc_share, w.young, w.full, w.increments,
+                  pause(w.p50_ms).c_str(), pause(w.p99_ms).c_str(), pause(w.max_ms).c_str(),
+                  w.simulated ? "simulated" : "measured", mebibytes(w.peak_heap).c_str(),
+                  collected ? mebibytes(w.peak_live).c_str() : "-",
+                  w.bytes_copied ? mebibytes(w.bytes_copied).c_str() : "-", marked.c_str(), agrees.c_str());
     out += line;
   }
   out +=
       "pauses: measured on this machine, or simulated (the modelled hardware's time; wall ms and GC share "
-      "stay the host's); copied: bytes; marked: objects, where the collector counts them\n"
+      "stay the host's); incr: pauses of incremental work, neither young nor full collections; copied: "
+      "bytes; "
+      "marked: objects, where the collector counts them\n"
       "variants:\n";
   for (const Run& r : runs) {
     std::snprintf(line, sizeof line, "  %-12s ", r.collector.c_str());

@@ -511,7 +511,10 @@ std::string stats_table(const Summary& s) {
          s.heap_limit->multiple, s.heap_limit->reference.c_str(),
          bytes_text(s.heap_limit->reference_min_bytes).c_str());
   line("  peak heap          %s\n", bytes_text(s.peak_heap).c_str());
-  line("  peak live          %s (after a collection)\n", bytes_text(s.peak_live).c_str());
+  if (s.collections)
+    line("  peak live          %s (after a collection)\n", bytes_text(s.peak_live).c_str());
+  else
+    line("  peak live          - (measured after a collection; none ran)\n");
   line("  heap now           %s used of %s\n", bytes_text(s.heap_used).c_str(),
        bytes_text(s.heap_size).c_str());
   if (!s.detailed) return out;
@@ -657,7 +660,11 @@ std::string stats_json(const Summary& s) {
   j.field("bytes", s.bytes_allocated).field("rate_mib_per_s", s.allocation_rate_mb_s, 3);
   j.end_object();
   j.key("heap").begin_object();
-  j.field("peak_size_bytes", s.peak_heap).field("peak_live_bytes", s.peak_live);
+  j.field("peak_size_bytes", s.peak_heap);
+  if (s.collections)
+    j.field("peak_live_bytes", s.peak_live);
+  else
+    j.key("peak_live_bytes").null();  // measured after a collection, and none ran
   j.field("size_bytes", s.heap_size).field("used_bytes", s.heap_used).field("copied_bytes", s.bytes_copied);
   j.end_object();
   if (s.heap_limit) {

@@ -102,6 +102,13 @@ check "json: each run's CPU cost is its process's CPU time" \
   'jq -e "(.lower_bound.cpu.mutator_ms) as \$b | [.lower_bound.cpu.runs[] as \$r | .runs[] | select(.collector == \$r.collector) | (\$r.cpu_over_bound * \$b - .stats.cpu_ms.process) | fabs | select(. > 0.05)] | length == 0" "$tmp/c.json" >/dev/null'
 check "json: a thread's CPU time fits its wall time: the program's outside and inside collections" \
   'jq -e "[.runs[].stats | select(.cpu_ms.mutator > .run_time_ms - .pause_ms.host_total + 1 or .cpu_ms.collecting_thread > .pause_ms.host_total + 1)] | length == 0" "$tmp/c.json" >/dev/null'
+# Increments are counted apart from young and full collections.
+"$vm" --compare=marksweep,incremental "$(dirname "$0")/../../samples/binary_trees.src" 12 </dev/null >/dev/null 2>"$tmp/incr.err"
+check "increments: the comparison runs" '[ $? -eq 0 ]'
+check "increments: a column of their own" 'grep -Eq "^collector +wall ms +GC share +young +full +incr +p50 ms" "$tmp/incr.err"'
+check "increments: incremental's pauses are increments, marksweep has none" \
+  'awk "/^marksweep / { m = \$6 } /^incremental / { i = \$6; y = \$4 } END { exit !(m == 0 && i > 0 && y == 0) }" "$tmp/incr.err"'
+
 # A collector that never collects is one of the runs the bound is taken
 # over; where it does not set a bound, that measure's table says what its
 # rest is, and where it does, says nothing.
@@ -116,6 +123,8 @@ none_rest_said() {  # the measure's title
 check "never collects: the comparison runs" '[ $? -eq 0 ]'
 check "never collects: wall time says what none's rest is, unless none set its bound" 'none_rest_said "wall time"'
 check "never collects: CPU time says what none's rest is, unless none set its bound" 'none_rest_said "CPU time"'
+check "never collects: no pause percentiles and no live data, which a collection measures" \
+  'awk "/^none / { exit !(\$7 == \"-\" && \$8 == \"-\" && \$9 == \"-\" && \$13 == \"-\") }" "$tmp/none.err"'
 
 # What a comparison cannot do.
 usage_error "--compare runs several collectors and --gc chooses one: give one or the other" --compare --gc=semispace

@@ -89,6 +89,12 @@ check "gc_stats(): summary without any output enabled" '[ "$(cat "$tmp/out")" = 
 "$vm" --gc-stats=json:"$tmp/s.json" -e 'gc(); let s = gc_stats(); print(s["counter:from-space bytes"] > 0);' >"$tmp/out" 2>"$tmp/err"
 check "gc_stats(): counters when recording" '[ "$(cat "$tmp/out")" = "true" ]'
 
+# --- peak live is measured after a collection: where none ran it is not 0.
+"$vm" --gc-stats=json:"$tmp/nc.json" -e 'print(1);' >/dev/null 2>"$tmp/err"
+check "no collection: JSON peak live is null" 'jq -e ".collections.total == 0 and .heap.peak_live_bytes == null" "$tmp/nc.json" >/dev/null'
+"$vm" --gc-stats -e 'print(1);' >/dev/null 2>"$tmp/err"
+check "no collection: the table says none ran" 'grep -q "^  peak live          - (measured after a collection; none ran)" "$tmp/err"'
+
 # --- ratios a collector names (accel's speedups): in the table, the JSON,
 # gc_stats() and the debug log, and each the quotient of its counters.
 "$vm" --gc=accel --gc-stats=json:"$tmp/r.json" --gc-log=debug:"$tmp/r.log" -e 'let t = []; for (let i = 0; i < 3; i += 1) { push(t, [i]); gc(); } let s = gc_stats(); print(s["ratio:mark speedup"] > 1);' >"$tmp/out" 2>"$tmp/err"

@@ -324,6 +324,19 @@ TEST_CASE("observe: a disabled recorder records no phases or counters, but count
   check_against_schema(gc::observe::stats_json(s));
 }
 
+TEST_CASE("observe: with no collection, peak live is unknown, not 0, in the JSON and the table") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  FakeCollector c(roots, o);
+  gc::observe::Summary s = gc::observe::summarize(c);
+  REQUIRE(s.collections == 0);
+  std::string json = gc::observe::stats_json(s);
+  check_against_schema(json);
+  CHECK(parse_json(json)["heap"]["peak_live_bytes"].type == Json::kNull);
+  CHECK(gc::observe::stats_table(s).find("peak live          - (measured after a collection; none ran)") !=
+        std::string::npos);
+}
+
 TEST_CASE(
     "observe: a modelled pause is the simulated time, its phases the simulated ones, the host's beside") {
   NoRoots roots;

@@ -51,15 +51,15 @@ function drawCards() {
   var s = panel("table", "Side by side", "The numbers of --compare's table: time, the share of it spent paused, collections, pause percentiles, the heap, bytes copied, objects marked (where the collector counts them) and the variant each ran, with its departures from its paper. The first collector is the reference; every other must print the same output and exit the same way.");
   s.classList.add("wide");
   var t = html("table", { "class": "compare" }, s), head = html("tr", {}, t);
-  ["collector", "wall ms", "GC share", "young", "full", "p50 ms", "p99 ms", "max ms", "pauses", "peak heap", "peak live", "copied", "marked", "exit", "agrees", "variant"].forEach(function (h) { html("th", {}, head, h); });
+  ["collector", "wall ms", "GC share", "young", "full", "incr", "p50 ms", "p99 ms", "max ms", "pauses", "peak heap", "peak live", "copied", "marked", "exit", "agrees", "variant"].forEach(function (h) { html("th", {}, head, h); });
   RUNS.forEach(function (r, k) {
     var m = r.summary, tr = html("tr", {}, t), name = html("td", {}, tr);
     html("i", { style: "background:" + seriesColour(k) }, name);
     name.appendChild(document.createTextNode(r.collector));
-    [fmt(m.run_time_ms), fmt(100 * m.gc_share, 1) + " %", String(m.collections.by_kind.Young), String(m.collections.by_kind.Full),
+    [fmt(m.run_time_ms), fmt(100 * m.gc_share, 1) + " %", String(m.collections.by_kind.Young), String(m.collections.by_kind.Full), String(m.collections.by_kind.Increment || 0),
      fmt(m.pause_ms.p50, 2), fmt(m.pause_ms.p99, 2), fmt(m.pause_ms.max, 2),
      m.pause_ms.simulated_collections ? "simulated" : "measured", bytes(m.heap.peak_size_bytes),
-     bytes(m.heap.peak_live_bytes), m.heap.copied_bytes ? bytes(m.heap.copied_bytes) : "-",
+     m.heap.peak_live_bytes === null ? "-" : bytes(m.heap.peak_live_bytes), m.heap.copied_bytes ? bytes(m.heap.copied_bytes) : "-",
      counterTotal(r, "objects marked") === null ? "-" : String(counterTotal(r, "objects marked")), String(r.exit_status),
      k === 0 ? "reference" : r.disagreement ? "NO: " + r.disagreement : "yes", m.variant.text].forEach(function (v) { html("td", {}, tr, v); });
   });
@@ -137,7 +137,7 @@ function drawHeap() {
     }
     d += "L" + a.sx(r.summary.run_time_ms / 1000).toFixed(1) + " " + a.sy(mib(r.summary.heap.used_bytes)).toFixed(1);
     var path = el("path", { d: d, stroke: seriesColour(k), fill: "none", "stroke-width": 1.5 }, a.g);
-    tip(path, r.collector + ": peak heap " + bytes(r.summary.heap.peak_size_bytes) + ", peak live " + bytes(r.summary.heap.peak_live_bytes));
+    tip(path, r.collector + ": peak heap " + bytes(r.summary.heap.peak_size_bytes) + ", peak live " + (r.summary.heap.peak_live_bytes === null ? "- (no collection)" : bytes(r.summary.heap.peak_live_bytes)));
     n++;
   });
   return marks(a, n);

@@ -29,7 +29,7 @@ function drawCards() {
    ["pause p50 / p99" + sim, fmt(s.pause_ms.p50, 3) + " / " + fmt(s.pause_ms.p99, 3) + " ms"],
    ["pause max" + sim, fmt(s.pause_ms.max, 3) + " ms"], ["allocated", bytes(s.allocation.bytes)],
    ["allocation rate", fmt(s.allocation.rate_mib_per_s) + " MiB/s"], ["peak heap", bytes(s.heap.peak_size_bytes)],
-   ["peak live", bytes(s.heap.peak_live_bytes)]];
+   ["peak live", s.heap.peak_live_bytes === null ? "- (no collection)" : bytes(s.heap.peak_live_bytes)]];
   if (sim) list.splice(5, 0, ["host time of the simulated collections", fmt(s.pause_ms.host_total) + " ms"]);
   list.forEach(function (kv) {
     var c = html("div", { "class": "card" }, cards);
