@@ -11,7 +11,8 @@
 // A scavenger `Derived` supplies, resolved at compile time (the defaults
 // below copy everything into to-space and trace nothing else):
 //
-//   void other_target(uintptr_t addr)   a reference outside from-space
+//   void target_outside_from_space(uintptr_t addr)
+//                                        a reference outside from-space
 //   Word* allocate_copy(Word h, uint64_t words, Word& new_header)
 //                                        where a survivor goes
 //   void copied(Word* start, Word* moved, uint64_t words)
@@ -57,7 +58,7 @@ class CheneyScavenger {
     if (addr - from_begin_ < from_bytes_) {
       slot->bits = Value::kRefTag | reinterpret_cast<uintptr_t>(forward(reinterpret_cast<Word*>(addr)));
     } else {
-      derived().other_target(addr);
+      derived().target_outside_from_space(addr);
     }
   }
 
@@ -83,7 +84,7 @@ class CheneyScavenger {
  protected:
   Derived& derived() { return static_cast<Derived&>(*this); }
 
-  void other_target(uintptr_t) {}
+  void target_outside_from_space(uintptr_t) {}
   Word* allocate_copy(Word, uint64_t words, Word&) { return to_allocate(words); }
   void copied(Word*, Word*, uint64_t) {}
   bool scan_other_grey() { return false; }

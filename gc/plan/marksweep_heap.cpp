@@ -23,9 +23,9 @@ MarkSweepHeap::~MarkSweepHeap() = default;
 
 // One collection
 
-void MarkSweepHeap::collect(GcCause cause) { collect_for(cause, 0, false); }
+void MarkSweepHeap::collect(GcCause cause) { collect_making_room(cause, 0, false); }
 
-void MarkSweepHeap::collect_for(GcCause cause, uint64_t request_bytes, bool large) {
+void MarkSweepHeap::collect_making_room(GcCause cause, uint64_t request_bytes, bool large) {
   // Accounted, the lists hold no unaccounted cells: dropping them leaves
   // heap_used as the recorder reads it at the collection's start.
   space_.account_allocation_lists();
@@ -74,7 +74,7 @@ Word* MarkSweepHeap::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t
 }
 
 void MarkSweepHeap::count_stress_allocation() {
-  if (stress_collection_due()) collect_for(GcCause::kStress, 0, false);
+  if (stress_collection_due()) collect_making_room(GcCause::kStress, 0, false);
 }
 
 // Up to the trigger first; after a collection, up to --heap.
@@ -82,7 +82,7 @@ Word* MarkSweepHeap::allocate_cell(uint32_t class_id, uint64_t nrefs, uint64_t r
   unsigned size_class = marksweep::kSizeClassOfWords[words];
   Word* cell = space_.take_cell(size_class, space_.trigger_bytes());
   if (!cell) {
-    collect_for(GcCause::kAllocationFailure, marksweep::kClassWords[size_class] * kWordSize, false);
+    collect_making_room(GcCause::kAllocationFailure, marksweep::kClassWords[size_class] * kWordSize, false);
     cell = space_.take_cell(size_class, space_.max_heap_bytes());
     if (!cell) return exhausted();
   }
@@ -93,7 +93,7 @@ Word* MarkSweepHeap::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t 
                                     GcCause cause) {
   if (Word* h = space_.allocate_large(class_id, nrefs, raw_words, words, space_.trigger_bytes())) return h;
   uint64_t bytes = LargeObjectSpace::pages_for(words) * kPageBytes;
-  collect_for(cause, bytes, true);
+  collect_making_room(cause, bytes, true);
   if (Word* h = space_.allocate_large(class_id, nrefs, raw_words, words, space_.max_heap_bytes())) return h;
   return exhausted();
 }

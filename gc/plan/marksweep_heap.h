@@ -5,7 +5,7 @@
 // --heap, else out of memory). A plan derives from it and supplies mark(),
 // and may supply sweep() (an accelerator's block sweepers).
 //
-// A collection, in order (collect_for reads as this list):
+// A collection, in order (collect_making_room reads as this list):
 //   mark            the plan's: every object reachable from the roots marked
 //   process_weak    fibers' native state: unmarked means dead
 //   sweep           the space's parallel block sweep and large objects
@@ -76,7 +76,7 @@ class MarkSweepHeap : public Collector {
   // it as collect does)
   // request_bytes: the allocation that failed (a cell's, or with large a
   // large object's pages), 0 for gc() and stress.
-  void collect_for(GcCause cause, uint64_t request_bytes, bool large);
+  void collect_making_room(GcCause cause, uint64_t request_bytes, bool large);
 
  private:
   // After a given-up collection the live data is what the plan found

@@ -495,7 +495,7 @@ void Incremental::collect(GcCause cause) {
 
 void Incremental::full_collection(GcCause cause, uint64_t request_bytes, bool large) {
   if (phase_ != Phase::kIdle) finish_cycle(cause);
-  collect_for(cause, request_bytes, large);
+  collect_making_room(cause, request_bytes, large);
   base_bytes_ = heap_used();
   allocated_at_base_ = stats_.bytes_allocated;
   threshold_ = std::min(options_.max_heap_bytes,

@@ -104,8 +104,8 @@ class Incremental final : public MarkSweepHeap {
   // in one Increment pause.
   void finish_cycle(GcCause cause);
   // A full collection through the heap's frame (MarkSweepHeap's
-  // collect_for), the cycle in progress finished first; request_bytes and
-  // large as collect_for takes them.
+  // collect_making_room), the cycle in progress finished first; request_bytes and
+  // large as collect_making_room takes them.
   void full_collection(GcCause cause, uint64_t request_bytes, bool large);
   // One Increment pause around body (the recorder's frame; the heap's
   // frame, Collector::run_collection, verifies an unmarked heap, which a

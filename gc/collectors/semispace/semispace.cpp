@@ -46,7 +46,7 @@ class SerialScavenger final : public CheneyScavenger<SerialScavenger> {
  private:
   friend class CheneyScavenger<SerialScavenger>;
 
-  void other_target(uintptr_t addr) {
+  void target_outside_from_space(uintptr_t addr) {
     if (addr - los_begin_ >= los_bytes_) return;
     Word* h = reinterpret_cast<Word*>(addr);
     Word w = *h;
@@ -160,9 +160,9 @@ std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& o
 
 // One collection
 
-void SemispaceCollector::collect(GcCause cause) { collect_for(cause, 0); }
+void SemispaceCollector::collect(GcCause cause) { collect_making_room(cause, 0); }
 
-void SemispaceCollector::collect_for(GcCause cause, uint64_t pending_large_bytes) {
+void SemispaceCollector::collect_making_room(GcCause cause, uint64_t pending_large_bytes) {
   mutator_.retire();
   pending_large_bytes_ = pending_large_bytes;
   run_collection(observe::CollectionKind::kFull, cause, [this] { return collection(); });
@@ -262,10 +262,10 @@ void SemispaceCollector::release_from_space() {
 // Slow paths: the mutator's allocator (gc/alloc/bump_allocator.h) calls
 // these.
 
-void SemispaceCollector::collect_for_stress(uint64_t) { collect_for(GcCause::kStress, 0); }
+void SemispaceCollector::collect_for_stress(uint64_t) { collect_making_room(GcCause::kStress, 0); }
 
 bool SemispaceCollector::collect_for_buffer(uint64_t words) {
-  collect_for(GcCause::kAllocationFailure, 0);
+  collect_making_room(GcCause::kAllocationFailure, 0);
   if (mutator_.fits(words) || try_grow_current_space(words)) return true;
   // The parallel copy's filler may be what is in the way: retry once with a
   // collection that leaves none.
@@ -274,7 +274,7 @@ bool SemispaceCollector::collect_for_buffer(uint64_t words) {
 }
 
 void SemispaceCollector::collect_for_large(uint64_t pending_large_bytes) {
-  collect_for(GcCause::kLargeAllocation, pending_large_bytes);
+  collect_making_room(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
 // Filler left by the parallel copy keeps the semispaces from shrinking to
@@ -305,7 +305,7 @@ bool SemispaceCollector::try_grow_current_space(uint64_t words) {
 bool SemispaceCollector::collect_without_waste(GcCause cause, uint64_t pending_large_bytes) {
   if (waste_words_ == 0) return false;
   compact_serially_ = true;
-  collect_for(cause, pending_large_bytes);
+  collect_making_room(cause, pending_large_bytes);
   compact_serially_ = false;
   waste_free_retries_++;
   return true;

@@ -73,7 +73,8 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   friend class SemispaceWeakResolver;
 
   // --- one collection, in order (collect() reads as this list)
-  void collect_for(GcCause cause, uint64_t pending_large_bytes);  // in Collector::run_collection's frame
+  // In Collector::run_collection's frame.
+  void collect_making_room(GcCause cause, uint64_t pending_large_bytes);
   bool collection();  // the frame's body, the steps below; false when to-space is too small
   void flip();
   void scavenge_serially();     // --gc-threads=0: Cheney
