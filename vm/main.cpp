@@ -129,7 +129,18 @@ vm::SnapshotTarget parse_snapshot_target(const std::string& v) {
   return {v, std::nullopt};
 }
 
+// Digits after the last '@' that are no count would quietly become part of
+// the file's name.
+std::string check_collection_number(const std::string& option, const std::string& v) {
+  size_t at = v.rfind('@');
+  if (at == std::string::npos || at + 1 == v.size() ||
+      v.find_first_not_of("0123456789", at + 1) != std::string::npos || gc::parse_count(v.substr(at + 1)))
+    return "";
+  return option + ": collection number " + v.substr(at + 1) + " is too large (a count has at most 12 digits)";
+}
+
 std::string check_snapshot_target(const std::string& v) {
+  if (std::string error = check_collection_number("--heap-snapshot", v); !error.empty()) return error;
   vm::SnapshotTarget t = parse_snapshot_target(v);
   if (t.path.empty() || t.path == "-" || t.path == "stderr")
     return "--heap-snapshot needs a FILE to write (a snapshot is binary), optionally @N";
@@ -145,6 +156,7 @@ vm::AnimateTarget parse_animate_target(const std::string& v) {
 }
 
 std::string check_animate_target(const std::string& v) {
+  if (std::string error = check_collection_number("--gc-animate", v); !error.empty()) return error;
   vm::AnimateTarget t = parse_animate_target(v);
   if (t.path.empty()) return "--gc-animate needs a FILE to write the page to, optionally @N or @full";
   return "";

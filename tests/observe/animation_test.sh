@@ -290,6 +290,13 @@ for bad in "--gc-animate=" "--gc-animate-limit=0" "--gc-animate-limit=x"; do
   status=$?
   check "$bad: a usage error" '[ $status = 64 ]'
 done
+# Digits after '@' that are no count are refused, not taken into the file's name.
+for option in --gc-animate --heap-snapshot; do
+  "$vm" "$option=$tmp/big@99999999999999999999" "$prog" >/dev/null 2>"$tmp/big.err"
+  status=$?
+  check "$option=FILE@N with N past a count: a usage error" \
+    '[ $status = 64 ] && grep -q "^vm: $option: collection number 99999999999999999999 is too large" "$tmp/big.err" && ! ls "$tmp"/big@* >/dev/null 2>&1'
+done
 
 # --replay records the collection it makes of the snapshot's heap.
 "$vm" --gc=marksweep --heap-snapshot="$tmp/heap.snap" "$prog" >/dev/null 2>&1
