@@ -20,9 +20,19 @@ std::string uptime(int64_t ns) {
   return buf;
 }
 
+namespace {
+
+int log_shift(uint64_t largest) { return largest < (10ull << 20) ? 10 : largest < (10ull << 30) ? 20 : 30; }
+
+}  // namespace
+
+std::string log_size(uint64_t bytes) {
+  int shift = log_shift(bytes);
+  return std::to_string(bytes >> shift) + (shift == 10 ? "K" : shift == 20 ? "M" : "G");
+}
+
 std::string heap_transition(uint64_t before, uint64_t after, uint64_t size) {
-  uint64_t largest = std::max({before, after, size});
-  int shift = largest < (10ull << 20) ? 10 : largest < (10ull << 30) ? 20 : 30;
+  int shift = log_shift(std::max({before, after, size}));
   char unit = shift == 10 ? 'K' : shift == 20 ? 'M' : 'G';
   char buf[96];
   std::snprintf(buf, sizeof buf, "%llu%c->%llu%c(%llu%c)", static_cast<unsigned long long>(before >> shift),
@@ -146,8 +156,17 @@ void Log::using_collector(const std::string& name, const std::string& variant) {
   std::fflush(out_);
 }
 
+std::string cycle_lines(const Recorder& r, size_t i) {
+  const CollectionRecord& c = r.records()[i];
+  std::string out;
+  for (const std::string& e : c.cycle_events)
+    out += uptime(c.end_ns) + "[gc,cycle] GC(" + std::to_string(c.id) + ") " + e + "\n";
+  return out;
+}
+
 void Log::collection(const Recorder& r, size_t i) {
   std::string text = debug_ ? debug_lines(r, i) : std::string();
+  text += cycle_lines(r, i);
   text += pause_line(r, i);
   text += '\n';
   std::fwrite(text.data(), 1, text.size(), out_);

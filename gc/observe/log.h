@@ -48,6 +48,12 @@ class Log {
 std::string pause_line(const Recorder& r, size_t record);
 // Debug lines for one collection, each ending in a newline.
 std::string debug_lines(const Recorder& r, size_t record);
+// The lines of what one pause did to a cycle (CollectionRecord::cycle_events),
+// each ending in a newline.
+std::string cycle_lines(const Recorder& r, size_t record);
+// A size as the log writes one: "8221K", "12M", "3G" (K below 10M, M below
+// 10G), rounded down.
+std::string log_size(uint64_t bytes);
 // "[12.345s]": uptime decoration.
 std::string uptime(int64_t ns);
 // One collection's heap numbers: "24M->3M(64M)".

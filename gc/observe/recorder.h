@@ -192,6 +192,9 @@ struct CollectionRecord {
   // A sizing decision taken in this collection, in words (HotSpot's
   // gc+ergo): --gc-log=debug prints it; empty: none.
   std::string ergonomics;
+  // What this pause did to a cycle that spans many pauses (an incremental
+  // collector's start, atomic phase, end), in words: --gc-log prints each.
+  std::vector<std::string> cycle_events;
   // A collection whose pause is modelled (Recorder::simulated_phase): the
   // simulated duration, which is its pause; -1: the pause is measured.
   // start_ns and end_ns are the host's either way.
@@ -307,6 +310,10 @@ class Recorder {
   // The collection under way's sizing decision (CollectionRecord::ergonomics).
   void ergonomics(std::string text) {
     if (enabled_) current_.ergonomics = std::move(text);
+  }
+  // A step of a cycle that spans many pauses (CollectionRecord::cycle_events).
+  void cycle_event(std::string text) {
+    if (enabled_) current_.cycle_events.push_back(std::move(text));
   }
 
   // --- what consumers read

@@ -100,12 +100,26 @@ done
 
 check "stats: no GC threads in steps" 'grep -q "^GC statistics: incremental, serial (no GC threads)," "$tmp/stats"'
 
+# A cycle's start, atomic phase and end each have a log line, in that order,
+# numbered 1, 2, ...; the ends are as many as the cycles counted.
+cycles_logged_in_order() {
+  awk '/\[gc,cycle\]/ {
+      n = $0; sub(/.* Cycle /, "", n); sub(/ .*/, "", n)
+      step = $0 ~ / starts marking: / ? 0 : $0 ~ / atomic phase: / ? 1 : $0 ~ / ends: / ? 2 : -1
+      if (step < 0 || n != (seen ? (last_step == 2 ? last + 1 : last) : 1) || step != (seen ? (last_step + 1) % 3 : 0)) bad = 1
+      seen = 1; last = n; last_step = step; if (step == 2) ended++
+    }
+    END { exit !(seen && !bad && ended == want) }' want="$(grep -oE "^  cycles +collections +sum +[0-9]+" "$tmp/stats" | grep -oE "[0-9]+$")" "$tmp/log"
+}
+check "log: each cycle's start, atomic phase and end, in order" cycles_logged_in_order
+
 # Concurrent: the pauses while marking are the start and the ends of rounds.
 "$vm" --gc=incremental --inc-mode=concurrent --gc-threads=2 --gc-stats --gc-log="$tmp/log" "$trees" 14 \
   >/dev/null 2>"$tmp/stats"
 check "concurrent: 2 GC threads, Yuasa's barrier" \
   'grep -q "^GC statistics: incremental, 2 GC threads, .*on GC threads beside the program: departures from the paper: Yuasa" "$tmp/stats"'
 check "concurrent log: a round's end is a pause" 'grep -q "Pause Increment (Marking Done)" "$tmp/log"'
+check "concurrent log: each cycle's start, atomic phase and end, in order" cycles_logged_in_order
 check "concurrent log: no mark steps paid by allocation" \
   '[ "$(grep -c "Pause Increment (Allocation Debt)" "$tmp/log")" -eq "$(grep -oE "sweep steps +[0-9]+" "$tmp/stats" | head -n 1 | grep -oE "[0-9]+$")" ]'
 for c in "concurrent rounds" "concurrent mark ns" "barrier calls" "tasks"; do

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "gc/mutator.h"
+#include "gc/observe/log.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
@@ -284,6 +285,10 @@ void Incremental::start_cycle(GcCause cause) {
     select_barrier();
     hide_fast_path(true);
     if (concurrent_) events.phase(0, "start round", [&] { start_round(); });
+    if (events.enabled()) [[unlikely]]
+      events.cycle_event("Cycle " + std::to_string(cycles_ + 1) + " starts marking: heap " +
+                         observe::log_size(heap_used()) + ", trigger " + observe::log_size(threshold_) +
+                         ", " + std::to_string(marked) + " objects marked from the roots");
   });
   if (concurrent_) concurrent_->wake();
 }
@@ -421,6 +426,10 @@ void Incremental::atomic() {
     roots_.process_weak(resolver);
   });
   report_cycle_counters();
+  if (events.enabled()) [[unlikely]]
+    events.cycle_event("Cycle " + std::to_string(cycles_ + 1) + " atomic phase: marking done, " +
+                       std::to_string(objects_marked_) + " objects marked, " + std::to_string(rescanned) +
+                       (rescanned == 1 ? " stack" : " stacks") + " rescanned; sweeping starts");
   mutable_space().begin_lazy_sweep();
   allocated_at_last_step_ = stats_.bytes_allocated;
   phase_ = Phase::kSweep;
@@ -453,6 +462,10 @@ void Incremental::end_cycle() {
                         std::max(kFirstThresholdBytes, base_bytes_ / 100 * inc_.pause_percent));
   cycles_++;
   events.count(0, "cycles", 1);
+  if (events.enabled()) [[unlikely]]
+    events.cycle_event("Cycle " + std::to_string(cycles_) + " ends: swept, heap " +
+                       observe::log_size(base_bytes_) + ", the next starts at " +
+                       observe::log_size(threshold_));
   if (options_.verify)
     events.phase(0, "verify after",
                  [&] { verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after"); });
