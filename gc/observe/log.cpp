@@ -159,8 +159,8 @@ void Log::using_collector(const std::string& name, const std::string& variant) {
 std::string cycle_lines(const Recorder& r, size_t i) {
   const CollectionRecord& c = r.records()[i];
   std::string out;
-  for (const std::string& e : c.cycle_events)
-    out += uptime(c.end_ns) + "[gc,cycle] GC(" + std::to_string(c.id) + ") " + e + "\n";
+  for (const CycleEvent& e : c.cycle_events)
+    out += uptime(c.end_ns) + "[gc,cycle] GC(" + std::to_string(c.id) + ") " + e.text + "\n";
   return out;
 }
 

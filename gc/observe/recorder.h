@@ -54,6 +54,13 @@ enum class CollectionKind : uint8_t { kYoung, kFull, kIncrement };
 // "Young", "Full" (the JDK's words), "Increment"
 const char* kind_name(CollectionKind kind);
 
+// The parts of a cycle that spans many pauses.
+enum class CyclePart : uint8_t { kMarking, kSweeping, kIdle };
+struct CycleEvent {
+  CyclePart entered;
+  std::string text;
+};
+
 // One space of the heap as the heap map shows it (Collector::describe_spaces).
 struct SpaceUsage {
   std::string name;             // e.g. "semispace-A"
@@ -193,8 +200,9 @@ struct CollectionRecord {
   // gc+ergo): --gc-log=debug prints it; empty: none.
   std::string ergonomics;
   // What this pause did to a cycle that spans many pauses (an incremental
-  // collector's start, atomic phase, end), in words: --gc-log prints each.
-  std::vector<std::string> cycle_events;
+  // collector's start, atomic phase, end): the part of the cycle it
+  // entered, in words; --gc-log prints each, the report draws the parts.
+  std::vector<CycleEvent> cycle_events;
   // A collection whose pause is modelled (Recorder::simulated_phase): the
   // simulated duration, which is its pause; -1: the pause is measured.
   // start_ns and end_ns are the host's either way.
@@ -312,8 +320,8 @@ class Recorder {
     if (enabled_) current_.ergonomics = std::move(text);
   }
   // A step of a cycle that spans many pauses (CollectionRecord::cycle_events).
-  void cycle_event(std::string text) {
-    if (enabled_) current_.cycle_events.push_back(std::move(text));
+  void cycle_event(CyclePart entered, std::string text) {
+    if (enabled_) current_.cycle_events.push_back({entered, std::move(text)});
   }
 
   // --- what consumers read

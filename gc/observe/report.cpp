@@ -63,7 +63,7 @@ std::string report_data_json(Collector& heap) {
   const auto& c = r.records();
   j.key("collections").begin_object();
   column(j, "id", c, [](const CollectionRecord& x) { return x.id; });
-  column(j, "full", c, [](const CollectionRecord& x) { return x.kind == CollectionKind::kFull ? 1u : 0u; });
+  column(j, "kind", c, [](const CollectionRecord& x) { return static_cast<unsigned>(x.kind); });
   column(j, "cause", c, [](const CollectionRecord& x) { return static_cast<unsigned>(x.cause); });
   column(j, "start_ms", c, [](const CollectionRecord& x) { return ms(x.start_ns); });
   column(j, "pause_ms", c, [](const CollectionRecord& x) { return ms(x.pause_ns()); });
@@ -73,6 +73,16 @@ std::string report_data_json(Collector& heap) {
   column(j, "used_after", c, [](const CollectionRecord& x) { return x.used_after; });
   column(j, "size_after", c, [](const CollectionRecord& x) { return x.size_after; });
   column(j, "live_after", c, [](const CollectionRecord& x) { return x.live_after; });
+  j.end_object();
+
+  // The parts of a cycle each pause entered (CollectionRecord::cycle_events).
+  std::vector<std::pair<size_t, CyclePart>> cycle;
+  for (size_t i = 0; i < c.size(); ++i)
+    for (const CycleEvent& e : c[i].cycle_events) cycle.emplace_back(i, e.entered);
+  j.key("cycle_events").begin_object();
+  column(j, "c", cycle, [](const std::pair<size_t, CyclePart>& e) { return e.first; });
+  column(j, "part", cycle,
+         [](const std::pair<size_t, CyclePart>& e) { return static_cast<unsigned>(e.second); });
   j.end_object();
 
   // Phases, counters and spaces carry the index of their collection.

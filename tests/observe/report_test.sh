@@ -48,6 +48,13 @@ run_case gpu "$generic collector-2 sequence-0 sequence-1" --gc=gpu "$top/samples
 # and one mark's bandwidth and queue occupancy over time.
 run_case accel "$generic collector-2 collector-3 sequence-0 sequence-1" --gc=accel "$top/samples/binary_trees.src" 12
 run_case explicit "$generic" -e 'for (let i = 0; i < 4; i += 1) { gc(); }'
+# incremental's cycle: its parts as bands, its steps named as increments.
+run_case incremental "pauses cycle heap histogram phases" --gc=incremental "$top/samples/binary_trees.src" 12
+check "incremental: the steps are increments, in the legend and the header" \
+  'grep -q ">Increment<" "$tmp/incremental.dom" && grep -Eq "collections \(0 young, [0-9]+ full, [0-9]+ increments\)" "$tmp/incremental.dom"'
+check "incremental: marking, sweeping and idle bands" \
+  'for p in marking sweeping idle; do grep -q "<title>$p from " "$tmp/incremental.dom" || exit 1; done'
+check "a collector whose collections are whole has no cycle panel" '! grep -q "id=\"panel-cycle\"" "$tmp/binary_trees.dom"'
 
 # --compare --gc-report: one page, every run overlaid; a collector that
 # disagrees is shown as such.

@@ -286,9 +286,10 @@ void Incremental::start_cycle(GcCause cause) {
     hide_fast_path(true);
     if (concurrent_) events.phase(0, "start round", [&] { start_round(); });
     if (events.enabled()) [[unlikely]]
-      events.cycle_event("Cycle " + std::to_string(cycles_ + 1) + " starts marking: heap " +
-                         observe::log_size(heap_used()) + ", trigger " + observe::log_size(threshold_) +
-                         ", " + std::to_string(marked) + " objects marked from the roots");
+      events.cycle_event(observe::CyclePart::kMarking,
+                         "Cycle " + std::to_string(cycles_ + 1) + " starts marking: heap " +
+                             observe::log_size(heap_used()) + ", trigger " + observe::log_size(threshold_) +
+                             ", " + std::to_string(marked) + " objects marked from the roots");
   });
   if (concurrent_) concurrent_->wake();
 }
@@ -427,9 +428,10 @@ void Incremental::atomic() {
   });
   report_cycle_counters();
   if (events.enabled()) [[unlikely]]
-    events.cycle_event("Cycle " + std::to_string(cycles_ + 1) + " atomic phase: marking done, " +
-                       std::to_string(objects_marked_) + " objects marked, " + std::to_string(rescanned) +
-                       (rescanned == 1 ? " stack" : " stacks") + " rescanned; sweeping starts");
+    events.cycle_event(observe::CyclePart::kSweeping,
+                       "Cycle " + std::to_string(cycles_ + 1) + " atomic phase: marking done, " +
+                           std::to_string(objects_marked_) + " objects marked, " + std::to_string(rescanned) +
+                           (rescanned == 1 ? " stack" : " stacks") + " rescanned; sweeping starts");
   mutable_space().begin_lazy_sweep();
   allocated_at_last_step_ = stats_.bytes_allocated;
   phase_ = Phase::kSweep;
@@ -463,9 +465,10 @@ void Incremental::end_cycle() {
   cycles_++;
   events.count(0, "cycles", 1);
   if (events.enabled()) [[unlikely]]
-    events.cycle_event("Cycle " + std::to_string(cycles_) + " ends: swept, heap " +
-                       observe::log_size(base_bytes_) + ", the next starts at " +
-                       observe::log_size(threshold_));
+    events.cycle_event(observe::CyclePart::kIdle, "Cycle " + std::to_string(cycles_) + " ends: swept, heap " +
+                                                      observe::log_size(base_bytes_) +
+                                                      ", the next starts at " +
+                                                      observe::log_size(threshold_));
   if (options_.verify)
     events.phase(0, "verify after",
                  [&] { verify::verify_heap_or_exit(*this, roots_, stats_.collections, "after"); });

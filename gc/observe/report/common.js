@@ -7,7 +7,7 @@ window.onerror = function (msg, src, line, col, err) {
   document.body.setAttribute("data-report-status", "error");
 };
 var SVGNS = "http://www.w3.org/2000/svg";
-var COLORS = { full: "#c0392b", young: "#2e86de", size: "#8a94a3", used: "#2e86de", live: "#27ae60",
+var COLORS = { full: "#c0392b", young: "#2e86de", increment: "#16a085", size: "#8a94a3", used: "#2e86de", live: "#27ae60",
                busy: "#2e86de", idle: "#d5dbe3", free: "#eef1f5",
                series: ["#8e44ad", "#e67e22", "#16a085", "#2c3e50", "#c0a000", "#b03060", "#2e86de", "#7f8c8d", "#6b8e23", "#d35400"] };
 // The k-th of as many colours as asked for, no two alike: the palette, then

@@ -3,7 +3,8 @@ var DATA = /*GCLAB_DATA*/null;
 
 var C = DATA.collections, N = C.id.length;
 function causeOf(i) { return DATA.cause_names[C.cause[i]] || "?"; }
-function kindOf(i) { return C.full[i] ? "Full" : "Young"; }
+var KINDS = ["Young", "Full", "Increment"], KIND_COLOURS = [COLORS.young, COLORS.full, COLORS.increment];
+function kindOf(i) { return KINDS[C.kind[i]] || "?"; }
 function describe(i) {
   return "GC(" + C.id[i] + ") Pause " + kindOf(i) + " (" + causeOf(i) + ") at " + fmt(C.start_ms[i] / 1000, 3) + " s: " +
          fmt(C.pause_ms[i], 3) + " ms" + (C.simulated[i] ? " simulated" : "") + ", " + bytes(C.used_before[i]) + " -> " + bytes(C.used_after[i]) + " (heap " + bytes(C.size_after[i]) + ")";
@@ -14,7 +15,8 @@ function drawCards() {
   var s = DATA.summary;
   document.getElementById("title").textContent = "gclab GC report: " + DATA.collector;
   document.getElementById("subtitle").textContent = s.gc_threads + " GC thread(s), run time " + fmt(s.run_time_ms / 1000, 3) +
-      " s, " + s.collections.total + " collections (" + s.collections.by_kind.Young + " young, " + s.collections.by_kind.Full + " full)";
+      " s, " + s.collections.total + " collections (" + s.collections.by_kind.Young + " young, " + s.collections.by_kind.Full + " full" +
+      (s.collections.by_kind.Increment ? ", " + s.collections.by_kind.Increment + " increments" : "") + ")";
   // The variant in use, with each departure from the paper (stats JSON's variant.text).
   var variant = document.createElement("p");
   variant.id = "variant";
@@ -40,23 +42,55 @@ function drawCards() {
 
 // --- 1. pauses over the run
 function drawPauses() {
-  var s = panel("pauses", "Pause timeline", "Each stem is one collection: when it happened (x) and how long the program was stopped (y). Full collections in red, young in blue.");
+  var s = panel("pauses", "Pause timeline", "Each stem is one collection: when it happened (x) and how long the program was stopped (y). Full collections in red, young in blue, an incremental collector's steps in green.");
   if (!N) return empty(s, "No collections in this run.");
-  legend(s, [["Full", COLORS.full], ["Young", COLORS.young]]);
+  var seen = [0, 0, 0];
+  for (var i = 0; i < N; i++) seen[C.kind[i]] = 1;
+  legend(s, [0, 1, 2].filter(function (k) { return seen[k]; }).map(function (k) { return [KINDS[k], KIND_COLOURS[k]]; }));
   var tmax = DATA.summary.run_time_ms / 1000, pmax = 0;
   for (var i = 0; i < N; i++) pmax = Math.max(pmax, C.pause_ms[i]);
   var a = axes(s, { xMax: tmax, yMax: pmax * 1.05, xLabel: "time since start (s)", yLabel: "pause (ms)" });
-  var paths = { 0: "", 1: "" };
+  var paths = ["", "", ""];
   for (var i = 0; i < N; i++) {
     var x = a.sx((C.start_ms[i] + C.pause_ms[i] / 2) / 1000), y = a.sy(C.pause_ms[i]);
-    if (N > MANY) { paths[C.full[i]] += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + y.toFixed(1); continue; }
-    var g = el("g", {}, a.g), col = C.full[i] ? COLORS.full : COLORS.young;
+    if (N > MANY) { paths[C.kind[i]] += "M" + x.toFixed(1) + " " + a.sy(0).toFixed(1) + "V" + y.toFixed(1); continue; }
+    var g = el("g", {}, a.g), col = KIND_COLOURS[C.kind[i]];
     el("line", { x1: x, x2: x, y1: a.sy(0), y2: y, stroke: col, "stroke-width": 1.5 }, g);
     el("circle", { cx: x, cy: y, r: 3, fill: col }, g);
     tip(g, describe(i));
   }
-  if (N > MANY) { el("path", { d: paths[1], stroke: COLORS.full, fill: "none" }, a.g); el("path", { d: paths[0], stroke: COLORS.young, fill: "none" }, a.g); }
+  if (N > MANY) paths.forEach(function (d, k) { if (d) el("path", { d: d, stroke: KIND_COLOURS[k], fill: "none" }, a.g); });
   return marks(a, N);
+}
+
+// --- 1b. a cycle that spans many pauses: its parts over the run
+var PARTS = ["marking", "sweeping", "idle"], PART_COLOURS = ["#8e44ad", "#e67e22", COLORS.idle];
+function drawCycle() {
+  var E = DATA.cycle_events, n = E.c.length;
+  if (!n) return;  // the collector's collections are whole
+  var s = panel("cycle", "The cycle over time", "An incremental collector's cycle spans many pauses: each band is a part of it, from the pause that entered it to the pause that entered the next (marking from the cycle's start, sweeping from its atomic phase, idle from its end until the next cycle starts). The stems are the pauses, as in the pause timeline; the program runs between them in every part.");
+  legend(s, PARTS.map(function (p, k) { return [p, PART_COLOURS[k]]; }));
+  var tmax = DATA.summary.run_time_ms / 1000, pmax = 0;
+  for (var i = 0; i < N; i++) pmax = Math.max(pmax, C.pause_ms[i]);
+  var a = axes(s, { xMax: tmax, yMax: pmax * 1.05 || 1, xLabel: "time since start (s)", yLabel: "pause (ms)" });
+  var bands = [{ part: 2, from: 0 }];
+  for (var k = 0; k < n; k++) bands.push({ part: E.part[k], from: (C.start_ms[E.c[k]] + C.pause_ms[E.c[k]]) / 1000 });
+  var drawn = 0, top = a.sy(pmax * 1.05 || 1), bottom = a.sy(0);
+  bands.forEach(function (b, k) {
+    var to = k + 1 < bands.length ? bands[k + 1].from : tmax;
+    if (to <= b.from) return;
+    var r = el("rect", { x: a.sx(b.from), width: Math.max(0.5, a.sx(to) - a.sx(b.from)), y: top, height: bottom - top,
+                         fill: PART_COLOURS[b.part], "fill-opacity": 0.35 }, a.g);
+    tip(r, PARTS[b.part] + " from " + fmt(b.from, 3) + " s to " + fmt(to, 3) + " s");
+    drawn++;
+  });
+  var d = "";
+  for (var i = 0; i < N; i++) {
+    var x = a.sx((C.start_ms[i] + C.pause_ms[i] / 2) / 1000);
+    d += "M" + x.toFixed(1) + " " + bottom.toFixed(1) + "V" + a.sy(C.pause_ms[i]).toFixed(1);
+  }
+  el("path", { d: d, stroke: "#2c3e50", fill: "none" }, a.g);
+  return marks(a, drawn);
 }
 
 // --- 2. heap occupancy before and after each collection
@@ -304,4 +338,4 @@ function drawCollectorPanels() {
   });
 }
 
-runPanels([drawCards, drawPauses, drawHeap, drawHistogram, drawUtilisation, drawPhases, drawThreads, drawHeapMap, drawCollectorPanels, drawSequencePanels]);
+runPanels([drawCards, drawPauses, drawCycle, drawHeap, drawHistogram, drawUtilisation, drawPhases, drawThreads, drawHeapMap, drawCollectorPanels, drawSequencePanels]);
