@@ -385,9 +385,8 @@ const VmOption kVmOptions[] = {
     {{.name = "gc-log",
       .kind = gc::OptionKind::kText,
       .value_name = "debug|FILE|debug:FILE",
-      .help =
-          "one line per collection, JDK unified-log style, on stderr or in FILE; debug adds per-phase and "
-          "per-worker lines",
+      .help = "one line per collection (and one per step of a cycle that spans many), JDK unified-log style, "
+              "on stderr or in FILE; debug adds per-phase and per-worker lines",
       .value_optional = true},
      [](CommandLine& l, const std::string& v) { parse_log_option(v, l.observe); },
      true},
