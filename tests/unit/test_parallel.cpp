@@ -138,7 +138,8 @@ TEST_CASE("deque: the last element goes to exactly one of the owner and a thief"
   CHECK(d.looks_empty());
   constexpr int kThiefRounds = (kRounds + kThiefRoundEvery - 1) / kThiefRoundEvery;
   CHECK(thief_wins.load() >= kThiefRounds);
-  MESSAGE("contested rounds: owner won " << owner_wins << ", thieves won " << thief_wins.load() - kThiefRounds);
+  MESSAGE("contested rounds: owner won " << owner_wins << ", thieves won "
+                                         << thief_wins.load() - kThiefRounds);
 }
 
 TEST_CASE("deque: concurrent push, pop and steal take every task exactly once") {
