@@ -186,6 +186,7 @@ class TemplateCollector final : public Collector {
     if (!header) {
       collect(GcCause::kLargeAllocation);
       header = take_large(class_id, nrefs, raw_words, options_.max_heap_bytes);
+      if (!header) header = take_in_hole(class_id, nrefs, raw_words, words);
       if (!header) return out_of_memory();
     }
     stats_.bytes_allocated += words * kWordSize;
@@ -196,6 +197,22 @@ class TemplateCollector final : public Collector {
     uint64_t pages = LargeObjectSpace::pages_for(object_words(nrefs, raw_words));
     if (heap_size() + pages * kPageBytes > limit_bytes) return nullptr;
     return large_.allocate(class_id, nrefs, raw_words).header;
+  }
+
+  // Where --heap leaves no pages for a large object, the first hole of the
+  // region that fits it: the region's holes are the heap's other free
+  // memory, and nothing moves to merge them. The rest of the hole stays one.
+  Word* take_in_hole(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) {
+    for (size_t i = next_hole_; i < holes_.size(); ++i) {
+      Hole& h = holes_[i];
+      if (static_cast<uint64_t>(h.end - h.begin) < words) continue;
+      Word* start = h.begin;
+      h.begin += words;
+      free_words_ -= words;
+      if (h.begin < h.end) fill_dead_space(h.begin, h.end);
+      return format_object(start, class_id, nrefs, raw_words);
+    }
+    return nullptr;
   }
 
   // --- mark: from the roots, with an explicit grey stack (no recursion, so
