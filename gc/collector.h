@@ -233,7 +233,14 @@ struct CollectorInfo {
   // empty: the defaults are the paper's. nullptr: it has no paper
   // configuration, and --paper-config is refused.
   OptionValues (*paper_configuration)(const HeapOptions& options) = nullptr;
+  // The heap limit when --heap is not given, and why it is not the usual
+  // quarter of physical memory; 0: that quarter.
+  uint64_t default_heap_bytes = 0;
+  const char* default_heap_reason = nullptr;
 };
+
+// The heap limit a run of `c` without --heap gets.
+uint64_t default_heap_bytes(const CollectorInfo& c);
 
 // What --list-gcs and the manual add to a collector's description about
 // its GC threads: "", " (no GC threads)" or " (GC threads with OPTION)".

@@ -54,7 +54,9 @@ const std::vector<CollectorInfo>& registered_collectors() {
        .options = accel_option_table,
        .uses_gc_threads = false,
        .variant = accel_variant,
-       .paper_configuration = accel_paper_configuration},
+       .paper_configuration = accel_paper_configuration,
+       .default_heap_bytes = kAccelPaperHeapBytes,
+       .default_heap_reason = kAccelPaperHeapReason},
       {.name = "incremental",
        .description =
            "mark-sweep marked in steps between allocations or on GC threads beside the program, with a "
@@ -86,6 +88,10 @@ const std::vector<CollectorInfo>& registered_collectors() {
        .uses_gc_threads = false},
   };
   return collectors;
+}
+
+uint64_t default_heap_bytes(const CollectorInfo& c) {
+  return c.default_heap_bytes ? c.default_heap_bytes : physical_memory_bytes() / 4;
 }
 
 const CollectorInfo* find_collector(const std::string& name) {

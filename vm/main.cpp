@@ -204,7 +204,7 @@ std::string check_resolution(const std::string& v) {
 std::string paper_config_text(const gc::CollectorInfo& c) {
   if (!c.paper_configuration) return "no paper configuration";
   gc::HeapOptions defaults;
-  defaults.max_heap_bytes = gc::physical_memory_bytes() / 4;
+  defaults.max_heap_bytes = gc::default_heap_bytes(c);
   defaults.gc_threads = std::max(1u, std::thread::hardware_concurrency());
   return "paper configuration: " + gc::options_text(c.paper_configuration(defaults));
 }
@@ -214,6 +214,9 @@ void list_collectors() {
     std::string why = c.unavailable ? c.unavailable() : "";
     std::cout << c.name << "  " << c.description << gc::gc_threads_note(c)
               << (c.collects ? "" : " (never collects)") << " (" << paper_config_text(c) << ")"
+              << (c.default_heap_reason ? " (default heap " + vm::heap_size_text(c.default_heap_bytes) +
+                                              ": " + c.default_heap_reason + ")"
+                                        : "")
               << (why.empty() ? "" : " (cannot run: " + why + ")") << "\n";
   }
 }
@@ -276,7 +279,7 @@ const VmOption kVmOptions[] = {
     {{.name = "heap",
       .kind = gc::OptionKind::kText,
       .value_name = "SIZE|Nx",
-      .default_text = "a quarter of physical memory",
+      .default_text = "a quarter of physical memory, or the collector's own as --list-gcs says",
       .help = "maximum heap, with K, M or G suffix (at least 256K); or Nx, N times (1 to 100) the reference "
               "collector's minimum heap, found first as --min-heap finds it and named on stderr and in "
               "--gc-stats, so that every collector gets the same heap",
@@ -756,8 +759,16 @@ CommandLine parse_command_line(int argc, char** argv) {
     }
   }
   for (; i < argc; ++i) line.options.script_args.push_back(argv[i]);
-  if (line.options.heap.max_heap_bytes == 0)
-    line.options.heap.max_heap_bytes = gc::physical_memory_bytes() / 4;
+  // --compare gives every run the same limit, the usual quarter of memory;
+  // one run gets its collector's own default.
+  const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
+  if (line.options.heap.max_heap_bytes == 0 && !line.heap_given) {
+    line.options.heap.max_heap_bytes =
+        line.compare ? gc::physical_memory_bytes() / 4 : gc::default_heap_bytes(*selected);
+    if (!line.compare && selected->default_heap_reason)
+      line.options.heap_limit_reason = std::string(selected->name) + "'s default heap, " +
+                                       selected->default_heap_reason + "; --heap=SIZE sets it";
+  }
   check_heap_options(line);
   if (line.compare) {
     plan_comparison(line, given);
@@ -768,7 +779,6 @@ CommandLine parse_command_line(int argc, char** argv) {
       usage_error("--replay rebuilds a heap snapshot and runs no program: drop the script");
     if (line.disasm) usage_error("--replay runs no program; --disasm only prints a program's bytecode");
   }
-  const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
   configure_collector(line, *selected, given, line.options.heap, "");
   // What needs a collection, refused for every collector that makes none.
   if (!selected->collects) {

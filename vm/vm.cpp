@@ -285,6 +285,7 @@ void VM::out_of_memory(uint64_t request_bytes) {
   bool collects = !info || info->collects;
   std::string live = (collects ? "live data " : "allocated data ") + format_size(heap_->live_at_exhaustion());
   std::string limit = "the heap limit of " + format_size(heap_->max_heap());
+  if (!options_.heap_limit_reason.empty()) limit += " (" + options_.heap_limit_reason + ")";
   if (!collects) limit += std::string(" (") + heap_->name() + " never collects)";
   // A copying collector keeps room to copy into: say how much it can hold.
   if (heap_->live_capacity() < heap_->max_heap())
@@ -301,7 +302,8 @@ void VM::check_fits(const char* what, uint64_t count, const char* unit, uint64_t
   std::string request =
       std::string("out of memory: cannot allocate ") + what + " of " + std::to_string(count) + " " + unit;
   if (bytes > heap_->max_heap())
-    error(request + " (" + format_size(bytes) + "): the heap limit is " + format_size(heap_->max_heap()));
+    error(request + " (" + format_size(bytes) + "): the heap limit is " + format_size(heap_->max_heap()) +
+          (options_.heap_limit_reason.empty() ? "" : " (" + options_.heap_limit_reason + ")"));
   error(request + ": larger than any object can be");
 }
 

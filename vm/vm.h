@@ -167,6 +167,9 @@ struct VMOptions {
   // Loop iterations and calls allowed before the program stops with an
   // error (0: unlimited); for fuzzing and sandboxes.
   uint64_t step_limit = 0;
+  // Why the heap limit is what it is, when the collector chose it (the
+  // out-of-memory error says so); empty otherwise.
+  std::string heap_limit_reason;
 };
 
 class VM final : public gc::RootSet, public gc::snapshot::HeapSchema {

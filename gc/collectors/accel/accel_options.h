@@ -25,6 +25,13 @@ struct AccelOptions {
   bool baseline = true;  // --accel-baseline: the CPU's replay, for the speedups
 };
 
+// The heap limit without --heap: the paper's largest heap (section VI,
+// "a 200MB maximum heap"), since every collection is simulated, at some 30
+// times marksweep's time on the host for the same heap.
+constexpr uint64_t kAccelPaperHeapBytes = uint64_t{200} << 20;
+inline constexpr const char* kAccelPaperHeapReason =
+    "the paper's maximum heap, since every collection is simulated";
+
 AccelOptions accel_options(const HeapOptions& heap);
 std::span<const OptionSpec> accel_option_table();
 // The variant the options select: every option given away from its
