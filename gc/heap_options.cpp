@@ -24,6 +24,8 @@ const char* cause_name(GcCause cause) {
       return "Allocation Debt";
     case GcCause::kMarkingDone:
       return "Marking Done";
+    case GcCause::kMarkAssist:
+      return "Mark Assist";
   }
   return "Unknown";
 }

@@ -17,10 +17,11 @@ namespace snapshot {
 class Request;
 }
 
-// Why a collection ran; shown in logs. The last three start and pace an
+// Why a collection ran; shown in logs. The last four start and pace an
 // incremental collector's cycle: the heap grew past the collector's
-// threshold, allocation paid for a step of work, and marking on GC threads
-// finished a round.
+// threshold, allocation paid for a step of work, marking on GC threads
+// finished a round, and allocation outran that marking, so the program
+// marked beside it.
 enum class GcCause {
   kAllocationFailure,
   kExplicit,
@@ -28,7 +29,8 @@ enum class GcCause {
   kLargeAllocation,
   kHeapThreshold,
   kAllocationDebt,
-  kMarkingDone
+  kMarkingDone,
+  kMarkAssist
 };
 const char* cause_name(GcCause cause);
 

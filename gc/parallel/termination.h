@@ -80,6 +80,12 @@ class Termination {
   }
   // The threads taking part so far (racy: for heuristics).
   unsigned joined() const { return joined_.load(std::memory_order_relaxed); }
+  // A thread outside the phase that would take work (the incremental
+  // collector's mark assist): while it asks, tracers whose policy admits
+  // such help share their private tasks as they do with an idle thread.
+  // Never reset with the phase, which the asker may span (racy: a hint).
+  void ask_from_outside(bool asking) { outside_asking_.store(asking, std::memory_order_relaxed); }
+  bool asked_from_outside() const { return outside_asking_.load(std::memory_order_relaxed); }
 
  private:
   // Round `round` of waiting, `waited_ns` into it; sleeps counts the futex
@@ -90,6 +96,7 @@ class Termination {
   std::atomic<int64_t> active_{0};
   std::atomic<uint32_t> joined_{0};
   std::atomic<int64_t> in_flight_{0};
+  std::atomic<bool> outside_asking_{false};
   // Futex word for sleepers: changes when the phase ends.
   std::atomic<uint32_t> generation_{0};
 };

@@ -190,6 +190,9 @@ class Tracer {
   // targets' headers, so their misses overlap; for copying the pass cost
   // more than it saved (docs/collectors/semispace.md, "The forest").
   static constexpr bool kPrefetchTargets = true;
+  // Whether a thread outside the phase may ask for work
+  // (Termination::ask_from_outside); off, the hot loop never looks.
+  static constexpr bool kHelpedFromOutside = false;
 
   // Slots [begin, end) of the object whose header is h, their targets
   // prefetched first when they are few (kPrefetchTargets).
@@ -226,7 +229,12 @@ class Tracer {
   // work that sits in a deque. Alone, nothing to load; else two relaxed
   // loads of a line written only when a thread joins, goes idle or comes
   // back.
-  bool others_idle() const { return threads_ > 1 && work_.termination.active() < work_.termination.joined(); }
+  bool others_idle() const {
+    if constexpr (Policy::kHelpedFromOutside)
+      if (work_.termination.asked_from_outside()) [[unlikely]]
+        return true;
+    return threads_ > 1 && work_.termination.active() < work_.termination.joined();
+  }
 
   // The work-sharing counters every parallel phase reports, once per phase
   // on this thread (the Recorder's rule).

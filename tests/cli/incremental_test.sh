@@ -4,8 +4,9 @@
 # --barrier=none, --gc-verify catches it before the sweep, deterministically,
 # naming the object, its holder, the slot and the store; under each real
 # barrier the program is correct, stressed or not, and so it is with
-# concurrent marking on one, two and four GC threads. The cycle's pauses
-# and counters are reported; every option value is checked.
+# concurrent marking on one, two and four GC threads, and with the
+# program's mark assist. The cycle's pauses and counters are reported;
+# every option value is checked.
 #   tests/cli/incremental_test.sh VM
 set -u
 vm=$1
@@ -128,6 +129,33 @@ done
 check "concurrent: each round taken by a Marking Done pause (no gc() here to finish one)" \
   '[ "$(grep -oE "^  concurrent rounds +events +sum +[0-9]+" "$tmp/stats" | grep -oE "[0-9]+$")" -eq "$(grep -c "Pause Increment (Marking Done)" "$tmp/log")" ]'
 
+# Mark assist: with --inc-pause=100 the cycle's allowance is about one
+# block, so the program, allocating while a GC thread marks 65,536 nodes,
+# pays for marking itself long before the round could end.
+churn='class N { l; r; init(l, r) { this.l = l; this.r = r; } }
+fn tree(d) { if (d == 0) { return N(nil, nil); } return N(tree(d - 1), tree(d - 1)); }
+let keep = tree(16); let sink = nil;
+for (let i = 0; i < 300000; i += 1) { sink = [i, i, i]; }
+print(keep.l != nil);'
+for t in 1 2; do
+  "$vm" --gc=incremental --inc-mode=concurrent --gc-threads=$t --inc-pause=100 --gc-verify --gc-stats \
+    --gc-log="$tmp/log" -e "$churn" >"$tmp/out" 2>"$tmp/stats"
+  check "assist, $t GC threads: the program's output" '[ "$(cat "$tmp/out")" = true ]'
+  check "assist, $t GC threads: Mark Assist pauses" 'grep -q "Pause Increment (Mark Assist)" "$tmp/log"'
+  check "assist, $t GC threads: as many as counted" \
+    '[ "$(grep -oE "^  mark assists +events +sum +[0-9]+" "$tmp/stats" | grep -oE "[0-9]+$")" -eq "$(grep -c "Pause Increment (Mark Assist)" "$tmp/log")" ]'
+  check "assist, $t GC threads: the phase" 'grep -qE "^  +mark assist +[0-9]" "$tmp/stats"'
+done
+"$vm" --gc=incremental --inc-mode=concurrent --gc-threads=1 --inc-pause=100 --inc-assist=off --gc-stats \
+  --gc-log="$tmp/log" -e "$churn" >"$tmp/out" 2>"$tmp/stats"
+check "assist off: no Mark Assist pause" '! grep -q "Mark Assist" "$tmp/log" && ! grep -q "mark assists" "$tmp/stats"'
+# Under --gc-stress each stressed allocation of a round assists (and the
+# suite's stressed runs race the GC threads so, with --gc-verify).
+"$vm" --gc=incremental --inc-mode=concurrent --gc-threads=2 --gc-stress=7 --gc-verify --gc-stats "$trees" 8 \
+  >/dev/null 2>"$tmp/stats"
+check "assist under stress: counted" \
+  '[ "$(grep -oE "^  mark assists +events +sum +[0-9]+" "$tmp/stats" | grep -oE "[0-9]+$")" -gt 0 ]'
+
 "$vm" --gc=incremental --gc-stats=json:"$tmp/stats.json" "$trees" 12 >/dev/null
 check "JSON: increments by kind, the schema kept" \
   '[ "$(jq .collections.by_kind.Increment "$tmp/stats.json")" -gt 0 ] && jq -en --slurpfile schema "$(dirname "$0")/../../docs/gc-stats.schema.json" --slurpfile doc "$tmp/stats.json" -f "$(dirname "$0")/schema_conforms.jq" >/dev/null'
@@ -143,6 +171,9 @@ usage_error "--inc-mode=concurrent marks on GC threads beside the program, and -
   --gc=incremental --inc-mode=concurrent --gc-threads=0
 usage_error "--inc-mode=concurrent marks under Yuasa's snapshot barrier: --barrier=dijkstra would need the stacks rescanned at the end, a pause as long as marking them (give --barrier=yuasa, or none for teaching)" \
   --gc=incremental --inc-mode=concurrent --barrier=dijkstra
+usage_error "--inc-assist is the concurrent mode's (--inc-mode=concurrent): in steps, the program does all the marking already" \
+  --gc=incremental --inc-assist=off
+usage_error "bad mark assist 'maybe' (on or off)" --gc=incremental --inc-mode=concurrent --inc-assist=maybe
 check "--list-gcs lists incremental, with GC threads under --inc-mode=concurrent" \
   '"$vm" --list-gcs | grep "^incremental  " | grep -q " (GC threads with --inc-mode=concurrent)"'
 exit $fail

@@ -15,7 +15,7 @@ for (let i = 0; i < 400000; i += 1) {
 }
 print("done", len(keep));
 SRC
-shape='^\[[0-9]+\.[0-9]{3}s\]\[gc\] GC\([0-9]+\) Pause (Young|Full|Increment) \((Allocation Failure|System\.gc\(\)|GC Stress|Large Object Allocation|Heap Threshold|Allocation Debt|Marking Done)\) [0-9]+[KMG]->[0-9]+[KMG]\([0-9]+[KMG]\) [0-9]+\.[0-9]{3}ms$'
+shape='^\[[0-9]+\.[0-9]{3}s\]\[gc\] GC\([0-9]+\) Pause (Young|Full|Increment) \((Allocation Failure|System\.gc\(\)|GC Stress|Large Object Allocation|Heap Threshold|Allocation Debt|Marking Done|Mark Assist)\) [0-9]+[KMG]->[0-9]+[KMG]\([0-9]+[KMG]\) [0-9]+\.[0-9]{3}ms$'
 
 for threads in 0 2; do
   t="threads=$threads"

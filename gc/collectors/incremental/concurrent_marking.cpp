@@ -93,6 +93,14 @@ void ConcurrentMarking::wait() {
   }
 }
 
+bool ConcurrentMarking::steal(parallel::Task& out) {
+  for (size_t k = 0; k < deques_.size(); ++k) {
+    next_victim_ = (next_victim_ + 1) % deques_.size();
+    if (deques_[next_victim_]->steal(out) == parallel::TaskDeque::Steal::kSuccess) return true;
+  }
+  return false;
+}
+
 ConcurrentMarking::RoundFigures ConcurrentMarking::finish(observe::Recorder& events) {
   for (const ConcurrentMarker& m : markers_) m.report(events);
   in_progress_ = false;

@@ -54,6 +54,8 @@ class ConcurrentMarker : public parallel::Tracer<ConcurrentMarker> {
   // Prefetching reads a slot without the acquire a slot the program stores
   // into needs.
   static constexpr bool kPrefetchTargets = false;
+  // The program's mark assist asks for work (ConcurrentMarking::steal).
+  static constexpr bool kHelpedFromOutside = true;
 
  private:
   friend class parallel::Tracer<ConcurrentMarker>;
@@ -101,6 +103,16 @@ class ConcurrentMarking {
   bool over() const { return rounds_done_.load(std::memory_order_acquire) == rounds_started_; }
   // Waits until the round in progress is over.
   void wait();
+  // Mark assist, on the program's thread while a round is in progress: a
+  // task from the GC threads' deques, taken as any thief takes one (one
+  // compare-and-swap; TaskDeque::steal). Never waits: false when every
+  // deque was empty or lost its race. The markers' termination needs
+  // nothing from the program: a task it takes is no longer in a deque,
+  // and what it finds there it marks itself or keeps for the next round.
+  bool steal(parallel::Task& out);
+  // While asking, the markers move their private tasks to their deques,
+  // where steal finds them.
+  void ask_for_work(bool asking) { termination_.ask_from_outside(asking); }
 
   struct RoundFigures {
     uint64_t objects_marked = 0;
@@ -128,6 +140,7 @@ class ConcurrentMarking {
   bool in_progress_ = false;
   bool wake_pending_ = false;
   uint32_t rounds_started_ = 0;
+  unsigned next_victim_ = 0;
 
   // Futex words (gc/parallel/futex.h): the rounds asked for (and one more
   // to stop), and the rounds over.

@@ -7,6 +7,7 @@
 
 #include "gc/mutator.h"
 #include "gc/observe/log.h"
+#include "gc/parallel/cpu_relax.h"
 #include "gc/verify/verifier.h"
 
 namespace gc {
@@ -29,6 +30,9 @@ constexpr int64_t kUnbounded = INT64_MAX;
 const char* const kPhaseRoots = "roots";
 const char* const kPhaseMark = "mark";
 const char* const kPhaseAtomic = "atomic";
+const char* const kPhaseAssist = "mark assist";
+// Tries of the GC threads' deques after asking for their private tasks.
+constexpr unsigned kAssistStealTries = 256;
 const char* const kPhaseSweep = "sweep";
 
 // Slot i of the object whose header is h, from the slot's address.
@@ -76,6 +80,9 @@ void Incremental::describe_incremental_events() {
   events.describe_counter("cycle trigger", "bytes", observe::CounterKind::kPeak);
   events.describe_counter("concurrent rounds", "events");
   events.describe_counter("concurrent mark ns", "ns");
+  events.describe_counter("mark assists", "events");
+  events.describe_counter("assists without work", "events");
+  events.describe_counter("assist tasks stolen", "tasks");
   if (concurrent_) parallel::describe_work_sharing(events);
   events.describe_counter("floating garbage", "objects");
   events.add_panel({"Barrier work per cycle",
@@ -139,9 +146,11 @@ Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_word
     } else if (phase_ == Phase::kIdle) {
       start_cycle(GcCause::kStress);
     } else if (concurrent_ && phase_ == Phase::kMark) {
-      // Due now: the program waits for the round, which ran beside it
-      // since the last due allocation, so that cycles end as often as
-      // the countdown asks.
+      // Due now: an assist beside the GC threads, so that every stressed
+      // allocation races them; then the program waits for the round,
+      // which ran beside it since the last due allocation, so that cycles
+      // end as often as the countdown asks.
+      if (inc_.assist) assist(GcCause::kStress, kStressStepUnits);
       handshake(GcCause::kStress);
     } else {
       step(GcCause::kStress, 0);
@@ -207,14 +216,22 @@ void Incremental::pay(uint64_t words) {
       return;
     case Phase::kMark:
       if (concurrent_) {
-        if (concurrent_->over()) handshake(GcCause::kMarkingDone);
-        return;
+        if (concurrent_->over()) {
+          handshake(GcCause::kMarkingDone);
+          return;
+        }
+        // Within the cycle's allowance the GC threads mark for free.
+        if (!inc_.assist || stats_.bytes_allocated < assist_from_bytes_) return;
       }
       unpaid_words_ += words;
       if (unpaid_words_ >= kStepWords) {
         uint64_t due = unpaid_words_;
         unpaid_words_ = 0;
-        step(GcCause::kAllocationDebt, due);
+        if (concurrent_) {
+          assist(GcCause::kMarkAssist, step_units(due));
+        } else {
+          step(GcCause::kAllocationDebt, due);
+        }
       }
       return;
     case Phase::kSweep: {
@@ -228,11 +245,13 @@ void Incremental::pay(uint64_t words) {
 
 // One Increment pause of `words * stepmul / 100` units (under stress, a
 // fixed few).
+int64_t Incremental::step_units(uint64_t words) const {
+  if (options_.stress_interval) return kStressStepUnits;
+  return static_cast<int64_t>(std::min<uint64_t>(words * inc_.stepmul_percent / 100, kUnbounded));
+}
+
 void Incremental::step(GcCause cause, uint64_t words) {
-  int64_t budget =
-      options_.stress_interval
-          ? kStressStepUnits
-          : static_cast<int64_t>(std::min<uint64_t>(words * inc_.stepmul_percent / 100, kUnbounded));
+  int64_t budget = step_units(words);
   increment(cause, [&] {
     if (phase_ == Phase::kMark) {
       mark_steps_++;
@@ -272,6 +291,9 @@ void Incremental::start_cycle(GcCause cause) {
     barrier_calls_ = shaded_ = regreyed_ = stores_ = unbarriered_ = 0;
     mark_steps_ = sweep_steps_ = 0;
     unpaid_words_ = 0;
+    // The allowance: what the program allocated between the last cycle's
+    // end and this start, which the GC threads' marking may take to run.
+    assist_from_bytes_ = stats_.bytes_allocated + (stats_.bytes_allocated - allocated_at_base_);
     recorded_ = {};
     uint64_t marked = 0;
     events.phase(0, kPhaseRoots, [&] {
@@ -299,6 +321,7 @@ void Incremental::start_cycle(GcCause cause) {
 // Stacks, scanned at the cycle's start, stay the program's: it writes them
 // without a barrier, so no GC thread may read them.
 void Incremental::start_round() {
+  hand_over_assist_work();
   for (const Grey& g : grey_)
     if (Header::class_id(*g.object) != kStackClass) round_grey_.push_back(g.object);
   grey_.clear();
@@ -325,6 +348,7 @@ void Incremental::handshake(GcCause cause) {
     // ConcurrentMarking::wait says.
     concurrent_->wait();
     take_round();
+    hand_over_assist_work();
     if (!round_grey_.empty()) {
       start_round();
       return;
@@ -332,6 +356,92 @@ void Incremental::handshake(GcCause cause) {
     atomic();
   });
   concurrent_->wake();
+}
+
+// The program marks as a GC thread does (fetch-or marks; the slots it
+// reads are its own to write, so it reads them plainly), taking the
+// barrier's greys first, which are its alone, then the GC threads' tasks.
+// A recorded cycle's rounds are over before the program runs on, so none
+// is left to assist.
+void Incremental::assist(GcCause cause, int64_t budget) {
+  if (recording_) return;
+  increment(cause, [&] {
+    uint64_t marked = objects_marked_, scanned = slots_scanned_, stolen = 0;
+    events.phase(0, kPhaseAssist, [&] {
+      parallel::Task task;
+      while (budget > 0) {
+        if (!assist_partial_.empty()) {
+          parallel::Task rest = assist_partial_;
+          assist_partial_ = {};
+          assist_scan(rest.object, rest.begin, rest.end, budget);
+        } else if (!round_grey_.empty()) {
+          Word* h = round_grey_.back();
+          round_grey_.pop_back();
+          budget--;
+          assist_scan(h, 0, Header::nrefs(std::atomic_ref<Word>(*h).load(std::memory_order_relaxed)), budget);
+        } else if (steal_for_assist(task)) {
+          stolen++;
+          budget--;
+          assist_scan(task.object, task.begin, task.end, budget);
+        } else {
+          // The GC threads hold what is left, or the round has ended.
+          if (stolen == 0 && objects_marked_ == marked) events.count(0, "assists without work", 1);
+          break;
+        }
+      }
+    });
+    events.count(0, "mark assists", 1);
+    events.count(0, "assist tasks stolen", stolen);
+    events.count(0, "objects marked", objects_marked_ - marked);
+    events.count(0, "slots scanned", slots_scanned_ - scanned);
+  });
+}
+
+// A marker asked shares its private tasks before its next one, so a few
+// hundred tries find them where a marker runs; where none does (the
+// program holds the only core) the assist gives up rather than wait.
+bool Incremental::steal_for_assist(parallel::Task& task) {
+  if (concurrent_->steal(task)) return true;
+  concurrent_->ask_for_work(true);
+  bool found = false;
+  for (unsigned k = 0; k < kAssistStealTries && !found && !concurrent_->over(); ++k) {
+    parallel::cpu_relax();
+    found = concurrent_->steal(task);
+  }
+  concurrent_->ask_for_work(false);
+  return found;
+}
+
+uint64_t Incremental::assist_scan(Word* h, uint64_t begin, uint64_t end, int64_t& budget) {
+  uint64_t stop = std::min<uint64_t>(end, begin + static_cast<uint64_t>(std::max<int64_t>(budget, 1)));
+  for (uint64_t i = begin; i < stop; ++i) {
+    Value v = ref_slot(h, i);
+    if (v.is_ref()) shade_concurrently(v.as_ref());
+  }
+  slots_scanned_ += stop - begin;
+  budget -= static_cast<int64_t>(stop - begin);
+  // The rest waits for the next assist, or goes whole to the next round.
+  if (stop < end)
+    assist_partial_ = parallel::Task::slots(h, static_cast<uint32_t>(stop), static_cast<uint32_t>(end));
+  return stop;
+}
+
+bool Incremental::shade_concurrently(Word* h) {
+  std::atomic_ref<Word> header(*h);
+  if (Header::is_marked(header.load(std::memory_order_relaxed))) return false;
+  Word before = header.fetch_or(Header::kMarkBit, std::memory_order_relaxed);
+  if (Header::is_marked(before)) return false;
+  objects_marked_++;
+  if (Header::nrefs(before)) round_grey_.push_back(h);
+  if (recording_) [[unlikely]]
+    recording_->grey(0, h);
+  return true;
+}
+
+void Incremental::hand_over_assist_work() {
+  if (assist_partial_.empty()) return;
+  round_grey_.push_back(assist_partial_.object);
+  assist_partial_ = {};
 }
 
 void Incremental::mark_roots() {
@@ -486,6 +596,7 @@ void Incremental::finish_cycle(GcCause cause) {
         concurrent_->wait();
         take_round();
       }
+      hand_over_assist_work();
       for (Word* h : round_grey_) grey_.push_back({h, 0});
       round_grey_.clear();
     }
@@ -623,21 +734,10 @@ void Incremental::snapshot_barrier(Collector& c, Word* object, Value* slot, Valu
   self.check_store(object, slot);
   self.barrier_calls_++;
   Value old = *slot;
-  if (old.is_ref()) {
-    Word* target = old.as_ref();
-    std::atomic_ref<Word> header(*target);
-    if (!Header::is_marked(header.load(std::memory_order_relaxed))) {
-      Word before = header.fetch_or(Header::kMarkBit, std::memory_order_relaxed);
-      if (!Header::is_marked(before)) {
-        self.objects_marked_++;
-        self.shaded_++;
-        if (Header::nrefs(before)) self.round_grey_.push_back(target);
-        if (self.recording_) [[unlikely]] {
-          self.recording_->grey(0, target);
-          self.recording_->barrier(0, object, target);
-        }
-      }
-    }
+  if (old.is_ref() && self.shade_concurrently(old.as_ref())) {
+    self.shaded_++;
+    if (self.recording_) [[unlikely]]
+      self.recording_->barrier(0, object, old.as_ref());
   }
   store_released_and_dirty(c, slot, v);
 }

@@ -38,6 +38,11 @@
 //               another round, or, with none, the atomic phase (nothing to
 //               rescan: the snapshot covers the roots and stacks) and the
 //               lazy sweep as above
+//   assist      once the program has allocated, while a round runs, as
+//               much as it did before the cycle started, each 1K words
+//               pay for a pause of marking on its own thread (Go's mark
+//               assist, --inc-assist): the barrier's greys, then tasks
+//               stolen from the GC threads
 #pragma once
 
 #include <array>
@@ -115,6 +120,8 @@ class Incremental final : public MarkSweepHeap {
   // The pacing: what the program allocated since the last step, words.
   void pay(uint64_t words);
   void step(GcCause cause, uint64_t words);
+  // A step's units of work for `words` allocated (under stress, a fixed few).
+  int64_t step_units(uint64_t words) const;
 
   // --- concurrent mode
   // Hands the grey objects (with the snapshot barrier's since the last
@@ -126,6 +133,21 @@ class Incremental final : public MarkSweepHeap {
   // The pause at a round's end (waited for, under --gc-stress): another
   // round, or the atomic phase.
   void handshake(GcCause cause);
+  // Mark assist: a pause of `budget` units of marking on the program's
+  // thread while a round runs, from the barrier's grey objects, then from
+  // the GC threads' deques; what it cannot scan within the budget waits
+  // for the next round.
+  void assist(GcCause cause, int64_t budget);
+  // Scans slots [begin, end) of h, at most `budget` of them (at least one);
+  // returns the slot it stopped at.
+  uint64_t assist_scan(Word* h, uint64_t begin, uint64_t end, int64_t& budget);
+  // A task from the GC threads for the assist, asking them to share.
+  bool steal_for_assist(parallel::Task& task);
+  // Marks h by fetch-or, as a GC thread would; true when this thread's bit
+  // set it, and then h waits in round_grey_ if it has slots.
+  bool shade_concurrently(Word* h);
+  // The assist's partly scanned object goes whole to the next round.
+  void hand_over_assist_work();
 
   // --- marking
   void shade(Word* h) {
@@ -171,6 +193,10 @@ class Incremental final : public MarkSweepHeap {
   // its next round (the snapshot barrier's, between rounds).
   std::unique_ptr<ConcurrentMarking> concurrent_;
   std::vector<Word*> round_grey_;
+  // The allocation (stats_.bytes_allocated) from which the program
+  // assists, and the slots an assist left unscanned (empty: none).
+  uint64_t assist_from_bytes_ = 0;
+  parallel::Task assist_partial_;
   // Objects the backward barrier unmarked to scan again (marked once more
   // when taken).
   std::vector<Word*> regrey_;

@@ -25,7 +25,13 @@ constexpr OptionSpec kModeOption = choice_option(
     "where a cycle marks: in steps on the program's thread, or on the --gc-threads GC threads while the "
     "program runs (with Yuasa's snapshot barrier, the default there)",
     "incremental mode", "incremental or concurrent");
-constexpr OptionSpec kOptions[] = {kPauseOption, kStepmulOption, kBarrierOption, kModeOption};
+constexpr OptionSpec kAssistOption = choice_option(
+    "inc-assist", "on|off", "on",
+    "concurrent mode: once the program has allocated, while a cycle marks, as much as it did between the "
+    "last cycle's end and this one's start, each 1K words it allocates pays for --inc-stepmul percent as "
+    "many units of marking on its own thread, taken from the GC threads' work (Go's mark assist)",
+    "mark assist", "on or off");
+constexpr OptionSpec kOptions[] = {kPauseOption, kStepmulOption, kBarrierOption, kModeOption, kAssistOption};
 }  // namespace
 
 const char* barrier_name(IncrementalBarrier barrier) {
@@ -50,6 +56,7 @@ IncrementalOptions incremental_options(const HeapOptions& heap) {
   if (option_is(v, kBarrierOption, "yuasa")) o.barrier = IncrementalBarrier::kYuasa;
   if (option_is(v, kBarrierOption, "backward")) o.barrier = IncrementalBarrier::kBackward;
   if (option_is(v, kBarrierOption, "none")) o.barrier = IncrementalBarrier::kNone;
+  o.assist = option_is(v, kAssistOption, "on");
   if (option_is(v, kModeOption, "concurrent")) {
     o.mode = IncrementalMode::kConcurrent;
     // GC threads mark while the program stores: only a snapshot keeps what
@@ -61,7 +68,12 @@ IncrementalOptions incremental_options(const HeapOptions& heap) {
 
 std::string incremental_check_configuration(const HeapOptions& heap) {
   IncrementalOptions o = incremental_options(heap);
-  if (o.mode != IncrementalMode::kConcurrent) return "";
+  if (o.mode != IncrementalMode::kConcurrent) {
+    if (given_text(heap.collector_options, kAssistOption))
+      return "--inc-assist is the concurrent mode's (--inc-mode=concurrent): in steps, the program does all "
+             "the marking already";
+    return "";
+  }
   if (heap.gc_threads == 0)
     return "--inc-mode=concurrent marks on GC threads beside the program, and --gc-threads=0 gives it none "
            "(give 1 or more)";
@@ -89,6 +101,8 @@ Variant incremental_variant(const HeapOptions& heap) {
     v.departures.push_back("Steele's backward barrier (the paper: shade the new target)");
   if (o.barrier == IncrementalBarrier::kNone)
     v.departures.push_back("no barrier, which loses objects (the paper: shade the new target)");
+  if (o.mode == IncrementalMode::kConcurrent && o.assist)
+    v.departures.push_back("the program marks too when it outruns the GC threads (Go's mark assist)");
   return v;
 }
 

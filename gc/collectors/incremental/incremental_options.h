@@ -39,6 +39,9 @@ struct IncrementalOptions {
   uint64_t stepmul_percent = 0;
   IncrementalBarrier barrier = IncrementalBarrier::kDijkstra;
   IncrementalMode mode = IncrementalMode::kIncremental;
+  // --inc-assist: in concurrent mode, allocation beyond the cycle's
+  // allowance pays for marking on the program's thread.
+  bool assist = true;
 };
 
 IncrementalOptions incremental_options(const HeapOptions& heap);
