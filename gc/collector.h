@@ -234,7 +234,7 @@ struct CollectorInfo {
   // configuration, and --paper-config is refused.
   OptionValues (*paper_configuration)(const HeapOptions& options) = nullptr;
   // The heap limit when --heap is not given, and why it is not the usual
-  // quarter of physical memory; 0: that quarter.
+  // one (usual_max_heap_bytes); 0: the usual one.
   uint64_t default_heap_bytes = 0;
   const char* default_heap_reason = nullptr;
 };

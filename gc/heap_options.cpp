@@ -38,9 +38,11 @@ uint64_t physical_memory_bytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
 }
 
+uint64_t usual_max_heap_bytes() { return physical_memory_bytes() / 4; }
+
 HeapOptions resolved_heap_options(const HeapOptions& in, uint64_t min_heap_bytes) {
   HeapOptions o = in;
-  if (o.max_heap_bytes == 0) o.max_heap_bytes = physical_memory_bytes() / 4;
+  if (o.max_heap_bytes == 0) o.max_heap_bytes = usual_max_heap_bytes();
   o.max_heap_bytes = std::max(round_up_pages(o.max_heap_bytes), min_heap_bytes);
   return o;
 }

@@ -71,8 +71,11 @@ struct HeapOptions {
   bool hide_buffer() const { return stress_interval > 0; }
 };
 
-// Physical memory in bytes (the default heap is a quarter of it).
+// Physical memory in bytes.
 uint64_t physical_memory_bytes();
+// The heap limit without --heap: a quarter of physical memory, as the JDK
+// chooses (a collector may name its own: CollectorInfo::default_heap_bytes).
+uint64_t usual_max_heap_bytes();
 
 // The options as a collector honours them: --heap defaulted, rounded up to
 // pages and at least min_heap_bytes.

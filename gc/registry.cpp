@@ -91,7 +91,7 @@ const std::vector<CollectorInfo>& registered_collectors() {
 }
 
 uint64_t default_heap_bytes(const CollectorInfo& c) {
-  return c.default_heap_bytes ? c.default_heap_bytes : physical_memory_bytes() / 4;
+  return c.default_heap_bytes ? c.default_heap_bytes : usual_max_heap_bytes();
 }
 
 const CollectorInfo* find_collector(const std::string& name) {

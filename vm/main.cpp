@@ -764,7 +764,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   const gc::CollectorInfo* selected = gc::find_collector(line.options.collector);
   if (line.options.heap.max_heap_bytes == 0 && !line.heap_given) {
     line.options.heap.max_heap_bytes =
-        line.compare ? gc::physical_memory_bytes() / 4 : gc::default_heap_bytes(*selected);
+        line.compare ? gc::usual_max_heap_bytes() : gc::default_heap_bytes(*selected);
     if (!line.compare && selected->default_heap_reason)
       line.options.heap_limit_reason = std::string(selected->name) + "'s default heap, " +
                                        selected->default_heap_reason + "; --heap=SIZE sets it";

@@ -12,14 +12,20 @@
 
 namespace gc::parallel {
 
+// The `self` of a thief that owns none of the deques: a thread outside the
+// phase, which every deque may give to (the incremental collector's mark
+// assist).
+constexpr unsigned kNoOwnDeque = ~0u;
+
 // `seed` is the thief's own xorshift state (nonzero): cheap, and different
 // threads start at different victims. The caller is active (it has not
-// offered termination, or the protocol made it active again). On success
-// *victim (when given) is the thread the task came from.
+// offered termination, or the protocol made it active again), or outside
+// the phase (self kNoOwnDeque). On success *victim (when given) is the
+// thread the task came from.
 inline bool steal_from_others(const std::vector<std::unique_ptr<TaskDeque>>& deques, unsigned self,
                               uint64_t& seed, WorkerStats& stats, Task& out, unsigned* victim_out = nullptr) {
   unsigned n = static_cast<unsigned>(deques.size());
-  if (n == 1) return false;
+  if (n == 1 && self == 0) return false;
   seed ^= seed << 13;
   seed ^= seed >> 7;
   seed ^= seed << 17;

@@ -72,21 +72,22 @@ check "leak: the last pause measured, those before simulated" \
 # collectors keep the quarter, and --compare gives every run that.
 check "default heap: --list-gcs names it" \
   '"$vm" --list-gcs | grep -Eq "^accel .*\(default heap 200\.00 MiB: the paper.s maximum heap"'
-"$vm" --gc=accel -e 'let a = NumArray(30000000); print(len(a));' >/dev/null 2>"$tmp/big"
-status=$?
-check "default heap: 229 MiB refused, exit 70" '[ "$status" -eq 70 ]'
-check "default heap: the refusal says why the limit is 200 MiB" \
-  'grep -q "^error: out of memory: .*: the heap limit is 200.0 MiB (accel.s default heap, the paper.s maximum heap, since every collection is simulated; --heap=SIZE sets it)$" "$tmp/big"'
-check "default heap: --heap raises it" \
-  '[ "$("$vm" --gc=accel --heap=512M -e "print(len(NumArray(30000000)));")" = 30000000 ]'
-check "default heap: marksweep keeps a quarter of memory" \
-  '[ "$("$vm" --gc=marksweep -e "print(len(NumArray(30000000)));")" = 30000000 ]'
+reason="(accel.s default heap, the paper.s maximum heap, since every collection is simulated; --heap=SIZE sets it)"
+# runs_out WHAT CODE ERROR: CODE under accel without --heap ends in exit 70
+# with ERROR (a grep pattern) as its error line.
+runs_out() {
+  "$vm" --gc=accel -e "$2" >/dev/null 2>"$tmp/default"
+  status=$?
+  error=$3
+  check "default heap: $1, exit 70" '[ "$status" -eq 70 ]'
+  check "default heap: $1, the error says why the limit is 200 MiB" 'grep -q "^error: out of memory: $error" "$tmp/default"'
+}
+big='print(len(NumArray(30000000)));'  # 229 MiB
+runs_out "229 MiB refused" "$big" ".*: the heap limit is 200.0 MiB $reason\$"
+runs_out "the leak ends" "$leak" "live data .* does not fit in the heap limit of 200.0 MiB $reason\$"
+check "default heap: --heap raises it" '[ "$("$vm" --gc=accel --heap=512M -e "$big")" = 30000000 ]'
+check "default heap: marksweep keeps a quarter of memory" '[ "$("$vm" --gc=marksweep -e "$big")" = 30000000 ]'
 check "default heap: --compare gives accel the others' limit" \
-  '"$vm" --compare=marksweep,accel -e "print(len(NumArray(30000000)));" >/dev/null 2>&1'
-"$vm" --gc=accel -e "$leak" >/dev/null 2>"$tmp/leak.default"
-status=$?
-check "default heap: the leak ends, exit 70" '[ "$status" -eq 70 ]'
-check "default heap: the leak's error names the default" \
-  'grep -q "^error: out of memory: live data .* does not fit in the heap limit of 200.0 MiB (accel.s default heap" "$tmp/leak.default"'
+  '"$vm" --compare=marksweep,accel -e "$big" >/dev/null 2>&1'
 
 exit $fail

@@ -21,6 +21,7 @@
 #include "gc/parallel/overflow_set.h"
 #include "gc/parallel/ownership.h"
 #include "gc/parallel/private_tasks.h"
+#include "gc/parallel/steal.h"
 #include "gc/parallel/task_deque.h"
 #include "gc/parallel/termination.h"
 #include "gc/parallel/tracer.h"
@@ -62,6 +63,29 @@ TEST_CASE("deque: owner LIFO at the bottom, thieves FIFO at the top, fixed capac
   REQUIRE(r.pop(t));
   CHECK(t.begin == 2048);
   CHECK(t.end == 100000);
+}
+
+TEST_CASE("steal: a worker never takes from its own deque; a thief outside the phase takes from any") {
+  std::vector<std::unique_ptr<TaskDeque>> one;
+  one.push_back(std::make_unique<TaskDeque>(8));
+  REQUIRE(one[0]->push(task_of(1)));
+  uint64_t seed = 12345;
+  WorkerStats stats;
+  Task t;
+  CHECK_FALSE(steal_from_others(one, 0, seed, stats, t));  // its own, the only one
+  REQUIRE(steal_from_others(one, kNoOwnDeque, seed, stats, t));
+  CHECK(index_of(t) == 1);
+  CHECK_FALSE(steal_from_others(one, kNoOwnDeque, seed, stats, t));  // now empty
+  std::vector<std::unique_ptr<TaskDeque>> three;
+  for (int i = 0; i < 3; ++i) three.push_back(std::make_unique<TaskDeque>(8));
+  for (uint64_t i = 0; i < 3; ++i) REQUIRE(three[i]->push(task_of(10 + i)));
+  std::vector<bool> taken(3, false);
+  for (int k = 0; k < 3; ++k) {
+    REQUIRE(steal_from_others(three, kNoOwnDeque, seed, stats, t));
+    taken[index_of(t) - 10] = true;
+  }
+  CHECK(taken == std::vector<bool>{true, true, true});
+  CHECK(stats.steals == 4);
 }
 
 TEST_CASE("private tasks: LIFO for the owner; the oldest leave first, in order, and the rest stay") {

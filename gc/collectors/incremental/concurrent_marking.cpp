@@ -4,6 +4,7 @@
 
 #include "gc/parallel/clock.h"
 #include "gc/parallel/futex.h"
+#include "gc/parallel/steal.h"
 #include "gc/parallel/thread_cpu.h"
 
 namespace gc {
@@ -94,11 +95,7 @@ void ConcurrentMarking::wait() {
 }
 
 bool ConcurrentMarking::steal(parallel::Task& out) {
-  for (size_t k = 0; k < deques_.size(); ++k) {
-    next_victim_ = (next_victim_ + 1) % deques_.size();
-    if (deques_[next_victim_]->steal(out) == parallel::TaskDeque::Steal::kSuccess) return true;
-  }
-  return false;
+  return parallel::steal_from_others(deques_, parallel::kNoOwnDeque, assist_seed_, assist_stats_, out);
 }
 
 ConcurrentMarking::RoundFigures ConcurrentMarking::finish(observe::Recorder& events) {

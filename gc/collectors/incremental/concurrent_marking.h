@@ -104,9 +104,9 @@ class ConcurrentMarking {
   // Waits until the round in progress is over.
   void wait();
   // Mark assist, on the program's thread while a round is in progress: a
-  // task from the GC threads' deques, taken as any thief takes one (one
-  // compare-and-swap; TaskDeque::steal). Never waits: false when every
-  // deque was empty or lost its race. The markers' termination needs
+  // task from the GC threads' deques, taken as any thief takes one
+  // (parallel::steal_from_others, a thief that owns no deque). Never
+  // waits: false when every deque was empty or lost its races. The markers' termination needs
   // nothing from the program: a task it takes is no longer in a deque,
   // and what it finds there it marks itself or keeps for the next round.
   bool steal(parallel::Task& out);
@@ -140,7 +140,10 @@ class ConcurrentMarking {
   bool in_progress_ = false;
   bool wake_pending_ = false;
   uint32_t rounds_started_ = 0;
-  unsigned next_victim_ = 0;
+  // The program's steals for its assists (steal): its xorshift state and
+  // its counts, apart from the markers'.
+  uint64_t assist_seed_ = 0x2545'F491'4F6C'DD1Dull;
+  parallel::WorkerStats assist_stats_;
 
   // Futex words (gc/parallel/futex.h): the rounds asked for (and one more
   // to stop), and the rounds over.

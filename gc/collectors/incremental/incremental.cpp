@@ -321,7 +321,6 @@ void Incremental::start_cycle(GcCause cause) {
 // Stacks, scanned at the cycle's start, stay the program's: it writes them
 // without a barrier, so no GC thread may read them.
 void Incremental::start_round() {
-  hand_over_assist_work();
   for (const Grey& g : grey_)
     if (Header::class_id(*g.object) != kStackClass) round_grey_.push_back(g.object);
   grey_.clear();
@@ -369,6 +368,7 @@ void Incremental::assist(GcCause cause, int64_t budget) {
     uint64_t marked = objects_marked_, scanned = slots_scanned_, stolen = 0;
     events.phase(0, kPhaseAssist, [&] {
       parallel::Task task;
+      // Ends: each turn spends budget or breaks.
       while (budget > 0) {
         if (!assist_partial_.empty()) {
           parallel::Task rest = assist_partial_;
@@ -398,12 +398,15 @@ void Incremental::assist(GcCause cause, int64_t budget) {
 }
 
 // A marker asked shares its private tasks before its next one, so a few
-// hundred tries find them where a marker runs; where none does (the
-// program holds the only core) the assist gives up rather than wait.
+// hundred tries find them where a marker runs.
 bool Incremental::steal_for_assist(parallel::Task& task) {
   if (concurrent_->steal(task)) return true;
   concurrent_->ask_for_work(true);
   bool found = false;
+  // Ends after kAssistStealTries tries whether or not a marker runs: where
+  // none does (the program, the coordinator and the pool's threads on one
+  // core, which tests/cli/incremental_test.sh runs) no task appears, and
+  // the assist gives up rather than wait for one.
   for (unsigned k = 0; k < kAssistStealTries && !found && !concurrent_->over(); ++k) {
     parallel::cpu_relax();
     found = concurrent_->steal(task);
@@ -412,7 +415,7 @@ bool Incremental::steal_for_assist(parallel::Task& task) {
   return found;
 }
 
-uint64_t Incremental::assist_scan(Word* h, uint64_t begin, uint64_t end, int64_t& budget) {
+void Incremental::assist_scan(Word* h, uint64_t begin, uint64_t end, int64_t& budget) {
   uint64_t stop = std::min<uint64_t>(end, begin + static_cast<uint64_t>(std::max<int64_t>(budget, 1)));
   for (uint64_t i = begin; i < stop; ++i) {
     Value v = ref_slot(h, i);
@@ -423,7 +426,6 @@ uint64_t Incremental::assist_scan(Word* h, uint64_t begin, uint64_t end, int64_t
   // The rest waits for the next assist, or goes whole to the next round.
   if (stop < end)
     assist_partial_ = parallel::Task::slots(h, static_cast<uint32_t>(stop), static_cast<uint32_t>(end));
-  return stop;
 }
 
 bool Incremental::shade_concurrently(Word* h) {

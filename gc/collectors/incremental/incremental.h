@@ -138,9 +138,9 @@ class Incremental final : public MarkSweepHeap {
   // the GC threads' deques; what it cannot scan within the budget waits
   // for the next round.
   void assist(GcCause cause, int64_t budget);
-  // Scans slots [begin, end) of h, at most `budget` of them (at least one);
-  // returns the slot it stopped at.
-  uint64_t assist_scan(Word* h, uint64_t begin, uint64_t end, int64_t& budget);
+  // Scans slots [begin, end) of h, at most `budget` of them (at least
+  // one); the rest is left in assist_partial_.
+  void assist_scan(Word* h, uint64_t begin, uint64_t end, int64_t& budget);
   // A task from the GC threads for the assist, asking them to share.
   bool steal_for_assist(parallel::Task& task);
   // Marks h by fetch-or, as a GC thread would; true when this thread's bit
