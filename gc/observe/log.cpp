@@ -137,13 +137,13 @@ std::string debug_lines(const Recorder& r, size_t i) {
     uint64_t num = 0, den = 0;
     for (const CounterRecord& k : r.counters_of(i)) {
       const std::string& name = r.counter_names()[k.counter];
-      if (name == q.numerator) num += k.value;
-      if (name == q.denominator) den += k.value;
+      if (name == q.numerator->name) num += k.value;
+      if (name == q.denominator->name) den += k.value;
     }
     if (den == 0) continue;
     std::snprintf(buf, sizeof buf, "%s: %.2f (%s / %s)", q.name.c_str(),
-                  static_cast<double>(num) / static_cast<double>(den), q.numerator.c_str(),
-                  q.denominator.c_str());
+                  static_cast<double>(num) / static_cast<double>(den), q.numerator->name,
+                  q.denominator->name);
     out += head_ratios + buf + "\n";
   }
   if (!c.ergonomics.empty())

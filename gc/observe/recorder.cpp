@@ -79,36 +79,7 @@ CpuTimes Recorder::cpu_times() const {
   return t;
 }
 
-bool is_counter_unit(const std::string& unit) {
-  for (const char* u : kCounterUnits)
-    if (unit == u) return true;
-  return false;
-}
-
 const char* counter_kind_name(CounterKind kind) { return kind == CounterKind::kPeak ? "peak" : "sum"; }
-
-void Recorder::describe_counter(const char* counter, const char* unit, CounterKind kind) {
-  assert(is_counter_unit(unit) && "a counter's unit must be one of kCounterUnits");
-  for (CounterDescription& d : counter_descriptions_)
-    if (d.name == counter) {
-      d.unit = unit;
-      d.kind = kind;
-      return;
-    }
-  counter_descriptions_.push_back({counter, unit, kind});
-}
-
-std::string Recorder::counter_unit(const std::string& counter) const {
-  for (const CounterDescription& d : counter_descriptions_)
-    if (d.name == counter) return d.unit;
-  return "";
-}
-
-CounterKind Recorder::counter_kind(const std::string& counter) const {
-  for (const CounterDescription& d : counter_descriptions_)
-    if (d.name == counter) return d.kind;
-  return CounterKind::kSum;
-}
 
 // Collections
 
@@ -182,10 +153,10 @@ void Recorder::merge_worker_buffers(Collector& heap) {
   merge_phases();
   for (size_t w = 0; w < buffers_.size(); ++w) {
     WorkerBuffer& b = buffers_[w];
-    for (const auto& [name, value] : b.counts)
-      counters_.push_back({intern(counter_names_, name), static_cast<uint32_t>(w), value});
-    for (const auto& [name, values] : b.sequences) {
-      sequences_.push_back({intern(sequence_names_, name), sequence_values_.size(), values.size()});
+    for (const auto& [counter, value] : b.counts)
+      counters_.push_back({intern_counter(*counter), static_cast<uint32_t>(w), value});
+    for (const auto& [sequence, values] : b.sequences) {
+      sequences_.push_back({intern(sequence_names_, sequence->name), sequence_values_.size(), values.size()});
       sequence_values_.insert(sequence_values_.end(), values.begin(), values.end());
     }
     b.counts.clear();
@@ -280,6 +251,21 @@ uint32_t Recorder::intern(std::vector<std::string>& names, const char* name) {
   return static_cast<uint32_t>(names.size() - 1);
 }
 
+// Two declarations of one name are one counter (a collector's and a shared
+// part's); they must then agree, or its figures would mix units.
+uint32_t Recorder::intern_counter(const Counter& counter) {
+  for (size_t i = 0; i < counter_names_.size(); ++i)
+    if (counter_declarations_[i] == &counter || counter_names_[i] == counter.name) {
+      assert(counter_declarations_[i]->unit == counter.unit &&
+             counter_declarations_[i]->kind == counter.kind &&
+             "two counters of one name must declare the same unit and kind");
+      return static_cast<uint32_t>(i);
+    }
+  counter_names_.emplace_back(counter.name);
+  counter_declarations_.push_back(&counter);
+  return static_cast<uint32_t>(counter_names_.size() - 1);
+}
+
 // Phases and counters: on the worker's own thread, into its own buffer.
 
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& spans) {
@@ -313,15 +299,15 @@ void Recorder::phase_event(unsigned worker, const char* phase, bool start) {
   }
 }
 
-void Recorder::count_event(unsigned worker, const char* counter, uint64_t delta) {
+void Recorder::count_event(unsigned worker, const Counter& counter, uint64_t delta) {
   if (worker >= buffers_.size()) return;
   WorkerBuffer& b = buffers_[worker];
-  for (auto& [name, value] : b.counts)
-    if (name == counter || std::strcmp(name, counter) == 0) {
+  for (auto& [declared, value] : b.counts)
+    if (declared == &counter || std::strcmp(declared->name, counter.name) == 0) {
       value += delta;
       return;
     }
-  b.counts.emplace_back(counter, delta);
+  b.counts.emplace_back(&counter, delta);
 }
 
 // Kept without recording too: the always-on summary's pauses need it.
@@ -334,9 +320,9 @@ void Recorder::simulated_phase(unsigned worker, const char* phase, int64_t ns) {
   if (enabled_) b.simulated.push_back({phase, start, b.simulated_end, 0, kNoOpenParent});
 }
 
-void Recorder::sequence_event(unsigned worker, const char* name, const std::vector<uint64_t>& values) {
+void Recorder::sequence_event(unsigned worker, const Sequence& name, const std::vector<uint64_t>& values) {
   if (worker >= buffers_.size()) return;
-  buffers_[worker].sequences.emplace_back(name, values);
+  buffers_[worker].sequences.emplace_back(&name, values);
 }
 
 // Ranges

@@ -5,13 +5,13 @@
 //
 //   collection_start(kind, cause, heap)   on the mutator thread, first thing
 //   phase(worker, "name", body)          on the worker's own thread
-//   count(worker, "counter", delta)       on the worker's own thread
+//   count(worker, kCounter, delta)        on the worker's own thread
 //   collection_end(heap)                  on the mutator thread, after every
 //                                         worker has finished
 //   collection_ignored(cause)             a request a collector that never
 //                                         collects (none) did not carry out
 //   simulated_phase(worker, "name", ns)   a phase of a modelled pause (accel)
-//   sequence(worker, "name", values)      numbers for this collection (e.g.
+//   sequence(worker, kSequence, values)   numbers for this collection (e.g.
 //                                         the GPU's queue width per iteration)
 //   add_panel, add_sequence_panel         once, at construction: pictures of
 //                                         the collector's own for --gc-report
@@ -27,7 +27,8 @@
 // peak sizes, a log-scale pause histogram for percentiles). When enabled,
 // each worker appends to its own cache-line-aligned buffer, without a lock,
 // and collection_end merges the buffers into per-collection records. Names
-// are string literals, interned only at the merge.
+// are string literals and declared counters (counter.h), interned only at
+// the merge.
 //
 // Rules for collectors: phases on one worker nest or follow each other
 // (never interleave), and a nested phase is its parent's part (PhaseRecord);
@@ -39,6 +40,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "gc/observe/counter.h"
 
 namespace gc {
 enum class GcCause;
@@ -70,11 +73,11 @@ struct SpaceUsage {
 };
 
 // A collector's own picture in --gc-report: one bar per collection of
-// counter / per_counter * scale (per_counter empty: counter * scale).
+// counter / per_counter * scale (no per_counter: counter * scale).
 struct PanelSeries {
   std::string label;
-  std::string counter;
-  std::string per_counter;
+  const Counter* counter;
+  const Counter* per_counter = nullptr;
   double scale = 1;
 };
 struct PanelSpec {
@@ -89,8 +92,8 @@ struct PanelSpec {
 // collections where the denominator is 0 are left out.
 struct RatioSpec {
   std::string name;
-  std::string numerator;
-  std::string denominator;
+  const Counter* numerator;
+  const Counter* denominator;
 };
 // A picture of one collection's sequence (chosen with a slider): one bar
 // per value, x_ticks naming the values (empty: their index).
@@ -98,55 +101,13 @@ struct SequencePanelSpec {
   std::string title;
   std::string y_label;
   std::string description;
-  std::string sequence;
+  const Sequence* sequence;
   std::string x_label;
   std::vector<std::string> x_ticks;
   // The counter whose value in the same collection is the x distance
-  // between values (e.g. cycles per sample); empty: 1.
-  std::string x_step_counter;
+  // between values (e.g. cycles per sample); none: 1.
+  const Counter* x_step_counter = nullptr;
 };
-
-// The units a counter may be described in (Recorder::describe_counter):
-// one word for each kind of thing gclab counts, so that figures in one unit
-// compare across collectors and a reader knows what each one counts.
-inline constexpr const char* kCounterUnits[] = {
-    "bytes",         // memory
-    "objects",       // heap objects
-    "cells",         // marksweep's size-class cells
-    "slots",         // reference fields read
-    "cards",         // card-table entries
-    "blocks",        // marksweep blocks, cacheaware allocation blocks
-    "lines",         // cache lines
-    "areas",         // free areas left by compaction
-    "tasks",         // units of parallel work: deque tasks, chunks, card stripes
-    "groups",        // root groups
-    "messages",      // messages between cores
-    "hops",          // mesh links crossed
-    "rounds",        // rounds of a protocol
-    "destinations",  // compaction destinations
-    "requests",      // memory requests of a simulated unit
-    "lookups",       // address translations
-    "commands",      // DRAM commands
-    "entries",       // queue entries
-    "levels",        // breadth-first levels of a traversal
-    "launches",      // kernel launches
-    "buffers",       // device buffers, LABs
-    "threads",       // GC threads
-    "events",        // occurrences: steal attempts, deque overflows, refills
-    "units",         // pMarkcompact's units of the old space
-    "collections",   // collections in which something happened
-    "cycles",        // clock cycles of a simulated machine
-    "ns",            // time
-    "us",            // time
-};
-bool is_counter_unit(const std::string& unit);
-
-// What a counter's run total is. kSum: the sum over collections (bytes
-// copied). kPeak: a peak or a level read once per collection (a queue's
-// high-water mark, memory held at a collection's end), whose sum would mean
-// nothing: its run total is the largest collection's.
-enum class CounterKind : uint8_t { kSum, kPeak };
-const char* counter_kind_name(CounterKind kind);  // "sum", "peak"
 
 // --- what the Recorder keeps when enabled (times in ns since the recorder
 // started, which is when the VM started).
@@ -293,7 +254,7 @@ class Recorder {
     End end{*this, worker, phase};
     return body();
   }
-  void count(unsigned worker, const char* counter, uint64_t delta) {
+  void count(unsigned worker, const Counter& counter, uint64_t delta) {
     if (enabled_) [[unlikely]]
       count_event(worker, counter, delta);
   }
@@ -305,13 +266,10 @@ class Recorder {
   // time the simulation, not the collector), and its host time is kept
   // beside (CollectionRecord::host_ns).
   void simulated_phase(unsigned worker, const char* phase, int64_t ns);
-  void sequence(unsigned worker, const char* name, const std::vector<uint64_t>& values) {
+  void sequence(unsigned worker, const Sequence& name, const std::vector<uint64_t>& values) {
     if (enabled_) [[unlikely]]
       sequence_event(worker, name, values);
   }
-  // A counter's unit, one of kCounterUnits (another is a bug: it asserts,
-  // and release builds keep it), and its kind.
-  void describe_counter(const char* counter, const char* unit, CounterKind kind = CounterKind::kSum);
   void add_panel(PanelSpec panel) { panels_.push_back(std::move(panel)); }
   void add_sequence_panel(SequencePanelSpec panel) { sequence_panels_.push_back(std::move(panel)); }
   void describe_ratio(RatioSpec ratio) { ratios_.push_back(std::move(ratio)); }
@@ -349,8 +307,8 @@ class Recorder {
   const std::vector<PanelSpec>& panels() const { return panels_; }
   const std::vector<SequencePanelSpec>& sequence_panels() const { return sequence_panels_; }
   const std::vector<RatioSpec>& ratios() const { return ratios_; }
-  std::string counter_unit(const std::string& counter) const;  // "": never described
-  CounterKind counter_kind(const std::string& counter) const;
+  // The declaration of counter_names()[index].
+  const Counter& counter_declaration(uint32_t index) const { return *counter_declarations_[index]; }
   unsigned workers() const { return static_cast<unsigned>(buffers_.size()); }
   // Ranges of one record (index into records()).
   template <class T>
@@ -390,20 +348,21 @@ class Recorder {
     std::vector<OpenPhase> open;
     std::vector<RawPhase> done;
     uint32_t started = 0;  // phases started in this collection
-    std::vector<std::pair<const char*, uint64_t>> counts;
-    std::vector<std::pair<const char*, std::vector<uint64_t>>> sequences;
+    std::vector<std::pair<const Counter*, uint64_t>> counts;
+    std::vector<std::pair<const Sequence*, std::vector<uint64_t>>> sequences;
     std::vector<RawPhase> simulated;  // from the collection's start, in simulated ns
     int64_t simulated_end = 0;
   };
 
   [[gnu::noinline]] void phase_event(unsigned worker, const char* phase, bool start);
-  [[gnu::noinline]] void count_event(unsigned worker, const char* counter, uint64_t delta);
-  [[gnu::noinline]] void sequence_event(unsigned worker, const char* name,
+  [[gnu::noinline]] void count_event(unsigned worker, const Counter& counter, uint64_t delta);
+  [[gnu::noinline]] void sequence_event(unsigned worker, const Sequence& name,
                                         const std::vector<uint64_t>& values);
   void merge_worker_buffers(Collector& heap);
   void merge_phases();
   void update_summary(const CollectionRecord& r, uint64_t live);
   static uint32_t intern(std::vector<std::string>& names, const char* name);
+  uint32_t intern_counter(const Counter& counter);
 
   bool enabled_ = false;
   bool keep_history_ = false;
@@ -428,12 +387,7 @@ class Recorder {
   std::vector<std::string> counter_names_;
   std::vector<std::string> space_names_;
   std::vector<std::string> sequence_names_;
-  struct CounterDescription {
-    std::string name;
-    std::string unit;
-    CounterKind kind;
-  };
-  std::vector<CounterDescription> counter_descriptions_;
+  std::vector<const Counter*> counter_declarations_;  // beside counter_names_
   std::vector<PanelSpec> panels_;
   std::vector<SequencePanelSpec> sequence_panels_;
   std::vector<RatioSpec> ratios_;

@@ -51,7 +51,7 @@ std::string report_data_json(Collector& heap) {
   for (const std::string& n : r.counter_names()) j.value(n);
   j.end_array();
   j.key("counter_units").begin_array();
-  for (const std::string& n : r.counter_names()) j.value(r.counter_unit(n));
+  for (uint32_t k = 0; k < r.counter_names().size(); ++k) j.value(unit_name(r.counter_declaration(k).unit));
   j.end_array();
   j.key("space_names").begin_array();
   for (const std::string& n : r.space_names()) j.value(n);
@@ -141,8 +141,8 @@ std::string report_data_json(Collector& heap) {
     for (const PanelSeries& s : p.series)
       j.begin_object()
           .field("label", s.label)
-          .field("counter", s.counter)
-          .field("per_counter", s.per_counter)
+          .field("counter", s.counter->name)
+          .field("per_counter", s.per_counter ? s.per_counter->name : "")
           .field("scale", s.scale)
           .end_object();
     j.end_array().end_object();
@@ -151,7 +151,8 @@ std::string report_data_json(Collector& heap) {
   j.key("sequence_panels").begin_array();
   for (const SequencePanelSpec& p : r.sequence_panels()) {
     j.begin_object().field("title", p.title).field("y_label", p.y_label).field("description", p.description);
-    j.field("sequence", p.sequence).field("x_label", p.x_label).field("x_step_counter", p.x_step_counter);
+    j.field("sequence", p.sequence->name).field("x_label", p.x_label);
+    j.field("x_step_counter", p.x_step_counter ? p.x_step_counter->name : "");
     j.key("x_ticks").begin_array();
     for (const std::string& t : p.x_ticks) j.value(t);
     j.end_array().end_object();

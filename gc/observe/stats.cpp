@@ -207,8 +207,9 @@ void summarize_counters(const Recorder& r, Summary& s) {
   s.counters.resize(r.counter_names().size());
   for (size_t k = 0; k < s.counters.size(); ++k) {
     s.counters[k].name = r.counter_names()[k];
-    s.counters[k].unit = r.counter_unit(s.counters[k].name);
-    s.counters[k].kind = r.counter_kind(s.counters[k].name);
+    const Counter& declared = r.counter_declaration(static_cast<uint32_t>(k));
+    s.counters[k].unit = unit_name(declared.unit);
+    s.counters[k].kind = declared.kind;
   }
   std::vector<uint64_t> per_collection(s.counters.size()), sum(s.counters.size());
   for (size_t i = 0; i < r.records().size(); ++i) {
@@ -238,8 +239,8 @@ void summarize_workers(const Recorder& r, Summary& s) {
   std::vector<std::vector<uint64_t>> in_collection = counters;
   std::vector<std::pair<uint32_t, uint32_t>> touched;
   std::vector<bool> is_peak;
-  for (const std::string& name : r.counter_names())
-    is_peak.push_back(r.counter_kind(name) == CounterKind::kPeak);
+  for (uint32_t k = 0; k < r.counter_names().size(); ++k)
+    is_peak.push_back(r.counter_declaration(k).kind == CounterKind::kPeak);
   std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(r.workers());
   for (size_t i = 0; i < records.size(); ++i) {
     for (auto& sp : spans) sp.clear();
@@ -313,12 +314,12 @@ void summarize_sequences(const Recorder& r, Summary& s) {
 // collections' own.
 void summarize_ratios(const Recorder& r, Summary& s) {
   const std::vector<std::string>& names = r.counter_names();
-  auto index = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  auto index = [&](const Counter* counter) {
+    return static_cast<size_t>(std::find(names.begin(), names.end(), counter->name) - names.begin());
   };
   std::vector<uint64_t> per_collection(names.size() + 1);  // the last: a counter never counted
   for (const RatioSpec& spec : r.ratios()) {
-    RatioTotal t{spec.name, spec.numerator, spec.denominator};
+    RatioTotal t{spec.name, spec.numerator->name, spec.denominator->name};
     size_t num = index(spec.numerator), den = index(spec.denominator);
     uint64_t num_total = 0, den_total = 0;
     for (size_t i = 0; i < r.records().size(); ++i) {

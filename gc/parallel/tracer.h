@@ -61,6 +61,17 @@
 
 namespace gc::parallel {
 
+// The work-sharing counters every tracer reports.
+inline constexpr observe::Counter kTasks{"tasks", observe::Unit::kTasks};
+inline constexpr observe::Counter kSteals{"steals", observe::Unit::kTasks};
+inline constexpr observe::Counter kOverflowTasks{"overflow tasks", observe::Unit::kTasks};
+inline constexpr observe::Counter kChunkTasks{"chunk tasks", observe::Unit::kTasks};
+inline constexpr observe::Counter kTasksSent{"tasks sent", observe::Unit::kTasks};
+inline constexpr observe::Counter kStealAttempts{"steal attempts", observe::Unit::kEvents};
+inline constexpr observe::Counter kOverflowEvents{"overflow events", observe::Unit::kEvents};
+inline constexpr observe::Counter kOverflowRefills{"overflow refills", observe::Unit::kEvents};
+inline constexpr observe::Counter kTerminationIdleNs{"termination idle ns", observe::Unit::kNs};
+
 // Large arrays are traced as tasks of at most this many slots (footnote 2,
 // L119, suggests chunking; the paper did not implement it). 2048 slots are
 // 16 KB, kLargeObjectBytes: the smallest large object is one chunk, so only
@@ -112,16 +123,6 @@ struct RootClaim {
   std::span<const RootGroup> groups;
   std::atomic<size_t> next{0};
 };
-
-// The units of the counters every Tracer reports (report_work_sharing):
-// once, by each collector that runs one, at construction.
-inline void describe_work_sharing(observe::Recorder& events) {
-  for (const char* c : {"tasks", "steals", "overflow tasks", "chunk tasks", "tasks sent"})
-    events.describe_counter(c, "tasks");
-  for (const char* c : {"steal attempts", "overflow events", "overflow refills"})
-    events.describe_counter(c, "events");
-  events.describe_counter("termination idle ns", "ns");
-}
 
 template <class Policy>
 class Tracer {
@@ -239,15 +240,15 @@ class Tracer {
   // The work-sharing counters every parallel phase reports, once per phase
   // on this thread (the Recorder's rule).
   void report_work_sharing(observe::Recorder& events) const {
-    events.count(id_, "tasks", stats_.tasks_processed);
-    events.count(id_, "steal attempts", stats_.steal_attempts);
-    events.count(id_, "steals", stats_.steals);
-    events.count(id_, "overflow events", stats_.overflow_events);
-    events.count(id_, "overflow tasks", stats_.overflow_tasks);
-    events.count(id_, "overflow refills", stats_.refills);
-    events.count(id_, "chunk tasks", stats_.chunk_tasks);
-    if (work_.inboxes) events.count(id_, "tasks sent", stats_.tasks_sent);
-    events.count(id_, "termination idle ns", stats_.idle_ns);
+    events.count(id_, kTasks, stats_.tasks_processed);
+    events.count(id_, kStealAttempts, stats_.steal_attempts);
+    events.count(id_, kSteals, stats_.steals);
+    events.count(id_, kOverflowEvents, stats_.overflow_events);
+    events.count(id_, kOverflowTasks, stats_.overflow_tasks);
+    events.count(id_, kOverflowRefills, stats_.refills);
+    events.count(id_, kChunkTasks, stats_.chunk_tasks);
+    if (work_.inboxes) events.count(id_, kTasksSent, stats_.tasks_sent);
+    events.count(id_, kTerminationIdleNs, stats_.idle_ns);
   }
 
   WorkerStats stats_;  // this phase's

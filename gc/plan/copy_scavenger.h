@@ -47,6 +47,17 @@
 
 namespace gc {
 
+// The copy scavenger's counters, which markcompact's promotion reports too.
+inline constexpr observe::Counter kObjectsCopied{"objects copied", observe::Unit::kObjects};
+inline constexpr observe::Counter kCasForwardings{"CAS forwardings", observe::Unit::kObjects};
+inline constexpr observe::Counter kCasFailures{"CAS failures", observe::Unit::kObjects};
+inline constexpr observe::Counter kUndoneAllocations{"undone allocations", observe::Unit::kObjects};
+inline constexpr observe::Counter kDirectCopies{"direct copies", observe::Unit::kObjects};
+inline constexpr observe::Counter kLabWasteBytes{"LAB waste bytes", observe::Unit::kBytes};
+inline constexpr observe::Counter kBytesPromoted{"bytes promoted", observe::Unit::kBytes};
+inline constexpr observe::Counter kLabsTaken{"LABs taken", observe::Unit::kBuffers};
+inline constexpr observe::Counter kSurvivorOverflows{"survivor overflows", observe::Unit::kThreads};
+
 // The collector's parallel machinery, kept for every collection.
 struct ScavengeShared {
   std::vector<std::unique_ptr<parallel::TaskDeque>>& deques;
@@ -69,10 +80,6 @@ struct ScavengeSpaces {
   const Word* los_end = nullptr;    // not traced (a young collection)
   CopySpace* to = nullptr;
 };
-
-// The units of the counters the scavengers report (CopyScavenger::report,
-// PromotingScavenger's and the serial scavenger's): once, at construction.
-void describe_copy_counters(observe::Recorder& events);
 
 // What every GC thread shares in one collection.
 struct ParallelScavengePhase {

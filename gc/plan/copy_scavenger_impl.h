@@ -3,6 +3,7 @@
 // CopyScavenger<ItsScavenger>;` after including this header.
 #pragma once
 
+#include "gc/observe/common_counters.h"
 #include "gc/plan/copy_scavenger.h"
 
 namespace gc {
@@ -41,17 +42,17 @@ void CopyScavenger<Derived>::report(observe::Recorder& events) const {
   if (!events.enabled()) return;
   const parallel::WorkerStats& s = this->stats_;
   unsigned w = this->id();
-  events.count(w, "objects copied", s.objects_copied);
-  events.count(w, "bytes copied", s.bytes_copied);
-  events.count(w, "root groups", s.root_groups_claimed);
+  events.count(w, kObjectsCopied, s.objects_copied);
+  events.count(w, observe::kBytesCopied, s.bytes_copied);
+  events.count(w, observe::kRootGroups, s.root_groups_claimed);
   this->report_work_sharing(events);
-  events.count(w, "CAS forwardings", s.cas_forwardings);
-  events.count(w, "CAS failures", s.cas_failures);
-  events.count(w, "undone allocations", s.undone_allocations);
-  events.count(w, "LABs taken", s.labs_taken);
-  events.count(w, "direct copies", s.direct_allocations);
-  events.count(w, "LAB waste bytes", s.lab_waste_bytes);
-  events.count(w, "large objects marked", s.large_objects_marked);
+  events.count(w, kCasForwardings, s.cas_forwardings);
+  events.count(w, kCasFailures, s.cas_failures);
+  events.count(w, kUndoneAllocations, s.undone_allocations);
+  events.count(w, kLabsTaken, s.labs_taken);
+  events.count(w, kDirectCopies, s.direct_allocations);
+  events.count(w, kLabWasteBytes, s.lab_waste_bytes);
+  events.count(w, observe::kLargeObjectsMarked, s.large_objects_marked);
   static_cast<const Derived&>(*this).report_extra(events);
 }
 
@@ -108,7 +109,7 @@ template <class Derived>
 void CopyScavenger<Derived>::retire_lab_at_end() {
   uint64_t before = this->stats_.lab_waste_bytes;
   retire_lab_tail();
-  shared_.events.count(0, "LAB waste bytes", this->stats_.lab_waste_bytes - before);
+  shared_.events.count(0, kLabWasteBytes, this->stats_.lab_waste_bytes - before);
 }
 
 }  // namespace gc

@@ -5,7 +5,15 @@
 
 #include <algorithm>
 
+#include "gc/observe/common_counters.h"
+
 namespace gc {
+
+namespace {
+
+constexpr observe::Counter kRootGroupsClaimed{"root groups claimed", observe::Unit::kGroups};
+
+}  // namespace
 
 // The CPU marker's side
 
@@ -16,15 +24,12 @@ CpuMarker::CpuMarker(const HeapOptions& options, parallel::WorkerPool& pool,
     for (unsigned w = 0; w < pool.size(); ++w)
       deques_.push_back(
           std::make_unique<parallel::TaskDeque>(parallel::deque_capacity(options.gc_deque_tasks)));
-  events.describe_counter("objects marked", "objects");
-  parallel::describe_work_sharing(events);
-  for (const char* c : {"root groups", "root groups claimed"}) events.describe_counter(c, "groups");
 }
 
 CpuMarker::~CpuMarker() = default;
 
 void CpuMarker::mark_from_roots(std::span<const RootGroup> roots) {
-  events.count(0, "root groups", roots.size());
+  events.count(0, observe::kRootGroups, roots.size());
   run(roots, {});
 }
 
@@ -105,9 +110,9 @@ void Marker<false>::trace() {
 void Marker<false>::report() const {
   observe::Recorder& events = c_.events;
   if (!events.enabled()) return;
-  events.count(id_, "objects marked", objects_marked_);
-  events.count(id_, "root groups claimed", stats_.root_groups_claimed);
-  events.count(id_, "tasks", stats_.tasks_processed);
+  events.count(id_, observe::kObjectsMarked, objects_marked_);
+  events.count(id_, kRootGroupsClaimed, stats_.root_groups_claimed);
+  events.count(id_, parallel::kTasks, stats_.tasks_processed);
 }
 
 // One thread of the parallel marker
@@ -127,8 +132,8 @@ void Marker<true>::run(MarkPhaseWork& work) {
 void Marker<true>::report() const {
   observe::Recorder& events = c_.events;
   if (!events.enabled()) return;
-  events.count(id(), "objects marked", objects_marked_);
-  events.count(id(), "root groups claimed", stats_.root_groups_claimed);
+  events.count(id(), observe::kObjectsMarked, objects_marked_);
+  events.count(id(), kRootGroupsClaimed, stats_.root_groups_claimed);
   report_work_sharing(events);
 }
 

@@ -6,6 +6,24 @@
 
 namespace gc {
 
+namespace {
+
+constexpr observe::Counter kEmptyBlocks{"empty blocks", observe::Unit::kBlocks};
+// What the blocks hold after a sweep: levels, not amounts that add up.
+constexpr observe::Counter kLiveCellBytes{"live cell bytes", observe::Unit::kBytes,
+                                          observe::CounterKind::kPeak};
+constexpr observe::Counter kLiveObjectBytes{"live object bytes", observe::Unit::kBytes,
+                                            observe::CounterKind::kPeak};
+constexpr observe::Counter kInternalFragmentationBytes{"internal fragmentation bytes", observe::Unit::kBytes,
+                                                       observe::CounterKind::kPeak};
+constexpr observe::Counter kFreeCellBytes{"free cell bytes", observe::Unit::kBytes,
+                                          observe::CounterKind::kPeak};
+constexpr observe::Counter kBlockTailBytes{"block tail bytes", observe::Unit::kBytes,
+                                           observe::CounterKind::kPeak};
+constexpr observe::Counter kBytesInBlocks{"block bytes", observe::Unit::kBytes, observe::CounterKind::kPeak};
+
+}  // namespace
+
 using marksweep::kBlockBytes;
 using marksweep::kBlockWords;
 using marksweep::kClassWords;
@@ -80,12 +98,7 @@ MarkSweepSpace::MarkSweepSpace(const HeapOptions& options, GcStats& stats, obser
 }
 
 void MarkSweepSpace::describe_events() {
-  events_.describe_counter("cells freed", "cells");
-  for (const char* c : {"empty blocks", "blocks swept"}) events_.describe_counter(c, "blocks");
-  // What the blocks hold after a sweep: levels, not amounts that add up.
-  for (const char* c : {"live cell bytes", "live object bytes", "internal fragmentation bytes",
-                        "free cell bytes", "block tail bytes", "block bytes"})
-    events_.describe_counter(c, "bytes", observe::CounterKind::kPeak);
+  // Each size class's cells after a sweep: levels, not amounts that add up.
   class_counter_names_.reserve(2 * kSizeClasses);
   for (unsigned c = 0; c < kSizeClasses; ++c) {
     std::string cell = "cells " + std::to_string(cell_bytes(c)) + " B: ";
@@ -93,23 +106,23 @@ void MarkSweepSpace::describe_events() {
     class_counter_names_.push_back(cell + "free");
   }
   for (const std::string& n : class_counter_names_)
-    events_.describe_counter(n.c_str(), "cells", observe::CounterKind::kPeak);
+    class_counters_.push_back({n.c_str(), observe::Unit::kCells, observe::CounterKind::kPeak});
   events_.add_panel(
       {"Cell occupancy",
        "live cells (% of block bytes)",
        "How much of the memory of the blocks in use (those holding a live cell after the sweep) is "
        "live cells, their padding included: the rest is free cells and block tails, which a "
        "non-moving collector cannot give back.",
-       {{"occupancy", "live cell bytes", "block bytes", 100}}});
+       {{"occupancy", &kLiveCellBytes, &kBytesInBlocks, 100}}});
   events_.add_panel(
       {"Fragmentation",
        "% of block bytes",
        "Internal: the padding between objects and the size of their cells. External: free cells in "
        "blocks that also hold live ones (only objects of the same size class can use them). Tails: "
        "the end of a block too short for one more cell of its class.",
-       {{"internal", "internal fragmentation bytes", "block bytes", 100},
-        {"external", "free cell bytes", "block bytes", 100},
-        {"tails", "block tail bytes", "block bytes", 100}}});
+       {{"internal", &kInternalFragmentationBytes, &kBytesInBlocks, 100},
+        {"external", &kFreeCellBytes, &kBytesInBlocks, 100},
+        {"tails", &kBlockTailBytes, &kBytesInBlocks, 100}}});
 }
 
 // The sweep
@@ -141,8 +154,8 @@ std::vector<MarkSweepSpace::SweepTally> MarkSweepSpace::sweep_blocks(parallel::W
         for (; i < end; ++i)
           if (!blocks_[i].empty()) sweep_block(i, t);
     });
-    events_.count(worker, "blocks swept", t.blocks);
-    events_.count(worker, "cells freed", t.freed_cells);
+    events_.count(worker, kBlocksSwept, t.blocks);
+    events_.count(worker, kCellsFreed, t.freed_cells);
   };
   if (blocks_.size() <= kSerialSweepBlocks) {
     job(0);
@@ -252,17 +265,17 @@ void MarkSweepSpace::report_sweep(const SweepTally& all) {
     live_bytes += all.live_cells[c] * cell_bytes(c);
     free_bytes += all.free_cells[c] * cell_bytes(c);
     if (all.live_cells[c] + all.free_cells[c] == 0) continue;
-    events_.count(0, class_counter_names_[2 * c].c_str(), all.live_cells[c]);
-    events_.count(0, class_counter_names_[2 * c + 1].c_str(), all.free_cells[c]);
+    events_.count(0, class_counters_[2 * c], all.live_cells[c]);
+    events_.count(0, class_counters_[2 * c + 1], all.free_cells[c]);
   }
   uint64_t nonempty_bytes = (all.blocks - all.emptied) * kBlockBytes;
-  events_.count(0, "block bytes", nonempty_bytes);
-  events_.count(0, "live cell bytes", live_bytes);
-  events_.count(0, "live object bytes", all.live_words * kWordSize);
-  events_.count(0, "internal fragmentation bytes", live_bytes - all.live_words * kWordSize);
-  events_.count(0, "free cell bytes", free_bytes);
-  events_.count(0, "block tail bytes", nonempty_bytes - live_bytes - free_bytes);
-  events_.count(0, "empty blocks", all.emptied);
+  events_.count(0, kBytesInBlocks, nonempty_bytes);
+  events_.count(0, kLiveCellBytes, live_bytes);
+  events_.count(0, kLiveObjectBytes, all.live_words * kWordSize);
+  events_.count(0, kInternalFragmentationBytes, live_bytes - all.live_words * kWordSize);
+  events_.count(0, kFreeCellBytes, free_bytes);
+  events_.count(0, kBlockTailBytes, nonempty_bytes - live_bytes - free_bytes);
+  events_.count(0, kEmptyBlocks, all.emptied);
   stats_.last_live_bytes = all.live_words * kWordSize + los_.committed_bytes();
 }
 
@@ -301,8 +314,8 @@ bool MarkSweepSpace::sweep_some(uint64_t cells) {
     }
   }
   if (lazy_next_ < lazy_blocks_.size()) return false;
-  events_.count(0, "blocks swept", lazy_tally_.blocks);
-  events_.count(0, "cells freed", lazy_tally_.freed_cells);
+  events_.count(0, kBlocksSwept, lazy_tally_.blocks);
+  events_.count(0, kCellsFreed, lazy_tally_.freed_cells);
   rebuild_class_lists();
   report_sweep(lazy_tally_);
   lazy_blocks_.clear();

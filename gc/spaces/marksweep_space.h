@@ -44,6 +44,10 @@
 
 namespace gc {
 
+// The sweep's counters, which accel's reclamation unit reports too.
+inline constexpr observe::Counter kBlocksSwept{"blocks swept", observe::Unit::kBlocks};
+inline constexpr observe::Counter kCellsFreed{"cells freed", observe::Unit::kCells};
+
 class MarkSweepSpace {
  public:
   // One block of the block region: kBlockBytes at begin, cut into cells of
@@ -226,8 +230,10 @@ class MarkSweepSpace {
   std::vector<uint32_t> lazy_blocks_;
   size_t lazy_next_ = 0;
   SweepTally lazy_tally_;
-  // Per-class counter names ("cells 24 B: live", ...), alive for the Recorder.
+  // Per-class counters ("cells 24 B: live", ...) and their names, reserved
+  // whole so that neither moves while the Recorder points at them.
   std::vector<std::string> class_counter_names_;
+  std::vector<observe::Counter> class_counters_;
 };
 
 template <class F>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every figure of every collector's --gc-stats JSON, after a run in which it
 # collects (docs/observability.md, "What the figures measure"): each
-# counter's unit is in the vocabulary (gc/observe/recorder.h, kCounterUnits),
+# counter's unit is in the vocabulary (gc/observe/counter.h, kUnitNames),
 # the top-level phases' parts of the pause add up to at most the pause
 # total, a nested phase's time is within its parent's, and the GC threads
 # printed are those in use. The collectors come from `vm --list-gcs`, so a
@@ -11,7 +11,7 @@ set -u
 . "$(dirname "$0")/lib.sh" "$1" "$2" figures
 
 # The vocabulary, read from its one definition.
-units=$(sed -n '/kCounterUnits\[\] = {/,/^};/p' "$top/gc/observe/recorder.h" | grep -o '^ *"[a-z]*"' | tr -d ' "' |
+units=$(sed -n '/kUnitNames\[\] = {/,/^};/p' "$top/gc/observe/counter.h" | grep -o '"[a-z]*"' | tr -d '"' |
   jq -R . | jq -sc .)
 check "the vocabulary has units" '[ "$(jq length <<<"$units")" -gt 10 ]'
 

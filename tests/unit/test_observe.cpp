@@ -269,6 +269,9 @@ print(len(keep));
 )";
 
 // A collector that does nothing, for driving a Recorder directly.
+constexpr gc::observe::Counter kTestObjects{"objects", gc::observe::Unit::kObjects};
+constexpr gc::observe::Counter kTestSteals{"steals", gc::observe::Unit::kTasks};
+
 struct NoRoots final : gc::RootSet {
   void root_groups(std::vector<gc::RootGroup>&) override {}
   void process_weak(gc::WeakResolver&) override {}
@@ -288,7 +291,7 @@ class FakeCollector final : public gc::Collector {
     if (work_) {
       work_(events);
     } else {
-      events.phase(0, "work", [&] { events.count(0, "objects", 3); });
+      events.phase(0, "work", [&] { events.count(0, kTestObjects, 3); });
     }
     events.collection_end(*this);
   }
@@ -411,7 +414,7 @@ TEST_CASE("observe: workers record phases concurrently into their own buffers") 
       workers.emplace_back([&c, w] {
         for (int i = 0; i < 50; ++i) {
           c.events.phase(w, "mark",
-                         [&] { c.events.phase(w, "steal", [&] { c.events.count(w, "steals", 1); }); });
+                         [&] { c.events.phase(w, "steal", [&] { c.events.count(w, kTestSteals, 1); }); });
         }
       });
     for (std::thread& t : workers) t.join();
@@ -531,20 +534,28 @@ TEST_CASE("observe: a phase started inside another is its child, on its worker a
   CHECK(gc::observe::debug_lines(c.events, 0).find("     mark: ") != std::string::npos);
 }
 
-TEST_CASE("observe: counter units come from one vocabulary, and a peak's total is its largest collection's") {
-  for (const char* u : gc::observe::kCounterUnits) CHECK(gc::observe::is_counter_unit(u));
-  for (const char* u : {"", "MB", "launch", "object", "Bytes"}) CHECK_FALSE(gc::observe::is_counter_unit(u));
+TEST_CASE("observe: a counter's declaration gives its unit and kind; a peak's total is the largest") {
+  std::set<std::string> names;
+  for (const char* u : gc::observe::kUnitNames) {
+    CAPTURE(u);
+    CHECK(std::string(u).find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos);
+    CHECK(names.insert(u).second);
+  }
+  CHECK(std::string(gc::observe::unit_name(gc::observe::Unit::kEntries)) == "entries");
   NoRoots roots;
   gc::HeapOptions o;
   o.record_events = true;
   o.keep_event_history = true;
   FakeCollector c(roots, o);
-  c.events.describe_counter("objects", "objects");
-  c.events.describe_counter("queue peak", "entries", gc::observe::CounterKind::kPeak);
+  constexpr gc::observe::Counter kQueuePeak{"queue peak", gc::observe::Unit::kEntries,
+                                            gc::observe::CounterKind::kPeak};
+  // Declared again elsewhere under the same name: the same counter.
+  constexpr gc::observe::Counter kSameObjects{"objects", gc::observe::Unit::kObjects};
   for (uint64_t peak : {5u, 9u, 2u}) {
     c.events.collection_start(gc::observe::CollectionKind::kYoung, gc::GcCause::kExplicit, c);
-    c.events.count(0, "queue peak", peak);
-    c.events.count(0, "objects", peak);
+    c.events.count(0, kQueuePeak, peak);
+    c.events.count(0, kTestObjects, peak - 1);
+    c.events.count(0, kSameObjects, 1);
     c.events.collection_end(c);
   }
   gc::observe::Summary s = gc::observe::summarize(c);
@@ -553,6 +564,7 @@ TEST_CASE("observe: counter units come from one vocabulary, and a peak's total i
     CAPTURE(k.name);
     CHECK(k.total == (k.name == "queue peak" ? 9u : 16u));
     CHECK(k.max_per_collection == 9);
+    CHECK(k.unit == (k.name == "queue peak" ? "entries" : "objects"));
   }
   Json j = parse_json(gc::observe::stats_json(s));
   for (const Json& k : j["counters"].a) CHECK(k["kind"].s == (k["name"].s == "queue peak" ? "peak" : "sum"));

@@ -12,13 +12,55 @@ namespace gc {
 
 namespace {
 
+constexpr observe::Counter kAccelMarkCycles{"accel mark cycles", observe::Unit::kCycles};
+constexpr observe::Counter kAccelSweepCycles{"accel sweep cycles", observe::Unit::kCycles};
+// Mark and sweep together, for the overall speedup.
+constexpr observe::Counter kAccelCycles{"accel cycles", observe::Unit::kCycles};
+constexpr observe::Counter kCpuMarkCycles{"cpu mark cycles", observe::Unit::kCycles};
+constexpr observe::Counter kCpuSweepCycles{"cpu sweep cycles", observe::Unit::kCycles};
+// Mark and sweep together, for the overall speedup.
+constexpr observe::Counter kCpuCycles{"cpu cycles", observe::Unit::kCycles};
+constexpr observe::Counter kAccelBytesMoved{"accel bytes moved", observe::Unit::kBytes};
+constexpr observe::Counter kAccelSpilledBytes{"accel spilled bytes", observe::Unit::kBytes};
+constexpr observe::Counter kAccelSpillPeak{"accel spill peak", observe::Unit::kBytes,
+                                           observe::CounterKind::kPeak};
+constexpr observe::Counter kAccelSpillBeyondRegion{"accel spill beyond region", observe::Unit::kBytes,
+                                                   observe::CounterKind::kPeak};
+// The simulation's own cost on this machine, each part apart.
+constexpr observe::Counter kHostNsCpuMark{"host ns: cpu mark", observe::Unit::kNs};
+constexpr observe::Counter kHostNsAccelMark{"host ns: accel mark", observe::Unit::kNs};
+constexpr observe::Counter kHostNsCpuSweep{"host ns: cpu sweep", observe::Unit::kNs};
+constexpr observe::Counter kHostNsAccelSweep{"host ns: accel sweep", observe::Unit::kNs};
+constexpr observe::Counter kAccelObjectsMarked{"accel objects marked", observe::Unit::kObjects};
+constexpr observe::Counter kAccelMarkCacheHits{"accel mark-cache hits", observe::Unit::kObjects};
+constexpr observe::Counter kAccelAlreadyMarked{"accel already marked", observe::Unit::kObjects};
+constexpr observe::Counter kAccelTlbMisses{"accel TLB misses", observe::Unit::kLookups};
+constexpr observe::Counter kAccelPageWalks{"accel page walks", observe::Unit::kLookups};
+constexpr observe::Counter kAccelWalkerCacheHits{"accel walker cache hits", observe::Unit::kLookups};
+constexpr observe::Counter kAccelDramRowHits{"accel DRAM row hits", observe::Unit::kCommands};
+constexpr observe::Counter kAccelDramActivations{"accel DRAM activations", observe::Unit::kCommands};
+constexpr observe::Counter kAccelQueuePeak{"accel queue peak", observe::Unit::kEntries,
+                                           observe::CounterKind::kPeak};
+constexpr observe::Counter kAccelTracerThrottledCycles{"accel tracer throttled cycles",
+                                                       observe::Unit::kCycles};
+constexpr observe::Counter kAccelPortBusyCycles{"accel port busy cycles", observe::Unit::kCycles};
+constexpr observe::Counter kAccelSampleCycles{"accel sample cycles", observe::Unit::kCycles,
+                                              observe::CounterKind::kPeak};  // an interval
+constexpr observe::Sequence kAccelMarkBandwidth{"accel mark bandwidth"};
+constexpr observe::Sequence kAccelQueueOccupancy{"accel queue occupancy"};
+
 // The spill region's simulated physical address: above user space, apart
 // from the page table and the block list.
 constexpr uint64_t kSpillBase = uint64_t{9} << 44;
 
-const char* const kRequestCounters[accel::kSourceCount] = {
-    "accel requests: marker",  "accel requests: tracer",      "accel requests: spill",
-    "accel requests: sweeper", "accel requests: page walker", "cpu requests"};
+constexpr observe::Counter kRequestCounters[accel::kSourceCount] = {
+    {"accel requests: marker", observe::Unit::kRequests},
+    {"accel requests: tracer", observe::Unit::kRequests},
+    {"accel requests: spill", observe::Unit::kRequests},
+    {"accel requests: sweeper", observe::Unit::kRequests},
+    {"accel requests: page walker", observe::Unit::kRequests},
+    {"cpu requests", observe::Unit::kRequests}};
+constexpr const observe::Counter& kCpuRequests = kRequestCounters[static_cast<unsigned>(accel::Source::kCpu)];
 
 }  // namespace
 
@@ -30,32 +72,9 @@ AccelCollector::AccelCollector(RootSet& roots, const HeapOptions& options)
 }
 
 void AccelCollector::describe_events() {
-  // "cpu cycles" and "accel cycles" are mark and sweep together, for the
-  // overall speedup.
-  for (const char* c : {"accel mark cycles", "accel sweep cycles", "accel cycles", "cpu mark cycles",
-                        "cpu sweep cycles", "cpu cycles"})
-    events.describe_counter(c, "cycles");
-  for (const char* c : kRequestCounters) events.describe_counter(c, "requests");
-  for (const char* c : {"accel bytes moved", "accel spilled bytes"}) events.describe_counter(c, "bytes");
-  for (const char* c : {"accel spill peak", "accel spill beyond region"})
-    events.describe_counter(c, "bytes", observe::CounterKind::kPeak);
-  // The simulation's own cost on this machine, each part apart.
-  for (const char* c :
-       {"host ns: cpu mark", "host ns: accel mark", "host ns: cpu sweep", "host ns: accel sweep"})
-    events.describe_counter(c, "ns");
-  for (const char* c : {"accel objects marked", "accel mark-cache hits", "accel already marked"})
-    events.describe_counter(c, "objects");
-  for (const char* c : {"accel TLB misses", "accel page walks", "accel walker cache hits"})
-    events.describe_counter(c, "lookups");
-  for (const char* c : {"accel DRAM row hits", "accel DRAM activations"})
-    events.describe_counter(c, "commands");
-  events.describe_counter("accel queue peak", "entries", observe::CounterKind::kPeak);
-  events.describe_counter("accel tracer throttled cycles", "cycles");
-  events.describe_counter("accel port busy cycles", "cycles");
-  events.describe_counter("accel sample cycles", "cycles", observe::CounterKind::kPeak);  // an interval
-  events.describe_ratio({"mark speedup", "cpu mark cycles", "accel mark cycles"});
-  events.describe_ratio({"sweep speedup", "cpu sweep cycles", "accel sweep cycles"});
-  events.describe_ratio({"speedup", "cpu cycles", "accel cycles"});
+  events.describe_ratio({"mark speedup", &kCpuMarkCycles, &kAccelMarkCycles});
+  events.describe_ratio({"sweep speedup", &kCpuSweepCycles, &kAccelSweepCycles});
+  events.describe_ratio({"speedup", &kCpuCycles, &kAccelCycles});
   add_panels();
 }
 
@@ -68,12 +87,12 @@ void AccelCollector::add_panels() {
                     "Each collection's simulated CPU cycles over the unit's, for the mark and the sweep "
                     "(the paper: 4.2x and 1.9x with DRAM). Bars at 0: the CPU's replay was off "
                     "(--accel-baseline).",
-                    {PanelSeries{"mark", "cpu mark cycles", "accel mark cycles", 1},
-                     PanelSeries{"sweep", "cpu sweep cycles", "accel sweep cycles", 1}}});
+                    {PanelSeries{"mark", &kCpuMarkCycles, &kAccelMarkCycles, 1},
+                     PanelSeries{"sweep", &kCpuSweepCycles, &kAccelSweepCycles, 1}}});
   std::vector<PanelSeries> sources;
   for (unsigned src = 0; src + 1 < accel::kSourceCount; ++src)
     sources.push_back(
-        PanelSeries{accel::source_name(static_cast<accel::Source>(src)), kRequestCounters[src], "", 1});
+        PanelSeries{accel::source_name(static_cast<accel::Source>(src)), &kRequestCounters[src], nullptr, 1});
   events.add_panel({"Memory requests by source", "requests",
                     "The unit's requests in each collection, by who sent them: the marker's header reads "
                     "and write-backs, the tracer's reference reads (and the root reader's), the mark "
@@ -84,18 +103,18 @@ void AccelCollector::add_panels() {
                              "The traversal unit's memory requests (each at most one line) over one "
                              "collection's mark. DDR3-2000's data bus carries at most 250 lines per 1,000 "
                              "cycles; a mark that stays far below it is latency bound.",
-                             "accel mark bandwidth",
+                             &kAccelMarkBandwidth,
                              "cycle of the mark",
                              {},
-                             "accel sample cycles"});
+                             &kAccelSampleCycles});
   events.add_sequence_panel({"Mark queue occupancy over the mark",
                              "entries in Q",
                              "How full the mark queue was over one collection's mark. At the top (its "
                              "size, --accel-queue), references spill to memory through outQ.",
-                             "accel queue occupancy",
+                             &kAccelQueueOccupancy,
                              "cycle of the mark",
                              {},
-                             "accel sample cycles"});
+                             &kAccelSampleCycles});
 }
 
 std::unique_ptr<accel::MemoryModel> AccelCollector::memory() const {
@@ -117,52 +136,51 @@ void AccelCollector::mark() {
     cpu_.start(*memory_model);
     std::vector<Word*> marked;
     accel::Cycle cycles = cpu_.mark(roots, marked);
-    events.count(0, "cpu mark cycles", cycles);
-    events.count(0, "cpu cycles", cycles);
-    events.count(0, "cpu requests", memory_model->submitted());
+    events.count(0, kCpuMarkCycles, cycles);
+    events.count(0, kCpuCycles, cycles);
+    events.count(0, kCpuRequests, memory_model->submitted());
     for (Word* h : marked) MarkSweepSpace::clear_mark(h);
-    events.count(0, "host ns: cpu mark", static_cast<uint64_t>(events.now_ns() - host_start));
+    events.count(0, kHostNsCpuMark, static_cast<uint64_t>(events.now_ns() - host_start));
   }
   int64_t host_start = events.now_ns();
   auto memory_model = memory();
   accel::TraversalUnit unit(knobs_.traversal, *memory_model);
   unit.run(roots, 0);
-  events.count(0, "host ns: accel mark", static_cast<uint64_t>(events.now_ns() - host_start));
+  events.count(0, kHostNsAccelMark, static_cast<uint64_t>(events.now_ns() - host_start));
   events.simulated_phase(0, "mark", accel::simulated_ns(unit.stats().cycles));
   report_mark(unit.stats(), *memory_model);
 }
 
 void AccelCollector::report_mark(const accel::TraversalStats& s, const accel::MemoryModel& m) {
-  events.count(0, "accel mark cycles", s.cycles);
-  events.count(0, "accel cycles", s.cycles);
+  events.count(0, kAccelMarkCycles, s.cycles);
+  events.count(0, kAccelCycles, s.cycles);
   const accel::MemoryStats& ms = m.stats();
   for (unsigned src = 0; src + 1 < accel::kSourceCount; ++src)
     if (ms.requests[src]) events.count(0, kRequestCounters[src], ms.requests[src]);
   uint64_t bytes = 0;
   for (uint64_t b : ms.bytes) bytes += b;
-  events.count(0, "accel bytes moved", bytes);
-  events.count(0, "accel spilled bytes",
-               s.queue.spilled_entries * (knobs_.traversal.queue.compressed ? 4 : 8));
-  events.count(0, "accel objects marked", s.marker.objects_marked);
-  events.count(0, "accel already marked", s.marker.already_marked);
-  events.count(0, "accel mark-cache hits", s.marker.mark_cache_hits);
-  events.count(0, "accel TLB misses", s.translation.l1_misses[0] + s.translation.l1_misses[1]);
-  events.count(0, "accel page walks", s.translation.walks);
-  events.count(0, "accel walker cache hits", s.translation.walker_cache_hits);
-  events.count(0, "accel DRAM row hits", ms.row_hits);
-  events.count(0, "accel DRAM activations", ms.activations());
-  events.count(0, "accel queue peak", s.queue.peak_occupancy);
-  events.count(0, "accel spill peak", s.queue.spill_peak_bytes);
+  events.count(0, kAccelBytesMoved, bytes);
+  events.count(0, kAccelSpilledBytes, s.queue.spilled_entries * (knobs_.traversal.queue.compressed ? 4 : 8));
+  events.count(0, kAccelObjectsMarked, s.marker.objects_marked);
+  events.count(0, kAccelAlreadyMarked, s.marker.already_marked);
+  events.count(0, kAccelMarkCacheHits, s.marker.mark_cache_hits);
+  events.count(0, kAccelTlbMisses, s.translation.l1_misses[0] + s.translation.l1_misses[1]);
+  events.count(0, kAccelPageWalks, s.translation.walks);
+  events.count(0, kAccelWalkerCacheHits, s.translation.walker_cache_hits);
+  events.count(0, kAccelDramRowHits, ms.row_hits);
+  events.count(0, kAccelDramActivations, ms.activations());
+  events.count(0, kAccelQueuePeak, s.queue.peak_occupancy);
+  events.count(0, kAccelSpillPeak, s.queue.spill_peak_bytes);
   // The paper's static region (L279); a mark that needs more goes on, as a
   // full implementation would, and says by how much.
   uint64_t region = knobs_.traversal.queue.spill_bytes;
-  events.count(0, "accel spill beyond region",
+  events.count(0, kAccelSpillBeyondRegion,
                s.queue.spill_peak_bytes > region ? s.queue.spill_peak_bytes - region : 0);
-  events.count(0, "accel tracer throttled cycles", s.tracer.throttled_cycles);
-  events.count(0, "accel port busy cycles", s.port_busy_cycles);
-  events.count(0, "accel sample cycles", s.sample_interval);
-  events.sequence(0, "accel mark bandwidth", s.bandwidth);
-  events.sequence(0, "accel queue occupancy", s.occupancy);
+  events.count(0, kAccelTracerThrottledCycles, s.tracer.throttled_cycles);
+  events.count(0, kAccelPortBusyCycles, s.port_busy_cycles);
+  events.count(0, kAccelSampleCycles, s.sample_interval);
+  events.sequence(0, kAccelMarkBandwidth, s.bandwidth);
+  events.sequence(0, kAccelQueueOccupancy, s.occupancy);
 }
 
 // A collection at the heap's limit may be unable to make room, and then its
@@ -264,10 +282,10 @@ void AccelCollector::sweep() {
     auto memory_model = memory();
     cpu_.start(*memory_model);
     accel::Cycle cycles = cpu_.sweep(blocks);
-    events.count(0, "cpu sweep cycles", cycles);
-    events.count(0, "cpu cycles", cycles);
-    events.count(0, "cpu requests", memory_model->submitted());
-    events.count(0, "host ns: cpu sweep", static_cast<uint64_t>(events.now_ns() - host_start));
+    events.count(0, kCpuSweepCycles, cycles);
+    events.count(0, kCpuCycles, cycles);
+    events.count(0, kCpuRequests, memory_model->submitted());
+    events.count(0, kHostNsCpuSweep, static_cast<uint64_t>(events.now_ns() - host_start));
   }
   int64_t host_start = events.now_ns();
   auto memory_model = memory();
@@ -281,14 +299,14 @@ void AccelCollector::sweep() {
     space.sweep_block(index[i], tallies[0]);
     if (options_.verify) check_sweep(blocks[i], all[index[i]], linked);
   });
-  events.count(0, "host ns: accel sweep", static_cast<uint64_t>(events.now_ns() - host_start));
+  events.count(0, kHostNsAccelSweep, static_cast<uint64_t>(events.now_ns() - host_start));
   events.simulated_phase(0, "sweep", accel::simulated_ns(unit.stats().cycles));
-  events.count(0, "accel sweep cycles", unit.stats().cycles);
-  events.count(0, "accel cycles", unit.stats().cycles);
+  events.count(0, kAccelSweepCycles, unit.stats().cycles);
+  events.count(0, kAccelCycles, unit.stats().cycles);
   events.count(0, kRequestCounters[static_cast<unsigned>(accel::Source::kSweeper)],
                memory_model->submitted());
-  events.count(0, "blocks swept", tallies[0].blocks);
-  events.count(0, "cells freed", tallies[0].freed_cells);
+  events.count(0, kBlocksSwept, tallies[0].blocks);
+  events.count(0, kCellsFreed, tallies[0].freed_cells);
   space.sweep_large_objects();
   space.account_sweep(tallies);
 }

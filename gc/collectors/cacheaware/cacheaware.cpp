@@ -4,11 +4,49 @@
 
 #include "gc/exit_status.h"
 #include "gc/heap/identity_hash.h"
+#include "gc/observe/common_counters.h"
 #include "gc/observe/recording.h"
 
 namespace gc {
 
 namespace {
+
+constexpr observe::Counter kMarkMessagesSent{"mark messages sent", observe::Unit::kMessages};
+constexpr observe::Counter kMarkMessagesReceived{"mark messages received", observe::Unit::kMessages};
+constexpr observe::Counter kMarkMessagesSuppressed{"mark messages suppressed", observe::Unit::kMessages};
+constexpr observe::Counter kPtrqueryMessages{"ptrquery messages", observe::Unit::kMessages};
+constexpr observe::Counter kFinishedMessages{"finished messages", observe::Unit::kMessages};
+constexpr observe::Counter kObjectsMarkedAtHome{"objects marked at home", observe::Unit::kObjects};
+constexpr observe::Counter kObjectsCompacted{"objects compacted", observe::Unit::kObjects};
+constexpr observe::Counter kObjectsCompactedAtHome{"objects compacted at home", observe::Unit::kObjects};
+constexpr observe::Counter kRequestListDrops{"request list drops", observe::Unit::kObjects};
+constexpr observe::Counter kBytesBalanced{"bytes balanced", observe::Unit::kBytes};
+constexpr observe::Counter kHugeBytesFreed{"huge bytes freed", observe::Unit::kBytes};
+constexpr observe::Counter kHugeBytesCached{"huge bytes cached", observe::Unit::kBytes};
+constexpr observe::Counter kHugeBytesMoved{"huge bytes moved", observe::Unit::kBytes};
+constexpr observe::Counter kPinnedBytesFreed{"pinned bytes freed", observe::Unit::kBytes};
+constexpr observe::Counter kBytesCleared{"bytes cleared", observe::Unit::kBytes};
+constexpr observe::Counter kMarkLinesTouched{"mark lines touched", observe::Unit::kLines};
+constexpr observe::Counter kCompactLinesTouched{"compact lines touched", observe::Unit::kLines};
+constexpr observe::Counter kUpdateLinesTouched{"update lines touched", observe::Unit::kLines};
+constexpr observe::Counter kMarkLineHops{"mark line hops", observe::Unit::kHops};
+constexpr observe::Counter kCompactLineHops{"compact line hops", observe::Unit::kHops};
+constexpr observe::Counter kUpdateLineHops{"update line hops", observe::Unit::kHops};
+constexpr observe::Counter kBlocksLocal{"blocks local", observe::Unit::kBlocks};
+constexpr observe::Counter kBlocksRing1{"blocks ring 1", observe::Unit::kBlocks};
+constexpr observe::Counter kBlocksRing2{"blocks ring 2", observe::Unit::kBlocks};
+constexpr observe::Counter kBlocksGlobal{"blocks global", observe::Unit::kBlocks};
+constexpr observe::Sequence kMessagesSentPerCore{"mark messages sent per core"};
+constexpr observe::Sequence kMessagesReceivedPerCore{"mark messages received per core"};
+constexpr observe::Sequence kMessagesSuppressedPerCore{"mark messages suppressed per core"};
+constexpr observe::Sequence kPartitionsBefore{"partitions before compaction"};
+constexpr observe::Sequence kPartitionsAfter{"partitions after compaction"};
+constexpr observe::Counter kVerifyRounds{"verify rounds", observe::Unit::kRounds};
+constexpr observe::Counter kBalancingMoves{"balancing moves", observe::Unit::kDestinations};
+constexpr observe::Counter kLastResortDestinations{"last-resort destinations", observe::Unit::kDestinations};
+constexpr observe::Counter kForwardingTableBytes{"forwarding table bytes", observe::Unit::kBytes,
+                                                 observe::CounterKind::kPeak};
+constexpr observe::Counter kMeshHops{"mesh hops", observe::Unit::kHops};
 
 using namespace cacheaware;
 
@@ -66,50 +104,30 @@ CacheAwareCollector::CacheAwareCollector(RootSet& roots, const HeapOptions& opti
                                          : options_.max_heap_bytes);
   los_.set_growth_budget(0);  // large objects count toward collections (LargeObjectSpace)
   hide_buffer_ = options_.hide_buffer();
-  describe_counters();
+  describe_events();
 }
 
 CacheAwareCollector::~CacheAwareCollector() = default;
 
-void CacheAwareCollector::describe_counters() {
-  for (const char* c : {"mark messages sent", "mark messages received", "mark messages suppressed",
-                        "ptrquery messages", "finished messages"})
-    events.describe_counter(c, "messages");
-  for (const char* c : {"objects marked", "objects marked at home", "objects compacted",
-                        "objects compacted at home", "objects moved", "request list drops"})
-    events.describe_counter(c, "objects");
-  events.describe_counter("verify rounds", "rounds");
-  events.describe_counter("balancing moves", "destinations");
-  events.describe_counter("last-resort destinations", "destinations");
-  for (const char* c : {"bytes moved", "bytes balanced", "huge bytes freed", "huge bytes cached",
-                        "huge bytes moved", "pinned bytes freed", "bytes cleared"})
-    events.describe_counter(c, "bytes");
-  events.describe_counter("forwarding table bytes", "bytes", observe::CounterKind::kPeak);
-  events.describe_counter("mesh hops", "hops");
-  for (const char* c : {"mark lines touched", "compact lines touched", "update lines touched"})
-    events.describe_counter(c, "lines");
-  for (const char* c : {"mark line hops", "compact line hops", "update line hops"})
-    events.describe_counter(c, "hops");
-  for (const char* c : {"blocks local", "blocks ring 1", "blocks ring 2", "blocks global"})
-    events.describe_counter(c, "blocks");
-  events.describe_ratio({"messages per marked object", "mark messages sent", "objects marked"});
-  events.describe_ratio({"mesh hops per message", "mesh hops", "mark messages sent"});
-  events.describe_ratio({"mark line hops per line", "mark line hops", "mark lines touched"});
-  events.describe_ratio({"compact line hops per line", "compact line hops", "compact lines touched"});
-  events.describe_ratio({"update line hops per line", "update line hops", "update lines touched"});
+void CacheAwareCollector::describe_events() {
+  events.describe_ratio({"messages per marked object", &kMarkMessagesSent, &observe::kObjectsMarked});
+  events.describe_ratio({"mesh hops per message", &kMeshHops, &kMarkMessagesSent});
+  events.describe_ratio({"mark line hops per line", &kMarkLineHops, &kMarkLinesTouched});
+  events.describe_ratio({"compact line hops per line", &kCompactLineHops, &kCompactLinesTouched});
+  events.describe_ratio({"update line hops per line", &kUpdateLineHops, &kUpdateLinesTouched});
   events.add_sequence_panel({"Mark messages per core",
                              "messages",
                              "The mark messages each core of the mesh sent in one collection: references "
                              "into partitions another core hosts, less those its reference cache "
                              "suppressed. --gc-stats lists received and suppressed per core too.",
-                             "mark messages sent per core",
+                             &kMessagesSentPerCore,
                              "core (y * width + x)",
-                             {},
-                             ""});
+                             {}});
   std::string ticks =
       "partition, in address order up to the highest ever used (neighbours share a bar past " +
       std::to_string(kMapBars) + ")";
-  for (const char* when : {"before", "after"})
+  for (const observe::Sequence* map : {&kPartitionsBefore, &kPartitionsAfter}) {
+    const char* when = map == &kPartitionsBefore ? "before" : "after";
     events.add_sequence_panel({std::string("Partitions ") + when + " compaction",
                                "KB in objects",
                                std::string("Each partition's occupancy ") + when +
@@ -117,13 +135,13 @@ void CacheAwareCollector::describe_counters() {
                                    "n, n+C, ... alternate between the cores in snake order (mapping.h); "
                                    "after compaction each core's live data sits in its lowest partitions "
                                    "and the top of the heap is free.",
-                               std::string("partitions ") + when + " compaction",
+                               map,
                                ticks,
-                               {},
-                               ""});
-  events.describe_ratio({"mark locality", "objects marked at home", "objects marked"});
-  events.describe_ratio({"compact locality", "objects compacted at home", "objects compacted"});
-  events.describe_ratio({"suppressed per message", "mark messages suppressed", "mark messages sent"});
+                               {}});
+  }
+  events.describe_ratio({"mark locality", &kObjectsMarkedAtHome, &observe::kObjectsMarked});
+  events.describe_ratio({"compact locality", &kObjectsCompactedAtHome, &kObjectsCompacted});
+  events.describe_ratio({"suppressed per message", &kMarkMessagesSuppressed, &kMarkMessagesSent});
 }
 
 // The mutator's buffer: the home core's current block, up to what is
@@ -249,9 +267,9 @@ void CacheAwareCollector::collect(GcCause cause) {
       huge_freed = huge_.sweep();
       pinned_freed = los_.sweep(options_.poison_freed_memory());
     });
-    record_partition_map("partitions before compaction");
+    record_partition_map(kPartitionsBefore);
     compact(compact_huge);
-    record_partition_map("partitions after compaction");
+    record_partition_map(kPartitionsAfter);
     update();
     events.phase(0, "weak references", [&] { follow_weak(); });
     events.phase(0, "resize", [&] { resize(); });
@@ -263,7 +281,7 @@ void CacheAwareCollector::collect(GcCause cause) {
 
 // One bar per partition (or per group of neighbours in a big heap): the
 // kilobytes in objects, huge objects counted where they lie.
-void CacheAwareCollector::record_partition_map(const char* name) {
+void CacheAwareCollector::record_partition_map(const observe::Sequence& name) {
   if (!events.enabled()) return;
   uint32_t used = std::max(allocator_.frontier(), 1u);
   uint32_t per_bar = (used + kMapBars - 1) / kMapBars;
@@ -352,27 +370,27 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
     const MarkCounters& m = mark_.counters(c);
     const CompactCounters& k = compact_.counters(c);
     const UpdateCounters& u = update_.counters(c);
-    events.count(w, "mark messages sent", m.sent);
-    events.count(w, "mark messages received", m.received);
-    events.count(w, "mark messages suppressed", m.suppressed);
-    events.count(w, "mesh hops", m.hops);
-    events.count(w, "mark lines touched", m.lines);
-    events.count(w, "mark line hops", m.line_hops);
-    events.count(w, "compact lines touched", k.lines);
-    events.count(w, "compact line hops", k.line_hops);
-    events.count(w, "update lines touched", u.lines);
-    events.count(w, "update line hops", u.line_hops);
-    events.count(w, "objects marked", m.objects);
-    events.count(w, "objects marked at home", m.objects_at_home);
-    events.count(w, "objects compacted", k.objects_placed);
-    events.count(w, "objects compacted at home", k.placed_at_home);
-    events.count(w, "request list drops", m.requests_dropped);
-    events.count(w, "objects moved", k.objects_moved);
-    events.count(w, "bytes moved", k.bytes_moved);
-    events.count(w, "balancing moves", k.balancing_moves);
-    events.count(w, "bytes balanced", k.balanced_bytes);
-    events.count(w, "last-resort destinations", k.last_resorts);
-    events.count(w, "ptrquery messages", u.queries);
+    events.count(w, kMarkMessagesSent, m.sent);
+    events.count(w, kMarkMessagesReceived, m.received);
+    events.count(w, kMarkMessagesSuppressed, m.suppressed);
+    events.count(w, kMeshHops, m.hops);
+    events.count(w, kMarkLinesTouched, m.lines);
+    events.count(w, kMarkLineHops, m.line_hops);
+    events.count(w, kCompactLinesTouched, k.lines);
+    events.count(w, kCompactLineHops, k.line_hops);
+    events.count(w, kUpdateLinesTouched, u.lines);
+    events.count(w, kUpdateLineHops, u.line_hops);
+    events.count(w, observe::kObjectsMarked, m.objects);
+    events.count(w, kObjectsMarkedAtHome, m.objects_at_home);
+    events.count(w, kObjectsCompacted, k.objects_placed);
+    events.count(w, kObjectsCompactedAtHome, k.placed_at_home);
+    events.count(w, kRequestListDrops, m.requests_dropped);
+    events.count(w, observe::kObjectsMoved, k.objects_moved);
+    events.count(w, observe::kBytesMoved, k.bytes_moved);
+    events.count(w, kBalancingMoves, k.balancing_moves);
+    events.count(w, kBytesBalanced, k.balanced_bytes);
+    events.count(w, kLastResortDestinations, k.last_resorts);
+    events.count(w, kPtrqueryMessages, u.queries);
   }
   std::vector<uint64_t> sent(mesh_.cores()), received(mesh_.cores()), suppressed(mesh_.cores());
   for (unsigned c = 0; c < mesh_.cores(); ++c) {
@@ -380,22 +398,22 @@ void CacheAwareCollector::report(uint64_t huge_freed, uint64_t pinned_freed) {
     received[c] = mark_.counters(c).received;
     suppressed[c] = mark_.counters(c).suppressed;
   }
-  events.sequence(0, "mark messages sent per core", sent);
-  events.sequence(0, "mark messages received per core", received);
-  events.sequence(0, "mark messages suppressed per core", suppressed);
-  events.count(0, "verify rounds", mark_.verify_rounds());
-  events.count(0, "finished messages", mark_.finished_messages());
-  events.count(0, "huge bytes freed", huge_freed);
-  events.count(0, "huge bytes cached", huge_bytes_cached_);
-  events.count(0, "huge bytes moved", huge_bytes_moved_);
-  events.count(0, "pinned bytes freed", pinned_freed);
-  events.count(0, "forwarding table bytes", compact_.table_bytes());
+  events.sequence(0, kMessagesSentPerCore, sent);
+  events.sequence(0, kMessagesReceivedPerCore, received);
+  events.sequence(0, kMessagesSuppressedPerCore, suppressed);
+  events.count(0, kVerifyRounds, mark_.verify_rounds());
+  events.count(0, kFinishedMessages, mark_.finished_messages());
+  events.count(0, kHugeBytesFreed, huge_freed);
+  events.count(0, kHugeBytesCached, huge_bytes_cached_);
+  events.count(0, kHugeBytesMoved, huge_bytes_moved_);
+  events.count(0, kPinnedBytesFreed, pinned_freed);
+  events.count(0, kForwardingTableBytes, compact_.table_bytes());
   AllocatorCounters a = allocator_.take_counters();
-  events.count(0, "bytes cleared", a.bytes_cleared);
-  events.count(0, "blocks local", a.blocks[0]);
-  events.count(0, "blocks ring 1", a.blocks[1]);
-  events.count(0, "blocks ring 2", a.blocks[2]);
-  events.count(0, "blocks global", a.blocks[3]);
+  events.count(0, kBytesCleared, a.bytes_cleared);
+  events.count(0, kBlocksLocal, a.blocks[0]);
+  events.count(0, kBlocksRing1, a.blocks[1]);
+  events.count(0, kBlocksRing2, a.blocks[2]);
+  events.count(0, kBlocksGlobal, a.blocks[3]);
 }
 
 // Queries

@@ -84,8 +84,8 @@ class CacheAwareCollector : public Collector {
   // --- the mutator's buffer
   void sync_buffer();
   void install_buffer();
-  void describe_counters();
-  void record_partition_map(const char* name);
+  void describe_events();
+  void record_partition_map(const observe::Sequence& name);
   void report(uint64_t huge_freed, uint64_t pinned_freed);
   Word* allocate_huge(uint32_t class_id, uint64_t nrefs, uint64_t raw_words);
   Word* allocated_huge(Word* header, uint64_t bytes);

@@ -12,6 +12,22 @@ namespace gc {
 
 namespace {
 
+constexpr observe::Counter kGpuIterations{"gpu iterations", observe::Unit::kLevels};
+constexpr observe::Counter kGpuLaunches{"gpu launches", observe::Unit::kLaunches};
+constexpr observe::Counter kGpuKernelDeviceNs{"gpu kernel device ns", observe::Unit::kNs};
+constexpr observe::Counter kGpuOffloadedBytes{"gpu offloaded bytes", observe::Unit::kBytes};
+constexpr observe::Counter kGpuGraphNodes{"gpu graph nodes", observe::Unit::kObjects,
+                                          observe::CounterKind::kPeak};
+constexpr observe::Counter kGpuGraphBytesUpdated{"gpu graph bytes updated", observe::Unit::kBytes};
+constexpr observe::Counter kGpuTailObjects{"gpu tail objects", observe::Unit::kObjects};
+constexpr observe::Counter kGpuWidestFrontier{"gpu widest frontier", observe::Unit::kObjects,
+                                              observe::CounterKind::kPeak};
+constexpr observe::Counter kGpuMarkedOnCpuTooLarge{"gpu marked on cpu (too large)",
+                                                   observe::Unit::kCollections};
+constexpr observe::Counter kGpuHeapBuffersMade{"gpu heap buffers made", observe::Unit::kBuffers};
+constexpr observe::Sequence kFrontierWidth{"gpu frontier width"};
+constexpr observe::Sequence kOutDegree{"gpu out-degree"};
+
 // The barrier of --gpu-graph=double-write (Maas et al. 2012's double-write,
 // L593-598): the store, its card, and the store again into the mirror.
 void double_write(Collector& c, Word* /*object*/, Value* slot, Value v) {
@@ -43,39 +59,27 @@ GpuCollector::GpuCollector(RootSet& roots, const HeapOptions& options, std::uniq
 }
 
 void GpuCollector::describe_gpu_events() {
-  events.describe_counter("gpu iterations", "levels");
-  events.describe_counter("gpu launches", "launches");
-  events.describe_counter("gpu kernel device ns", "ns");
-  events.describe_counter("gpu offloaded bytes", "bytes");
-  events.describe_counter("gpu graph nodes", "objects", observe::CounterKind::kPeak);  // the graph's size
-  events.describe_counter("gpu graph bytes updated", "bytes");
-  events.describe_counter("gpu tail objects", "objects");
-  events.describe_counter("gpu widest frontier", "objects", observe::CounterKind::kPeak);
-  events.describe_counter("gpu marked on cpu (too large)", "collections");
-  events.describe_counter("gpu heap buffers made", "buffers");
-  for (const char* c : gpu::kDegreeCounterNames) events.describe_counter(c, "objects");
   events.add_sequence_panel({"GPU frontier width per iteration",
                              "objects in the queue",
                              "The paper's Figure 2: how many objects each kernel launch had to mark. Wide "
                              "iterations keep the device busy; a long narrow tail is a list, which the CPU "
                              "finishes once the queue stays below --gpu-tail's width.",
-                             "gpu frontier width",
+                             &kFrontierWidth,
                              "iteration",
-                             {},
-                             ""});
+                             {}});
   std::vector<std::string> ticks;
-  for (const char* c : gpu::kDegreeCounterNames) ticks.push_back(std::string(c).substr(11));
+  for (const observe::Counter& c : gpu::kDegreeCounters) ticks.push_back(std::string(c.name).substr(11));
   events.add_sequence_panel(
       {"Out-degree of live objects", "objects",
        "The paper's Figure 3: most objects have few references, a few have many. Objects "
        "above --gpu-split's count are copied by the whole work-group.",
-       "gpu out-degree", "references per object", ticks, ""});
+       &kOutDegree, "references per object", ticks});
   events.add_panel({"GPU mark time per collection",
                     "ms",
                     "Device time of the mark kernel (profiling, launch overhead excluded) against the wall "
                     "time of the phases around it: building the graph, transfers, copying back and the "
                     "CPU's tail.",
-                    {{"kernel (device)", "gpu kernel device ns", "", 1e-6}}});
+                    {{"kernel (device)", &kGpuKernelDeviceNs, nullptr, 1e-6}}});
 }
 
 void GpuCollector::regions(gpu::Region* dense, gpu::Region* sparse) const {
@@ -112,7 +116,7 @@ void GpuCollector::finish_on_cpu(const std::vector<Word*>& gray) {
     }
   uint64_t marked = grey.size();
   if (!grey.empty()) marked += cpu_.mark_from_gray(grey);
-  events.count(0, "gpu tail objects", marked);
+  events.count(0, kGpuTailObjects, marked);
 }
 
 // A recorded collection (--gc-animate) sees the device's marking as the
@@ -171,23 +175,23 @@ void GpuCollector::report(const gpu::MarkReport& r) {
   if (!events.enabled()) return;
   uint64_t widest = 0;
   for (uint64_t w : r.frontier) widest = std::max(widest, w);
-  events.count(0, "gpu iterations", r.frontier.size());
-  events.count(0, "gpu launches", r.launches);
-  events.count(0, "gpu kernel device ns", r.kernel_ns);
-  events.count(0, "gpu offloaded bytes", r.offloaded_bytes);
-  events.count(0, "gpu widest frontier", widest);
-  if (r.objects) events.count(0, "gpu graph nodes", r.objects);
-  if (r.graph_bytes_updated) events.count(0, "gpu graph bytes updated", r.graph_bytes_updated);
-  if (r.too_large) events.count(0, "gpu marked on cpu (too large)", 1);
-  if (r.buffers_made) events.count(0, "gpu heap buffers made", r.buffers_made);
-  events.sequence(0, "gpu frontier width", r.frontier);
+  events.count(0, kGpuIterations, r.frontier.size());
+  events.count(0, kGpuLaunches, r.launches);
+  events.count(0, kGpuKernelDeviceNs, r.kernel_ns);
+  events.count(0, kGpuOffloadedBytes, r.offloaded_bytes);
+  events.count(0, kGpuWidestFrontier, widest);
+  if (r.objects) events.count(0, kGpuGraphNodes, r.objects);
+  if (r.graph_bytes_updated) events.count(0, kGpuGraphBytesUpdated, r.graph_bytes_updated);
+  if (r.too_large) events.count(0, kGpuMarkedOnCpuTooLarge, 1);
+  if (r.buffers_made) events.count(0, kGpuHeapBuffersMade, r.buffers_made);
+  events.sequence(0, kFrontierWidth, r.frontier);
   // Figure 3 costs a walk of the heap: only when someone looks, and in a
   // phase of its own so that it does not inflate the others.
   events.phase(0, kPhaseOutDegrees, [&] {
     auto degrees = gpu::marked_out_degrees(*this);
     for (size_t b = 0; b < gpu::kDegreeBuckets; ++b)
-      if (degrees[b]) events.count(0, gpu::kDegreeCounterNames[b], degrees[b]);
-    events.sequence(0, "gpu out-degree", std::vector<uint64_t>(degrees.begin(), degrees.end()));
+      if (degrees[b]) events.count(0, gpu::kDegreeCounters[b], degrees[b]);
+    events.sequence(0, kOutDegree, std::vector<uint64_t>(degrees.begin(), degrees.end()));
   });
 }
 

@@ -15,10 +15,15 @@ const char* const kPhaseKernel = "gpu kernel";
 const char* const kPhaseCopyBack = "gpu copy back";
 const char* const kPhaseApplyMarks = "gpu apply marks";
 
-const char* const kDegreeCounterNames[kDegreeBuckets] = {
-    "out-degree 0",     "out-degree 1",     "out-degree 2",      "out-degree 3",       "out-degree 4",
-    "out-degree 5",     "out-degree 6",     "out-degree 7",      "out-degree 8",       "out-degree 9-16",
-    "out-degree 17-32", "out-degree 33-64", "out-degree 65-128", "out-degree 129-256", "out-degree 257+"};
+const observe::Counter kDegreeCounters[kDegreeBuckets] = {
+    {"out-degree 0", observe::Unit::kObjects},      {"out-degree 1", observe::Unit::kObjects},
+    {"out-degree 2", observe::Unit::kObjects},      {"out-degree 3", observe::Unit::kObjects},
+    {"out-degree 4", observe::Unit::kObjects},      {"out-degree 5", observe::Unit::kObjects},
+    {"out-degree 6", observe::Unit::kObjects},      {"out-degree 7", observe::Unit::kObjects},
+    {"out-degree 8", observe::Unit::kObjects},      {"out-degree 9-16", observe::Unit::kObjects},
+    {"out-degree 17-32", observe::Unit::kObjects},  {"out-degree 33-64", observe::Unit::kObjects},
+    {"out-degree 65-128", observe::Unit::kObjects}, {"out-degree 129-256", observe::Unit::kObjects},
+    {"out-degree 257+", observe::Unit::kObjects}};
 
 size_t degree_bucket(uint64_t nrefs) {
   if (nrefs <= 8) return nrefs;

@@ -47,7 +47,7 @@ class MarkableHeap {
 // The paper's Figure 3, out-degree of live objects, in buckets: exact up to
 // 8 references, then by powers of two; the last bucket has no upper bound.
 constexpr size_t kDegreeBuckets = 15;
-extern const char* const kDegreeCounterNames[kDegreeBuckets];
+extern const observe::Counter kDegreeCounters[kDegreeBuckets];
 size_t degree_bucket(uint64_t nrefs);
 // Out-degree histogram of the marked objects of heap, counting the slots
 // that hold references.

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include "gc/observe/common_counters.h"
 #include "gc/parallel/clock.h"
 #include "gc/parallel/futex.h"
 #include "gc/parallel/steal.h"
@@ -35,7 +36,7 @@ void ConcurrentMarker::run(MarkPhaseWork& work) {
 
 void ConcurrentMarker::report(observe::Recorder& events) const {
   if (!events.enabled()) return;
-  events.count(id(), "objects marked", objects_marked_);
+  events.count(id(), observe::kObjectsMarked, objects_marked_);
   report_work_sharing(events);
 }
 

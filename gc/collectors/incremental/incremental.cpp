@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "gc/mutator.h"
+#include "gc/observe/common_counters.h"
 #include "gc/observe/log.h"
 #include "gc/parallel/cpu_relax.h"
 #include "gc/verify/verifier.h"
@@ -13,6 +14,27 @@
 namespace gc {
 
 namespace {
+
+constexpr observe::Counter kSlotsScanned{"slots scanned", observe::Unit::kSlots};
+constexpr observe::Counter kAllocatedMarked{"allocated marked", observe::Unit::kObjects};
+constexpr observe::Counter kBarrierCalls{"barrier calls", observe::Unit::kEvents};
+constexpr observe::Counter kBarrierShaded{"barrier shaded", observe::Unit::kObjects};
+constexpr observe::Counter kBarrierReGreyed{"barrier re-greyed", observe::Unit::kObjects};
+constexpr observe::Counter kUnbarrieredStoresIntoMarkedObjects{"unbarriered stores into marked objects",
+                                                               observe::Unit::kEvents};
+constexpr observe::Counter kStacksRescanned{"stacks rescanned", observe::Unit::kObjects};
+constexpr observe::Counter kMarkSteps{"mark steps", observe::Unit::kEvents};
+constexpr observe::Counter kSweepSteps{"sweep steps", observe::Unit::kEvents};
+constexpr observe::Counter kCycles{"cycles", observe::Unit::kCollections};
+constexpr observe::Counter kHeapInUseAtThePause{"heap in use at the pause", observe::Unit::kBytes,
+                                                observe::CounterKind::kPeak};
+constexpr observe::Counter kCycleTrigger{"cycle trigger", observe::Unit::kBytes, observe::CounterKind::kPeak};
+constexpr observe::Counter kConcurrentRounds{"concurrent rounds", observe::Unit::kEvents};
+constexpr observe::Counter kConcurrentMarkNs{"concurrent mark ns", observe::Unit::kNs};
+constexpr observe::Counter kMarkAssists{"mark assists", observe::Unit::kEvents};
+constexpr observe::Counter kAssistsWithoutWork{"assists without work", observe::Unit::kEvents};
+constexpr observe::Counter kAssistTasksStolen{"assist tasks stolen", observe::Unit::kTasks};
+constexpr observe::Counter kFloatingGarbage{"floating garbage", observe::Unit::kObjects};
 
 // The first cycle starts when this much is in use (marksweep's first
 // trigger too), so that a short script does not collect at all.
@@ -65,34 +87,14 @@ Incremental::Incremental(RootSet& roots, const HeapOptions& options)
 unsigned Incremental::gc_threads_in_use() const { return concurrent_ ? options_.gc_threads : 0; }
 
 void Incremental::describe_incremental_events() {
-  events.describe_counter("objects marked", "objects");
-  events.describe_counter("slots scanned", "slots");
-  events.describe_counter("allocated marked", "objects");
-  events.describe_counter("barrier calls", "events");
-  events.describe_counter("barrier shaded", "objects");
-  events.describe_counter("barrier re-greyed", "objects");
-  events.describe_counter("unbarriered stores into marked objects", "events");
-  events.describe_counter("stacks rescanned", "objects");
-  events.describe_counter("mark steps", "events");
-  events.describe_counter("sweep steps", "events");
-  events.describe_counter("cycles", "collections");
-  events.describe_counter("heap in use at the pause", "bytes", observe::CounterKind::kPeak);
-  events.describe_counter("cycle trigger", "bytes", observe::CounterKind::kPeak);
-  events.describe_counter("concurrent rounds", "events");
-  events.describe_counter("concurrent mark ns", "ns");
-  events.describe_counter("mark assists", "events");
-  events.describe_counter("assists without work", "events");
-  events.describe_counter("assist tasks stolen", "tasks");
-  if (concurrent_) parallel::describe_work_sharing(events);
-  events.describe_counter("floating garbage", "objects");
   events.add_panel({"Barrier work per cycle",
                     "objects",
                     "What the write barrier did in each cycle's marking: objects it shaded (Dijkstra, Yuasa) "
                     "or made grey again (backward), beside the objects allocated marked meanwhile (black "
                     "under Yuasa's barrier, grey under the others).",
-                    {{"shaded", "barrier shaded", "", 1},
-                     {"re-greyed", "barrier re-greyed", "", 1},
-                     {"allocated marked", "allocated marked", "", 1}}});
+                    {{"shaded", &kBarrierShaded, nullptr, 1},
+                     {"re-greyed", &kBarrierReGreyed, nullptr, 1},
+                     {"allocated marked", &kAllocatedMarked, nullptr, 1}}});
   events.add_panel(
       {"Heap against the cycle's trigger",
        "MiB",
@@ -100,8 +102,8 @@ void Incremental::describe_incremental_events() {
        "cycle starts (--inc-pause percent of what the last one left): the heap climbs to the "
        "trigger while idle, goes on climbing while a cycle marks (new objects are kept), and "
        "falls as the lazy sweep frees what the cycle found dead.",
-       {{"in use", "heap in use at the pause", "", 1.0 / (1 << 20)},
-        {"trigger", "cycle trigger", "", 1.0 / (1 << 20)}}});
+       {{"in use", &kHeapInUseAtThePause, nullptr, 1.0 / (1 << 20)},
+        {"trigger", &kCycleTrigger, nullptr, 1.0 / (1 << 20)}}});
 }
 
 // Frames
@@ -109,8 +111,8 @@ void Incremental::describe_incremental_events() {
 template <class Body>
 void Incremental::increment(GcCause cause, Body&& body) {
   events.collection_start(observe::CollectionKind::kIncrement, cause, *this);
-  events.count(0, "heap in use at the pause", heap_used());
-  events.count(0, "cycle trigger", threshold_);
+  events.count(0, kHeapInUseAtThePause, heap_used());
+  events.count(0, kCycleTrigger, threshold_);
   body();
   note_heap_size();
   events.collection_end(*this);
@@ -258,15 +260,15 @@ void Incremental::step(GcCause cause, uint64_t words) {
       uint64_t marked = objects_marked_, scanned = slots_scanned_;
       bool done = false;
       events.phase(0, kPhaseMark, [&] { done = mark_some(budget); });
-      events.count(0, "mark steps", 1);
-      events.count(0, "objects marked", objects_marked_ - marked);
-      events.count(0, "slots scanned", slots_scanned_ - scanned);
+      events.count(0, kMarkSteps, 1);
+      events.count(0, observe::kObjectsMarked, objects_marked_ - marked);
+      events.count(0, kSlotsScanned, slots_scanned_ - scanned);
       if (done) atomic();
     } else if (phase_ == Phase::kSweep) {
       sweep_steps_++;
       bool done = false;
       events.phase(0, kPhaseSweep, [&] { done = mutable_space().sweep_some(static_cast<uint64_t>(budget)); });
-      events.count(0, "sweep steps", 1);
+      events.count(0, kSweepSteps, 1);
       if (done) end_cycle();
     }
   });
@@ -303,7 +305,7 @@ void Incremental::start_cycle(GcCause cause) {
       if (inc_.barrier == IncrementalBarrier::kYuasa || concurrent_) scan_all_stacks();
       marked = objects_marked_;
     });
-    events.count(0, "objects marked", marked);
+    events.count(0, observe::kObjectsMarked, marked);
     select_barrier();
     hide_fast_path(true);
     if (concurrent_) events.phase(0, "start round", [&] { start_round(); });
@@ -334,8 +336,8 @@ void Incremental::start_round() {
 
 void Incremental::take_round() {
   ConcurrentMarking::RoundFigures f = concurrent_->finish(events);
-  events.count(0, "concurrent rounds", 1);
-  events.count(0, "concurrent mark ns", static_cast<uint64_t>(f.wall_ns));
+  events.count(0, kConcurrentRounds, 1);
+  events.count(0, kConcurrentMarkNs, static_cast<uint64_t>(f.wall_ns));
 }
 
 // The snapshot barrier shades each object at most once a cycle and new
@@ -385,15 +387,15 @@ void Incremental::assist(GcCause cause, int64_t budget) {
           assist_scan(task.object, task.begin, task.end, budget);
         } else {
           // The GC threads hold what is left, or the round has ended.
-          if (stolen == 0 && objects_marked_ == marked) events.count(0, "assists without work", 1);
+          if (stolen == 0 && objects_marked_ == marked) events.count(0, kAssistsWithoutWork, 1);
           break;
         }
       }
     });
-    events.count(0, "mark assists", 1);
-    events.count(0, "assist tasks stolen", stolen);
-    events.count(0, "objects marked", objects_marked_ - marked);
-    events.count(0, "slots scanned", slots_scanned_ - scanned);
+    events.count(0, kMarkAssists, 1);
+    events.count(0, kAssistTasksStolen, stolen);
+    events.count(0, observe::kObjectsMarked, objects_marked_ - marked);
+    events.count(0, kSlotsScanned, slots_scanned_ - scanned);
   });
 }
 
@@ -530,9 +532,9 @@ void Incremental::atomic() {
     mark_some(kUnbounded);
   });
   write_barrier = nullptr;
-  events.count(0, "objects marked", objects_marked_ - marked);
-  events.count(0, "slots scanned", slots_scanned_ - scanned);
-  events.count(0, "stacks rescanned", rescanned);
+  events.count(0, observe::kObjectsMarked, objects_marked_ - marked);
+  events.count(0, kSlotsScanned, slots_scanned_ - scanned);
+  events.count(0, kStacksRescanned, rescanned);
   if (options_.verify) events.phase(0, "verify marks", [&] { check_tricolour(); });
   events.phase(0, "weak references", [&] {
     MarkedSurvives resolver;
@@ -551,11 +553,11 @@ void Incremental::atomic() {
 }
 
 void Incremental::report_cycle_counters() {
-  events.count(0, "allocated marked", allocated_marked_);
-  events.count(0, "barrier calls", barrier_calls_);
-  events.count(0, "barrier shaded", shaded_);
-  events.count(0, "barrier re-greyed", regreyed_);
-  events.count(0, "unbarriered stores into marked objects", unbarriered_);
+  events.count(0, kAllocatedMarked, allocated_marked_);
+  events.count(0, kBarrierCalls, barrier_calls_);
+  events.count(0, kBarrierShaded, shaded_);
+  events.count(0, kBarrierReGreyed, regreyed_);
+  events.count(0, kUnbarrieredStoresIntoMarkedObjects, unbarriered_);
   total_shaded_ += shaded_;
   total_regreyed_ += regreyed_;
 }
@@ -575,7 +577,7 @@ void Incremental::end_cycle() {
   threshold_ = std::min(options_.max_heap_bytes,
                         std::max(kFirstThresholdBytes, base_bytes_ / 100 * inc_.pause_percent));
   cycles_++;
-  events.count(0, "cycles", 1);
+  events.count(0, kCycles, 1);
   if (events.enabled()) [[unlikely]]
     events.cycle_event(observe::CyclePart::kIdle, "Cycle " + std::to_string(cycles_) + " ends: swept, heap " +
                                                       observe::log_size(base_bytes_) +
@@ -642,7 +644,7 @@ void Incremental::mark() {
     mark_some(kUnbounded);
   });
   recording_ = nullptr;
-  events.count(0, "objects marked", objects_marked_ - before);
+  events.count(0, observe::kObjectsMarked, objects_marked_ - before);
 }
 
 void Incremental::sweep() {
@@ -772,7 +774,7 @@ void Incremental::check_tricolour() {
   describe_heap(shape);
   verify::ReachableMarked r = verify::check_reachable_marked(shape, roots_, stats_.collections);
   if (!r.failure) {
-    events.count(0, "floating garbage", r.floating);
+    events.count(0, kFloatingGarbage, r.floating);
     return;
   }
   verify::Failure f = *r.failure;

@@ -7,11 +7,26 @@
 #include <memory>
 
 #include "gc/heap/identity_hash.h"
+#include "gc/observe/common_counters.h"
 #include "gc/plan/gc_lab.h"
 
 namespace gc {
 
 namespace {
+
+constexpr observe::Counter kDirtyCardsFound{"dirty cards found", observe::Unit::kCards};
+constexpr observe::Counter kDirtyCardsKept{"dirty cards kept", observe::Unit::kCards};
+constexpr observe::Counter kYoungPauseUs{"young pause us", observe::Unit::kUs};
+constexpr observe::Counter kPredictedPauseUs{"predicted pause us", observe::Unit::kUs};
+constexpr observe::Counter kYoungBytes{"young bytes", observe::Unit::kBytes, observe::CounterKind::kPeak};
+constexpr observe::Counter kCardTasks{"card tasks", observe::Unit::kTasks};
+constexpr observe::Counter kCardSlotsScanned{"card slots scanned", observe::Unit::kSlots};
+constexpr observe::Counter kBusiestCardTask{"busiest card task", observe::Unit::kSlots,
+                                            observe::CounterKind::kPeak};
+constexpr observe::Counter kPauseGoalUs{"pause goal us", observe::Unit::kUs, observe::CounterKind::kPeak};
+constexpr observe::Counter kYoungSemispaceBytes{"young semispace bytes", observe::Unit::kBytes,
+                                                observe::CounterKind::kPeak};
+constexpr observe::Counter kOverflowPromotions{"overflow promotions", observe::Unit::kCollections};
 
 constexpr uint64_t kMinYoungSemispaceBytes = 4 * kPageBytes;
 
@@ -118,22 +133,12 @@ MarkCompactCollector::MarkCompactCollector(RootSet& roots, const HeapOptions& op
 }
 
 void MarkCompactCollector::describe_events() {
-  describe_copy_counters(events);
-  events.describe_counter("young bytes", "bytes", observe::CounterKind::kPeak);  // a level: kept and new
-  for (const char* c : {"dirty cards found", "dirty cards kept"}) events.describe_counter(c, "cards");
-  events.describe_counter("card tasks", "tasks");
-  events.describe_counter("card slots scanned", "slots");
-  events.describe_counter("busiest card task", "slots", observe::CounterKind::kPeak);
-  for (const char* c : {"young pause us", "predicted pause us"}) events.describe_counter(c, "us");
-  events.describe_counter("pause goal us", "us", observe::CounterKind::kPeak);
-  events.describe_counter("young semispace bytes", "bytes", observe::CounterKind::kPeak);
-  events.describe_counter("overflow promotions", "collections");
-  events.add_panel(
-      {"Promotion per young collection",
-       "KiB",
-       "Bytes copied within the young generation and bytes promoted into the old one: "
-       "a survivor is promoted once it has survived --tenure young collections.",
-       {{"copied", "bytes copied", "", 1.0 / 1024}, {"promoted", "bytes promoted", "", 1.0 / 1024}}});
+  events.add_panel({"Promotion per young collection",
+                    "KiB",
+                    "Bytes copied within the young generation and bytes promoted into the old one: "
+                    "a survivor is promoted once it has survived --tenure young collections.",
+                    {{"copied", &observe::kBytesCopied, nullptr, 1.0 / 1024},
+                     {"promoted", &kBytesPromoted, nullptr, 1.0 / 1024}}});
   // The sizing policy predicts pauses only to meet a goal.
   if (knobs_.pause_goal_ms > 0)
     events.add_panel({"Young pause against the goal",
@@ -141,21 +146,21 @@ void MarkCompactCollector::describe_events() {
                       "Each young collection's pause, what the sizing policy predicted for the next one, and "
                       "--pause-goal: pauses over the goal make the young generation shrink at once, short "
                       "ones with little survival let it grow.",
-                      {{"pause", "young pause us", "", 1e-3},
-                       {"predicted next", "predicted pause us", "", 1e-3},
-                       {"goal", "pause goal us", "", 1e-3}}});
+                      {{"pause", &kYoungPauseUs, nullptr, 1e-3},
+                       {"predicted next", &kPredictedPauseUs, nullptr, 1e-3},
+                       {"goal", &kPauseGoalUs, nullptr, 1e-3}}});
   events.add_panel({"Young generation size",
                     "MiB",
                     "A young semispace's capacity as the sizing policy sets it after each young collection: "
                     "room for new objects and the survivors kept young. Without a goal (and without "
                     "--young) it starts small and grows to its size as the first collections' survival "
                     "falls.",
-                    {{"semispace", "young semispace bytes", "", 1.0 / (1 << 20)}}});
+                    {{"semispace", &kYoungSemispaceBytes, nullptr, 1.0 / (1 << 20)}}});
   events.add_panel({"Dirty cards per young collection",
                     "cards",
                     "Dirty cards of the old generation and of large objects scanned as roots, and those kept "
                     "dirty because they still hold an old-to-young reference.",
-                    {{"found", "dirty cards found", "", 1}, {"kept", "dirty cards kept", "", 1}}});
+                    {{"found", &kDirtyCardsFound, nullptr, 1}, {"kept", &kDirtyCardsKept, nullptr, 1}}});
 }
 
 MarkCompactCollector::~MarkCompactCollector() = default;
@@ -219,7 +224,7 @@ bool MarkCompactCollector::promotion_guaranteed(uint64_t capacity_limit) {
 void MarkCompactCollector::young_collection(GcCause cause, bool promote_all) {
   mutator_.retire();
   run_collection(observe::CollectionKind::kYoung, cause, [this, promote_all] {
-    if (promote_all) events.count(0, "overflow promotions", 1);
+    if (promote_all) events.count(0, kOverflowPromotions, 1);
     uint32_t tenure = sizing_ ? sizing_->tenure_age() : tenure_age_;
     // Survivor overflow only here: a full collection's scavenge keeps
     // survivors young when the old generation has no room for them.
@@ -268,7 +273,7 @@ MarkCompactCollector::Scavenged MarkCompactCollector::scavenge_young(uint32_t te
                                                                      uint64_t keep_limit_bytes) {
   Scavenged result;
   result.young_bytes = young_->used_bytes();
-  events.count(0, "young bytes", result.young_bytes);
+  events.count(0, kYoungBytes, result.young_bytes);
   events.phase(0, "flip", [&] {
     std::swap(young_, young_other_);
     young_->reset(young_bytes_);
@@ -330,13 +335,13 @@ uint64_t MarkCompactCollector::count_card_scan() {
   const CardScan::TaskStats* busiest = nullptr;
   for (const CardScan::TaskStats& t : cards_scan_.last_tasks()) {
     found += t.dirty;
-    events.count(t.worker, "dirty cards found", t.dirty);
-    events.count(t.worker, "dirty cards kept", t.kept);
-    events.count(t.worker, "card slots scanned", t.slots);
-    events.count(t.worker, "card tasks", 1);
+    events.count(t.worker, kDirtyCardsFound, t.dirty);
+    events.count(t.worker, kDirtyCardsKept, t.kept);
+    events.count(t.worker, kCardSlotsScanned, t.slots);
+    events.count(t.worker, kCardTasks, 1);
     if (!busiest || t.slots > busiest->slots) busiest = &t;
   }
-  if (busiest) events.count(busiest->worker, "busiest card task", busiest->slots);
+  if (busiest) events.count(busiest->worker, kBusiestCardTask, busiest->slots);
   return found;
 }
 
@@ -354,14 +359,14 @@ void MarkCompactCollector::scavenge_serially(SerialPromotingScavenger& s) {
     s.finish();
   });
   const parallel::WorkerStats& st = s.stats();
-  events.count(0, "objects copied", st.objects_copied);
-  events.count(0, "bytes copied", st.bytes_copied);
-  events.count(0, "bytes promoted", s.bytes_promoted());
-  events.count(0, "survivor overflows", st.survivor_overflows);
-  events.count(0, "root groups", root_groups_.size());
-  events.count(0, "LABs taken", st.labs_taken);
-  events.count(0, "direct copies", st.direct_allocations);
-  events.count(0, "LAB waste bytes", st.lab_waste_bytes);
+  events.count(0, kObjectsCopied, st.objects_copied);
+  events.count(0, observe::kBytesCopied, st.bytes_copied);
+  events.count(0, kBytesPromoted, s.bytes_promoted());
+  events.count(0, kSurvivorOverflows, st.survivor_overflows);
+  events.count(0, observe::kRootGroups, root_groups_.size());
+  events.count(0, kLabsTaken, st.labs_taken);
+  events.count(0, kDirectCopies, st.direct_allocations);
+  events.count(0, kLabWasteBytes, st.lab_waste_bytes);
 }
 
 // The sizing policy's decision for the next young collections (pause
@@ -392,13 +397,13 @@ void MarkCompactCollector::resize_young(const Scavenged& s) {
   young_->set_capacity(young_bytes_);
   young_other_->reset(young_bytes_);
   mutator_.install(*young_);
-  events.count(0, "young pause us", static_cast<uint64_t>(sample.pause_ms * 1000));
-  events.count(0, "young semispace bytes", young_bytes_);
+  events.count(0, kYoungPauseUs, static_cast<uint64_t>(sample.pause_ms * 1000));
+  events.count(0, kYoungSemispaceBytes, young_bytes_);
   // Without a goal nothing is predicted (the policy only grows the young generation).
   bool goal = sizing_->goal_ms() > 0;
   if (goal) {
-    events.count(0, "predicted pause us", static_cast<uint64_t>(d.predicted_pause_ms * 1000));
-    events.count(0, "pause goal us", static_cast<uint64_t>(sizing_->goal_ms() * 1000));
+    events.count(0, kPredictedPauseUs, static_cast<uint64_t>(d.predicted_pause_ms * 1000));
+    events.count(0, kPauseGoalUs, static_cast<uint64_t>(sizing_->goal_ms() * 1000));
   }
   if (events.enabled()) {
     char buf[256];

@@ -7,12 +7,27 @@
 
 #include "gc/collectors/markcompact/markcompact_options.h"
 #include "gc/heap/lab.h"
+#include "gc/observe/common_counters.h"
 #include "gc/parallel/clock.h"
 #include "gc/parallel/tracer.h"
 
 namespace gc {
 
 namespace {
+
+constexpr observe::Counter kObjectsForwarded{"objects forwarded", observe::Unit::kObjects};
+constexpr observe::Counter kUnitsSwept{"units swept", observe::Unit::kUnits};
+constexpr observe::Counter kDensePrefixUnits{"dense prefix units", observe::Unit::kUnits};
+constexpr observe::Counter kDenseEndUnits{"dense end units", observe::Unit::kUnits};
+constexpr observe::Counter kDensePrefixBytes{"dense prefix bytes", observe::Unit::kBytes,
+                                             observe::CounterKind::kPeak};
+constexpr observe::Counter kDenseEndBytes{"dense end bytes", observe::Unit::kBytes,
+                                          observe::CounterKind::kPeak};
+constexpr observe::Counter kDenseEndDeadBytes{"dense end dead bytes", observe::Unit::kBytes,
+                                              observe::CounterKind::kPeak};
+constexpr observe::Counter kSlotsRedirected{"slots redirected", observe::Unit::kSlots};
+constexpr observe::Counter kCardsDirtied{"cards dirtied", observe::Unit::kCards};
+constexpr observe::Counter kDensePrefixDecisionNs{"dense prefix decision ns", observe::Unit::kNs};
 
 using parallel::now_ns;
 
@@ -250,9 +265,9 @@ void ParallelMarkCompact::Worker::mark() {
   claim_roots(mc_.mark_roots_);
   trace();
   observe::Recorder& ev = mc_.events_;
-  ev.count(id(), "objects marked", objects_marked);
-  ev.count(id(), "large objects marked", stats_.large_objects_marked);
-  ev.count(id(), "root groups", stats_.root_groups_claimed);
+  ev.count(id(), observe::kObjectsMarked, objects_marked);
+  ev.count(id(), observe::kLargeObjectsMarked, stats_.large_objects_marked);
+  ev.count(id(), observe::kRootGroups, stats_.root_groups_claimed);
   report_work_sharing(ev);
 }
 
@@ -260,7 +275,7 @@ void ParallelMarkCompact::Worker::mark() {
 
 void ParallelMarkCompact::Worker::sweep() {
   claim_each(mc_.old_units_, [&](size_t i) { sweep_unit(mc_.units_[i]); });
-  mc_.events_.count(id(), "units swept", units_swept);
+  mc_.events_.count(id(), kUnitsSwept, units_swept);
 }
 
 // L198-200: "for each unit, the thread traverses the objects, counting the
@@ -308,7 +323,7 @@ void ParallelMarkCompact::Worker::sweep_unit(Unit& u) {
 void ParallelMarkCompact::Worker::forward() {
   unsigned first = mc_.dense_prefix_units_;
   claim_each(mc_.old_units_ - first, [&](size_t i) { forward_unit(first + static_cast<unsigned>(i)); });
-  mc_.events_.count(id(), "objects forwarded", objects_forwarded);
+  mc_.events_.count(id(), kObjectsForwarded, objects_forwarded);
 }
 
 // A moving object keeps its header where the forwarding address does not
@@ -438,8 +453,8 @@ void ParallelMarkCompact::Worker::redirect() {
         break;
     }
   });
-  mc_.events_.count(id(), "slots redirected", slots_redirected);
-  mc_.events_.count(id(), "cards dirtied", cards_dirtied);
+  mc_.events_.count(id(), kSlotsRedirected, slots_redirected);
+  mc_.events_.count(id(), kCardsDirtied, cards_dirtied);
 }
 
 void ParallelMarkCompact::Worker::redirect_root_group(const RootGroup& g) {
@@ -512,8 +527,8 @@ void ParallelMarkCompact::Worker::compact() {
     if (!regions[i].packed.empty() && in.on_occupied_run)
       in.on_occupied_run(id(), regions[i].packed.begin, regions[i].packed.end);
   });
-  mc_.events_.count(id(), "objects moved", stats_.objects_copied);
-  mc_.events_.count(id(), "bytes moved", stats_.bytes_copied);
+  mc_.events_.count(id(), observe::kObjectsMoved, stats_.objects_copied);
+  mc_.events_.count(id(), observe::kBytesMoved, stats_.bytes_copied);
 }
 
 // Section 5.4: "Each thread claims a region and slides live objects in its
@@ -593,35 +608,21 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
   for (unsigned w = 0; w < n; ++w) deques_.push_back(std::make_unique<parallel::TaskDeque>(tasks));
   for (unsigned w = 0; w < n; ++w) workers_.push_back(std::make_unique<Worker>(*this, w));
   worker_totals_.resize(n);
-  for (const char* c : {"objects marked", "large objects marked", "objects forwarded", "objects moved"})
-    events_.describe_counter(c, "objects");
-  parallel::describe_work_sharing(events_);
-  events_.describe_counter("root groups", "groups");
-  events_.describe_counter("slots redirected", "slots");
-  events_.describe_counter("cards dirtied", "cards");
-  for (const char* c : {"units swept", "dense prefix units", "dense end units"})
-    events_.describe_counter(c, "units");
-  for (const char* c : {"bytes moved", "large bytes freed"}) events_.describe_counter(c, "bytes");
   // The old generation as compaction leaves it: levels, not amounts that add up.
-  for (const char* c : {"old live bytes", "dense prefix bytes", "dense prefix dead bytes", "dense end bytes",
-                        "dense end dead bytes"})
-    events_.describe_counter(c, "bytes", observe::CounterKind::kPeak);
-  events_.describe_counter("dense prefix decision ns", "ns");
-  events_.describe_counter("free areas", "areas", observe::CounterKind::kPeak);
   events_.add_panel({"Old generation: free areas after compaction",
                      "free areas",
                      "pMarkcompact slides even regions down and odd regions up, so n regions leave "
                      "floor((n + 1) / 2) free areas (Flood et al. 2001, Figure 2).",
-                     {{"free areas", "free areas", "", 1}}});
+                     {{"free areas", &kFreeAreas, nullptr, 1}}});
   events_.add_panel(
       {"Old generation: dense prefix and dense ends",
        "KiB",
        "What was left in place because it was nearly all live, and the dead space it keeps: the leading "
        "part of the old space, and the units at the end each region slides towards.",
-       {{"prefix", "dense prefix bytes", "", 1.0 / 1024},
-        {"dead in prefix", "dense prefix dead bytes", "", 1.0 / 1024},
-        {"dense ends", "dense end bytes", "", 1.0 / 1024},
-        {"dead in dense ends", "dense end dead bytes", "", 1.0 / 1024}}});
+       {{"prefix", &kDensePrefixBytes, nullptr, 1.0 / 1024},
+        {"dead in prefix", &kDensePrefixDeadBytes, nullptr, 1.0 / 1024},
+        {"dense ends", &kDenseEndBytes, nullptr, 1.0 / 1024},
+        {"dead in dense ends", &kDenseEndDeadBytes, nullptr, 1.0 / 1024}}});
 }
 
 ParallelMarkCompact::~ParallelMarkCompact() = default;
@@ -930,35 +931,36 @@ void ParallelMarkCompact::record_report(const DenseParts& dense) {
 
 void ParallelMarkCompact::report_collection(const Result& out, const DenseParts& dense) {
   const WordRange& old = in_->old_space;
-  events_.count(0, "old live bytes", out.old_live_bytes);
-  events_.count(0, "free areas", out.free_areas.size());
-  events_.count(0, "large bytes freed", out.large_freed_bytes);
-  events_.count(0, "dense prefix units", dense_prefix_units_);
-  events_.count(0, "dense prefix bytes", static_cast<uint64_t>(dense.prefix_end - old.begin) * kWordSize);
-  events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
-  events_.count(0, "dense end units", dense.end_units);
-  events_.count(0, "dense end bytes", dense.end_words * kWordSize);
-  events_.count(0, "dense end dead bytes", out.dense_end_dead_bytes);
-  events_.count(0, "dense prefix decision ns", report_.dense_prefix_decision_ns);
+  events_.count(0, kOldLiveBytes, out.old_live_bytes);
+  events_.count(0, kFreeAreas, out.free_areas.size());
+  events_.count(0, kLargeBytesFreed, out.large_freed_bytes);
+  events_.count(0, kDensePrefixUnits, dense_prefix_units_);
+  events_.count(0, kDensePrefixBytes, static_cast<uint64_t>(dense.prefix_end - old.begin) * kWordSize);
+  events_.count(0, kDensePrefixDeadBytes, out.prefix_dead_bytes);
+  events_.count(0, kDenseEndUnits, dense.end_units);
+  events_.count(0, kDenseEndBytes, dense.end_words * kWordSize);
+  events_.count(0, kDenseEndDeadBytes, out.dense_end_dead_bytes);
+  events_.count(0, kDensePrefixDecisionNs, report_.dense_prefix_decision_ns);
   report_counters();
 }
 
 // Live bytes per unit and per region, as numbered counters.
 void ParallelMarkCompact::report_counters() {
-  auto name = [&](size_t i) -> const char* {
-    while (counter_names_.size() <= i) {
-      size_t k = counter_names_.size();
-      std::string s = k % 2 == 0 ? "unit " + std::to_string(k / 2) + " live bytes"
-                                 : "region " + std::to_string(k / 2) + " live bytes";
-      counter_names_.push_back(std::make_unique<std::string>(std::move(s)));
-      events_.describe_counter(counter_names_.back()->c_str(), "bytes", observe::CounterKind::kPeak);
+  auto numbered = [&](size_t i) -> const observe::Counter& {
+    while (numbered_counters_.size() <= i) {
+      size_t k = numbered_counters_.size();
+      auto c = std::make_unique<NumberedCounter>();
+      c->name = k % 2 == 0 ? "unit " + std::to_string(k / 2) + " live bytes"
+                           : "region " + std::to_string(k / 2) + " live bytes";
+      c->counter = {c->name.c_str(), observe::Unit::kBytes, observe::CounterKind::kPeak};
+      numbered_counters_.push_back(std::move(c));
     }
-    return counter_names_[i]->c_str();
+    return numbered_counters_[i]->counter;
   };
   for (size_t k = 0; k < report_.unit_live_bytes.size(); ++k)
-    events_.count(0, name(2 * k), report_.unit_live_bytes[k]);
+    events_.count(0, numbered(2 * k), report_.unit_live_bytes[k]);
   for (size_t k = 0; k < report_.region_live_bytes.size(); ++k)
-    events_.count(0, name(2 * k + 1), report_.region_live_bytes[k]);
+    events_.count(0, numbered(2 * k + 1), report_.region_live_bytes[k]);
 }
 
 }  // namespace gc

@@ -61,6 +61,15 @@
 
 namespace gc {
 
+// The old generation's counters, the serial and the parallel compactor's alike.
+inline constexpr observe::Counter kLargeBytesFreed{"large bytes freed", observe::Unit::kBytes};
+inline constexpr observe::Counter kOldLiveBytes{"old live bytes", observe::Unit::kBytes,
+                                                observe::CounterKind::kPeak};
+inline constexpr observe::Counter kDensePrefixDeadBytes{"dense prefix dead bytes", observe::Unit::kBytes,
+                                                        observe::CounterKind::kPeak};
+inline constexpr observe::Counter kFreeAreas{"free areas", observe::Unit::kAreas,
+                                             observe::CounterKind::kPeak};
+
 struct WordRange {
   Word* begin = nullptr;
   Word* end = nullptr;
@@ -194,8 +203,13 @@ class ParallelMarkCompact {
   std::vector<uint32_t> redirect_tasks_;  // encoded (kind, index)
   std::atomic<size_t> next_claim_{0};
   Report report_;
-  // Numbered counter names ("unit 3 live bytes"), alive for the Recorder.
-  std::vector<std::unique_ptr<std::string>> counter_names_;
+  // Numbered counters ("unit 3 live bytes"), made as units and regions
+  // appear, each where the Recorder's pointer to it stays valid.
+  struct NumberedCounter {
+    std::string name;
+    observe::Counter counter{};
+  };
+  std::vector<std::unique_ptr<NumberedCounter>> numbered_counters_;
 };
 
 }  // namespace gc

@@ -23,14 +23,14 @@ void PromotingScavenger::prepare(const PromotionSpaces& spaces, uint64_t lab_wor
 void PromotingScavenger::scavenge_extra_roots() { cards_->run(*this); }
 
 void PromotingScavenger::report_extra(observe::Recorder& events) const {
-  events.count(id(), "bytes promoted", plab_.bytes_promoted());
-  events.count(id(), "survivor overflows", stats_.survivor_overflows);
+  events.count(id(), kBytesPromoted, plab_.bytes_promoted());
+  events.count(id(), kSurvivorOverflows, stats_.survivor_overflows);
 }
 
 void PromotingScavenger::retire_promotion_lab_at_end() {
   uint64_t before = stats_.lab_waste_bytes;
   plab_.retire();
-  shared_.events.count(0, "LAB waste bytes", stats_.lab_waste_bytes - before);
+  shared_.events.count(0, kLabWasteBytes, stats_.lab_waste_bytes - before);
 }
 
 }  // namespace gc

@@ -5,6 +5,7 @@
 
 #include "gc/heap/bit_count.h"
 #include "gc/heap/lab.h"
+#include "gc/observe/common_counters.h"
 #include "gc/spaces/copy_space.h"
 #include "gc/spaces/offset_table.h"
 
@@ -43,12 +44,7 @@ SerialMarkCompact::SerialMarkCompact(observe::Recorder& events, const MarkCompac
       poison_(options.poison_free_areas),
       dense_prefix_(options.dense_prefix),
       dense_prefix_min_live_(options.dense_prefix_min_live) {
-  for (const char* c : {"bytes moved", "large bytes freed"}) events_.describe_counter(c, "bytes");
   // The old generation as compaction leaves it: levels, not amounts that add up.
-  for (const char* c : {"old live bytes", "dense prefix dead bytes"})
-    events_.describe_counter(c, "bytes", observe::CounterKind::kPeak);
-  events_.describe_counter("objects moved", "objects");
-  events_.describe_counter("free areas", "areas", observe::CounterKind::kPeak);
 }
 
 ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact::Input& in) {
@@ -81,12 +77,12 @@ ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact
     return out;
   });
   // The counters pMarkcompact reports, under the same names.
-  events_.count(0, "old live bytes", out.old_live_bytes);
-  events_.count(0, "bytes moved", out.bytes_moved);
-  events_.count(0, "objects moved", out.objects_moved);
-  events_.count(0, "free areas", out.free_areas.size());
-  events_.count(0, "large bytes freed", out.large_freed_bytes);
-  events_.count(0, "dense prefix dead bytes", out.prefix_dead_bytes);
+  events_.count(0, kOldLiveBytes, out.old_live_bytes);
+  events_.count(0, observe::kBytesMoved, out.bytes_moved);
+  events_.count(0, observe::kObjectsMoved, out.objects_moved);
+  events_.count(0, kFreeAreas, out.free_areas.size());
+  events_.count(0, kLargeBytesFreed, out.large_freed_bytes);
+  events_.count(0, kDensePrefixDeadBytes, out.prefix_dead_bytes);
   return out;
 }
 

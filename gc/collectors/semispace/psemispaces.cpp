@@ -30,10 +30,8 @@ uint64_t SemispaceCollector::lab_words_for_collection() const {
 
 void SemispaceCollector::scavenge_in_parallel() {
   unsigned threads = options_.gc_threads;
-  if (threads_.scavengers.empty()) {
+  if (threads_.scavengers.empty())
     threads_.make_scavengers(events, reservation_, semispace_options(options_).forwarding_by_owner);
-    describe_copy_counters(events);
-  }
 
   root_groups_.clear();
   roots_.root_groups(root_groups_);

@@ -10,12 +10,16 @@
 #include "gc/collectors/semispace/semispace_options.h"
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/lab.h"
+#include "gc/observe/common_counters.h"
 #include "gc/plan/cheney.h"
 #include "gc/plan/gc_lab.h"
 
 namespace gc {
 
 namespace {
+
+constexpr observe::Counter kFromSpaceBytes{"from-space bytes", observe::Unit::kBytes,
+                                           observe::CounterKind::kPeak};
 
 // Small enough that a short script touches little memory; large enough that
 // starting the VM (prelude, class table, interned strings) does not collect.
@@ -136,20 +140,17 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
 
 // Units of this collector's counters, and its own panels in --gc-report.
 void SemispaceCollector::describe_events() {
-  events.describe_counter("bytes copied", "bytes");
-  events.describe_counter("from-space bytes", "bytes", observe::CounterKind::kPeak);  // a level
-  events.describe_counter("root groups", "groups");
   events.add_panel({"Bytes copied per collection",
                     "copied (KiB)",
                     "A copying collector's work is proportional to what survives, not to the heap: "
                     "each bar is the live data copied from from-space to to-space.",
-                    {{"copied", "bytes copied", "", 1.0 / 1024}}});
+                    {{"copied", &observe::kBytesCopied, nullptr, 1.0 / 1024}}});
   events.add_panel(
       {"Survival rate",
        "survivors (% of from-space)",
        "Bytes copied over bytes in from-space at the flip: low bars mean most objects died young, "
        "which is when copying is cheap.",
-       {{"survival", "bytes copied", "from-space bytes", 100}}});
+       {{"survival", &observe::kBytesCopied, &kFromSpaceBytes, 100}}});
 }
 
 SemispaceCollector::~SemispaceCollector() = default;
@@ -178,7 +179,7 @@ bool SemispaceCollector::collection() {
     return false;
   }
 
-  events.count(0, "from-space bytes", current_->used_bytes());
+  events.count(0, kFromSpaceBytes, current_->used_bytes());
   events.phase(0, "flip", [&] { flip(); });
   if (options_.gc_threads == 0 || compact_serially_) {
     scavenge_serially();
@@ -215,12 +216,12 @@ void SemispaceCollector::scavenge_serially() {
     for (const RootGroup& group : root_groups_)
       for (size_t i = 0; i < group.count; ++i) scavenger.scavenge_slot(group.slots + i);
   });
-  events.count(0, "root groups", root_groups_.size());
+  events.count(0, observe::kRootGroups, root_groups_.size());
   events.phase(0, "trace", [&] {
     scavenger.trace();
     scavenger.finish();
     stats_.bytes_copied += scavenger.stats().bytes_copied;
-    events.count(0, "bytes copied", scavenger.stats().bytes_copied);
+    events.count(0, observe::kBytesCopied, scavenger.stats().bytes_copied);
   });
 }
 

@@ -28,6 +28,7 @@
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/lab.h"
 #include "gc/heap/reservation.h"
+#include "gc/observe/common_counters.h"
 #include "gc/observe/recording.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"
@@ -35,6 +36,10 @@
 namespace gc {
 
 namespace {
+
+constexpr observe::Counter kObjectsFreed{"objects freed", observe::Unit::kObjects};
+constexpr observe::Counter kHoles{"holes", observe::Unit::kAreas,
+                                  observe::CounterKind::kPeak};  // after a sweep
 
 // Room for startup (prelude, classes, interned strings) before the first
 // collection; marksweep's value, so that the two collect equally often.
@@ -60,8 +65,6 @@ class TemplateCollector final : public Collector {
         poison_(options_.poison_freed_memory()) {
     card_base = cards_.biased_base();  // the write barrier stores here; nothing reads it
     top = limit = counted_ = frontier_;
-    for (const char* c : {"objects marked", "objects freed"}) events.describe_counter(c, "objects");
-    events.describe_counter("holes", "areas", observe::CounterKind::kPeak);  // free areas after a sweep
   }
 
   const char* name() const override { return "template"; }
@@ -246,7 +249,7 @@ class TemplateCollector final : public Collector {
       for (uint64_t i = 0; i < nrefs; ++i) shade(slots[i]);
       ++scanned;
     }
-    events.count(0, "objects marked", scanned);
+    events.count(0, observe::kObjectsMarked, scanned);
   }
 
   // --- sweep: one walk of the small-object region, object by object. A
@@ -283,8 +286,8 @@ class TemplateCollector final : public Collector {
     if (run) frontier_ = run;
     top = limit = counted_ = frontier_;
     large_.sweep(poison_);
-    events.count(0, "objects freed", freed);
-    events.count(0, "holes", holes_.size());
+    events.count(0, kObjectsFreed, freed);
+    events.count(0, kHoles, holes_.size());
 
     // The next collection starts when the heap holds twice what is live
     // (marksweep's rule: a collection's work follows the live data, so

@@ -26,6 +26,7 @@
 
 #include "gc/heap/identity_hash.h"
 #include "gc/heap/reservation.h"
+#include "gc/observe/common_counters.h"
 #include "gc/spaces/large_object_space.h"
 #include "gc/verify/verifier.h"
 
@@ -250,7 +251,7 @@ class CopyingCollector final : public Collector {
     }
     uint64_t copied = static_cast<uint64_t>(top - to_space_) * kWordSize;
     stats_.bytes_copied += copied;
-    events.count(0, "bytes copied", copied);
+    events.count(0, observe::kBytesCopied, copied);
   }
 
   // --- sweep: from-space is garbage as a whole (poisoned in verify and
