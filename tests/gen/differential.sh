@@ -37,7 +37,7 @@ for ((seed = first; seed < first + count; seed++)); do
     fail=$((fail + 1))
     continue
   fi
-  dl_check "$DL_TMP/prog.src"
+  dl_check "$DL_TMP/prog.src" "$seed"
   runs=$((runs + DL_RUNS))
   case $DL_RESULT in
     ok) ;;

@@ -8,16 +8,25 @@
 #   DL_TIMEOUT      seconds per run (default 60)
 #   DL_VERIFY_GCS   collections aimed at in the --gc-verify run (default 200)
 #   DL_STRESS_GCS   collections aimed at in the plain stress run (default 1000)
+#   DL_COLLECTORS   the collectors to check, by name (default every one the
+#                   VM lists; the reference is always the first it lists)
+#   DL_ALL_VARIANTS 1: every collector in each of its variants (below)
 #
-# dl_check PROGRAM runs the program under the reference configuration (the
-# first collector listed, default flags) and then, for every collector:
+# dl_check PROGRAM [SHARD] runs the program under the reference configuration
+# (the first collector listed, default flags) and then, for every collector
+# in one of its variants (the configurations the suite's stressed runs shard
+# over, gc/collectors/NAME/test_variants, the default first: variant SHARD
+# mod their number, so that a campaign passing each seed as SHARD covers
+# every barrier, mesh and device layout at no more runs per program; every
+# variant with DL_ALL_VARIANTS=1):
 #   plain;
 #   --gc-stress=SV --gc-verify, SV chosen so about DL_VERIFY_GCS collections
 #     happen (1 for small programs: a collection at every allocation);
 #   --gc-stress=SS, about DL_STRESS_GCS collections (skipped when SS == SV);
 #   --heap=H, the smallest power of two from 512K that the reference
 #     collector runs the program in (a collector that runs out of memory
-#     there is run again in 2H).
+#     there is run again in 2H; a variant that refuses H, exit 64, runs in
+#     the smallest power of two above it that it takes).
 # Every run's stdout and exit status must equal the reference run's. It sets
 #   DL_RESULT   ok | disagree | reffail (the reference run itself failed)
 #   DL_RUNS     runs done
@@ -31,8 +40,22 @@
 : "${DL_VERIFY_GCS:=200}"
 : "${DL_STRESS_GCS:=1000}"
 
+DL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
 dl_collectors() {
   "$DL_VM" --list-gcs | awk '!/cannot run/ {print $1}'
+}
+
+# dl_variants GC: the array DL_VARIANTS, GC's test configurations with the
+# default ("") first (the format tests/each_collector.sh reads)
+dl_variants() {
+  DL_VARIANTS=("")
+  local file="$DL_ROOT/gc/collectors/$1/test_variants" line
+  [ -f "$file" ] || return 0
+  while IFS= read -r line; do
+    line=${line%%#*}
+    [[ $line =~ ^[[:space:]]*$ ]] || DL_VARIANTS+=("$line")
+  done < "$file"
 }
 
 # dl_run TAG PROGRAM FLAGS...: one run, results in $DL_TMP/run.TAG.*
@@ -82,7 +105,7 @@ dl_double_heap() {
 }
 
 dl_check() {
-  local prog=$1
+  local prog=$1 shard=${2:-0}
   local gcs
   gcs=$(dl_collectors)
   DL_RUNS=0
@@ -117,16 +140,25 @@ dl_check() {
     if dl_same heapprobe ref; then heap=$h; break; fi
   done
 
-  local gc never_collect
+  local gc never_collect variant chosen
   never_collect=" $("$DL_VM" --list-gcs | awk '/\(never collects\)/ {printf "%s ", $1}')"
-  for gc in $gcs; do
-    DL_CONFIGS+=("--gc=$gc")
-    # A collector that never collects refuses --gc-stress, and the
-    # reference's smallest heap is no bound on what it allocates.
-    [[ $never_collect == *" $gc "* ]] && continue
-    DL_CONFIGS+=("--gc=$gc --gc-stress=$sv --gc-verify")
-    [ "$ss" != "$sv" ] && DL_CONFIGS+=("--gc=$gc --gc-stress=$ss")
-    DL_CONFIGS+=("--gc=$gc --heap=$heap")
+  for gc in ${DL_COLLECTORS:-$gcs}; do
+    dl_variants "$gc"
+    if [ "${DL_ALL_VARIANTS:-0}" = 1 ]; then
+      chosen=("${DL_VARIANTS[@]}")
+    else
+      chosen=("${DL_VARIANTS[$((shard % ${#DL_VARIANTS[@]}))]}")
+    fi
+    for variant in "${chosen[@]}"; do
+      local run="--gc=$gc${variant:+ $variant}"
+      DL_CONFIGS+=("$run")
+      # A collector that never collects refuses --gc-stress, and the
+      # reference's smallest heap is no bound on what it allocates.
+      [[ $never_collect == *" $gc "* ]] && continue
+      DL_CONFIGS+=("$run --gc-stress=$sv --gc-verify")
+      [ "$ss" != "$sv" ] && DL_CONFIGS+=("$run --gc-stress=$ss")
+      DL_CONFIGS+=("$run --heap=$heap")
+    done
   done
   local k
   DL_RESULT=ok
@@ -134,11 +166,22 @@ dl_check() {
     # shellcheck disable=SC2086
     dl_run "$k" "$prog" ${DL_CONFIGS[$k]}
     DL_RUNS=$((DL_RUNS + 1))
+    # A variant may need more heap than the reference's smallest (a mesh of
+    # 64 cores needs a partition each): a heap it refuses (exit 64) is
+    # doubled until it takes one, as the plain run of it already did.
+    local tries=0
+    while [[ ${DL_CONFIGS[$k]} == *--heap=* ]] && [ "$(cat "$DL_TMP/run.$k.status")" = 64 ] && [ $tries -lt 8 ]; do
+      DL_CONFIGS[$k]="${DL_CONFIGS[$k]%--heap=*}--heap=$(dl_double_heap "${DL_CONFIGS[$k]##*--heap=}")"
+      # shellcheck disable=SC2086
+      dl_run "$k" "$prog" ${DL_CONFIGS[$k]}
+      DL_RUNS=$((DL_RUNS + 1))
+      tries=$((tries + 1))
+    done
     # Near a full heap a collector may need more room than the reference (a
     # non-moving one keeps a partly used block per size class): out of
     # memory in the reference's smallest heap is retried once in twice it.
     if [[ ${DL_CONFIGS[$k]} == *--heap=* ]] && ! dl_same "$k" ref && grep -q "out of memory" "$DL_TMP/run.$k.err"; then
-      DL_CONFIGS[$k]="${DL_CONFIGS[$k]%--heap=*}--heap=$(dl_double_heap "$heap")"
+      DL_CONFIGS[$k]="${DL_CONFIGS[$k]%--heap=*}--heap=$(dl_double_heap "${DL_CONFIGS[$k]##*--heap=}")"
       # shellcheck disable=SC2086
       dl_run "$k" "$prog" ${DL_CONFIGS[$k]}
       DL_RUNS=$((DL_RUNS + 1))
