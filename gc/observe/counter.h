@@ -11,46 +11,79 @@ namespace gc::observe {
 // One word for each kind of thing gclab counts, so that figures in one unit
 // compare across collectors and a reader knows what each one counts.
 enum class Unit : uint8_t {
-  kBytes,         // memory
-  kObjects,       // heap objects
-  kCells,         // marksweep's size-class cells
-  kSlots,         // reference fields read
-  kCards,         // card-table entries
-  kBlocks,        // marksweep blocks, cacheaware allocation blocks
-  kLines,         // cache lines
-  kAreas,         // free areas left by compaction
-  kTasks,         // units of parallel work: deque tasks, chunks, card stripes
-  kGroups,        // root groups
-  kMessages,      // messages between cores
-  kHops,          // mesh links crossed
-  kRounds,        // rounds of a protocol
-  kDestinations,  // compaction destinations
-  kRequests,      // memory requests of a simulated unit
-  kLookups,       // address translations
-  kCommands,      // DRAM commands
-  kEntries,       // queue entries
-  kLevels,        // breadth-first levels of a traversal
-  kLaunches,      // kernel launches
-  kBuffers,       // device buffers, LABs
-  kThreads,       // GC threads
-  kEvents,        // occurrences: steal attempts, deque overflows, refills
-  kUnits,         // pMarkcompact's units of the old space
-  kCollections,   // collections in which something happened
-  kCycles,        // clock cycles of a simulated machine
-  kNs,            // time
-  kUs,            // time
+  kBytes,
+  kObjects,
+  kCells,
+  kSlots,
+  kCards,
+  kBlocks,
+  kLines,
+  kAreas,
+  kTasks,
+  kGroups,
+  kMessages,
+  kHops,
+  kRounds,
+  kDestinations,
+  kRequests,
+  kLookups,
+  kCommands,
+  kEntries,
+  kLevels,
+  kLaunches,
+  kBuffers,
+  kThreads,
+  kEvents,
+  kUnits,
+  kCollections,
+  kCycles,
+  kNs,
+  kUs,
 };
 
-// The units' names as outputs print them, in Unit's order.
-inline constexpr const char* kUnitNames[] = {
-    "bytes",    "objects", "cells",    "slots",       "cards",  "blocks",   "lines",
-    "areas",    "tasks",   "groups",   "messages",    "hops",   "rounds",   "destinations",
-    "requests", "lookups", "commands", "entries",     "levels", "launches", "buffers",
-    "threads",  "events",  "units",    "collections", "cycles", "ns",       "us",
+// Each unit with the word outputs print, in Unit's order (checked below).
+struct UnitName {
+  Unit unit;
+  const char* name;
 };
-static_assert(sizeof(kUnitNames) / sizeof(kUnitNames[0]) == static_cast<unsigned>(Unit::kUs) + 1,
-              "a name for every unit");
-inline const char* unit_name(Unit unit) { return kUnitNames[static_cast<unsigned>(unit)]; }
+inline constexpr UnitName kUnitNames[] = {
+    {Unit::kBytes, "bytes"},                // memory
+    {Unit::kObjects, "objects"},            // heap objects
+    {Unit::kCells, "cells"},                // marksweep's size-class cells
+    {Unit::kSlots, "slots"},                // reference fields read
+    {Unit::kCards, "cards"},                // card-table entries
+    {Unit::kBlocks, "blocks"},              // marksweep blocks, cacheaware allocation blocks
+    {Unit::kLines, "lines"},                // cache lines
+    {Unit::kAreas, "areas"},                // free areas left by compaction
+    {Unit::kTasks, "tasks"},                // units of parallel work: deque tasks, chunks, card stripes
+    {Unit::kGroups, "groups"},              // root groups
+    {Unit::kMessages, "messages"},          // messages between cores
+    {Unit::kHops, "hops"},                  // mesh links crossed
+    {Unit::kRounds, "rounds"},              // rounds of a protocol
+    {Unit::kDestinations, "destinations"},  // compaction destinations
+    {Unit::kRequests, "requests"},          // memory requests of a simulated unit
+    {Unit::kLookups, "lookups"},            // address translations
+    {Unit::kCommands, "commands"},          // DRAM commands
+    {Unit::kEntries, "entries"},            // queue entries
+    {Unit::kLevels, "levels"},              // breadth-first levels of a traversal
+    {Unit::kLaunches, "launches"},          // kernel launches
+    {Unit::kBuffers, "buffers"},            // device buffers, LABs
+    {Unit::kThreads, "threads"},            // GC threads
+    {Unit::kEvents, "events"},              // occurrences: steal attempts, deque overflows, refills
+    {Unit::kUnits, "units"},                // pMarkcompact's units of the old space
+    {Unit::kCollections, "collections"},    // collections in which something happened
+    {Unit::kCycles, "cycles"},              // clock cycles of a simulated machine
+    {Unit::kNs, "ns"},                      // time
+    {Unit::kUs, "us"},                      // time
+};
+constexpr bool units_in_order() {
+  unsigned i = 0;
+  for (const UnitName& u : kUnitNames)
+    if (static_cast<unsigned>(u.unit) != i++) return false;
+  return i == static_cast<unsigned>(Unit::kUs) + 1;
+}
+static_assert(units_in_order(), "kUnitNames names every unit once, in Unit's order");
+inline const char* unit_name(Unit unit) { return kUnitNames[static_cast<unsigned>(unit)].name; }
 
 // What a counter's run total is. kSum: the sum over collections (bytes
 // copied). kPeak: a peak or a level read once per collection (a queue's

@@ -230,8 +230,8 @@ class MarkSweepSpace {
   std::vector<uint32_t> lazy_blocks_;
   size_t lazy_next_ = 0;
   SweepTally lazy_tally_;
-  // Per-class counters ("cells 24 B: live", ...) and their names, reserved
-  // whole so that neither moves while the Recorder points at them.
+  // Per-class counters ("cells 24 B: live", ...), made once at construction,
+  // and their names, reserved whole so that no counter's name moves.
   std::vector<std::string> class_counter_names_;
   std::vector<observe::Counter> class_counters_;
 };

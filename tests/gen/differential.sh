@@ -28,6 +28,11 @@ if [ -z "$(dl_collectors)" ]; then
   echo "differential.sh: $DL_VM lists no collectors" >&2
   exit 2
 fi
+unknown=$(dl_unknown_collectors)
+if [ -n "$unknown" ]; then
+  echo "differential.sh: DL_COLLECTORS names collectors $DL_VM does not list (or cannot run): $unknown" >&2
+  exit 2
+fi
 
 fail=0
 runs=0

@@ -46,6 +46,16 @@ dl_collectors() {
   "$DL_VM" --list-gcs | awk '!/cannot run/ {print $1}'
 }
 
+# dl_unknown_collectors: the names in DL_COLLECTORS the VM does not list
+# (a typo would otherwise show as every run of it disagreeing)
+dl_unknown_collectors() {
+  local listed name
+  listed=" $(dl_collectors | tr '\n' ' ')"
+  for name in ${DL_COLLECTORS:-}; do
+    [[ $listed == *" $name "* ]] || printf '%s ' "$name"
+  done
+}
+
 # dl_variants GC: the array DL_VARIANTS, GC's test configurations with the
 # default ("") first (the format tests/each_collector.sh reads)
 dl_variants() {

@@ -536,10 +536,10 @@ TEST_CASE("observe: a phase started inside another is its child, on its worker a
 
 TEST_CASE("observe: a counter's declaration gives its unit and kind; a peak's total is the largest") {
   std::set<std::string> names;
-  for (const char* u : gc::observe::kUnitNames) {
-    CAPTURE(u);
-    CHECK(std::string(u).find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos);
-    CHECK(names.insert(u).second);
+  for (const gc::observe::UnitName& u : gc::observe::kUnitNames) {
+    CAPTURE(u.name);
+    CHECK(std::string(u.name).find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos);
+    CHECK(names.insert(u.name).second);
   }
   CHECK(std::string(gc::observe::unit_name(gc::observe::Unit::kEntries)) == "entries");
   NoRoots roots;

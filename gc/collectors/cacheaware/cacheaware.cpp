@@ -126,8 +126,7 @@ void CacheAwareCollector::describe_events() {
   std::string ticks =
       "partition, in address order up to the highest ever used (neighbours share a bar past " +
       std::to_string(kMapBars) + ")";
-  for (const observe::Sequence* map : {&kPartitionsBefore, &kPartitionsAfter}) {
-    const char* when = map == &kPartitionsBefore ? "before" : "after";
+  for (auto [when, map] : {std::pair{"before", &kPartitionsBefore}, std::pair{"after", &kPartitionsAfter}}) {
     events.add_sequence_panel({std::string("Partitions ") + when + " compaction",
                                "KB in objects",
                                std::string("Each partition's occupancy ") + when +

@@ -18,7 +18,8 @@ constexpr observe::Counter kDirtyCardsFound{"dirty cards found", observe::Unit::
 constexpr observe::Counter kDirtyCardsKept{"dirty cards kept", observe::Unit::kCards};
 constexpr observe::Counter kYoungPauseUs{"young pause us", observe::Unit::kUs};
 constexpr observe::Counter kPredictedPauseUs{"predicted pause us", observe::Unit::kUs};
-constexpr observe::Counter kYoungBytes{"young bytes", observe::Unit::kBytes, observe::CounterKind::kPeak};
+constexpr observe::Counter kYoungBytes{"young bytes", observe::Unit::kBytes,
+                                       observe::CounterKind::kPeak};  // a level: kept and new
 constexpr observe::Counter kCardTasks{"card tasks", observe::Unit::kTasks};
 constexpr observe::Counter kCardSlotsScanned{"card slots scanned", observe::Unit::kSlots};
 constexpr observe::Counter kBusiestCardTask{"busiest card task", observe::Unit::kSlots,

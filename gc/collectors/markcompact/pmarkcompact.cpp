@@ -608,7 +608,6 @@ ParallelMarkCompact::ParallelMarkCompact(parallel::WorkerPool& pool, observe::Re
   for (unsigned w = 0; w < n; ++w) deques_.push_back(std::make_unique<parallel::TaskDeque>(tasks));
   for (unsigned w = 0; w < n; ++w) workers_.push_back(std::make_unique<Worker>(*this, w));
   worker_totals_.resize(n);
-  // The old generation as compaction leaves it: levels, not amounts that add up.
   events_.add_panel({"Old generation: free areas after compaction",
                      "free areas",
                      "pMarkcompact slides even regions down and odd regions up, so n regions leave "

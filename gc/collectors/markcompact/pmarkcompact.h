@@ -61,7 +61,9 @@
 
 namespace gc {
 
-// The old generation's counters, the serial and the parallel compactor's alike.
+// The old generation's counters, the serial and the parallel compactor's
+// alike; the peaks are the old generation as compaction leaves it, levels,
+// not amounts that add up.
 inline constexpr observe::Counter kLargeBytesFreed{"large bytes freed", observe::Unit::kBytes};
 inline constexpr observe::Counter kOldLiveBytes{"old live bytes", observe::Unit::kBytes,
                                                 observe::CounterKind::kPeak};

@@ -43,9 +43,7 @@ SerialMarkCompact::SerialMarkCompact(observe::Recorder& events, const MarkCompac
     : events_(events),
       poison_(options.poison_free_areas),
       dense_prefix_(options.dense_prefix),
-      dense_prefix_min_live_(options.dense_prefix_min_live) {
-  // The old generation as compaction leaves it: levels, not amounts that add up.
-}
+      dense_prefix_min_live_(options.dense_prefix_min_live) {}
 
 ParallelMarkCompact::Result SerialMarkCompact::collect(const ParallelMarkCompact::Input& in) {
   in_ = &in;

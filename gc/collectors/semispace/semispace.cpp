@@ -138,7 +138,7 @@ SemispaceCollector::SemispaceCollector(RootSet& roots, const HeapOptions& option
   describe_events();
 }
 
-// Units of this collector's counters, and its own panels in --gc-report.
+// This collector's own panels in --gc-report.
 void SemispaceCollector::describe_events() {
   events.add_panel({"Bytes copied per collection",
                     "copied (KiB)",
