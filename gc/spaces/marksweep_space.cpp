@@ -285,42 +285,65 @@ void MarkSweepSpace::begin_lazy_sweep() {
   account_allocation_lists();
   retire_allocation_lists();
   sweep_large_objects();
-  lazy_blocks_.clear();
-  for (uint64_t i = 0; i < blocks_.size(); ++i)
-    if (!blocks_[i].empty()) lazy_blocks_.push_back(static_cast<uint32_t>(i));
-  lazy_next_ = 0;
+  for (auto& list : lazy_blocks_) list.clear();
+  lazy_remaining_ = 0;
+  // Highest address first, so that each class's lowest block is swept first.
+  for (uint64_t i = blocks_.size(); i-- > 0;) {
+    if (blocks_[i].empty()) continue;
+    lazy_blocks_[blocks_[i].size_class].push_back(static_cast<uint32_t>(i));
+    lazy_remaining_++;
+  }
+  lazy_class_ = 0;
   lazy_tally_ = SweepTally{};
   // Each block to sweep rejoins its class's list once swept; the empty
   // blocks stay available throughout.
   for (auto& list : available_) list.clear();
 }
 
-bool MarkSweepSpace::sweep_some(uint64_t cells) {
-  for (uint64_t visited = 0; lazy_next_ < lazy_blocks_.size() && (visited == 0 || visited < cells);
-       ++lazy_next_) {
-    uint32_t i = lazy_blocks_[lazy_next_];
-    const Block& b = blocks_[i];
-    visited += b.cells;
-    uint64_t bytes = cell_bytes(b.size_class);
-    uint64_t freed_before = lazy_tally_.freed_cells;
-    lazy_tally_.recording = observe::Recording::active();
-    sweep_block(i, lazy_tally_);
-    cell_bytes_in_use_ -= (lazy_tally_.freed_cells - freed_before) * bytes;
-    // Committed, so taken first (empty_blocks_'s order).
-    if (b.empty()) {
-      empty_blocks_.push_back(i);
-    } else if (b.free_cells) {
-      available_[b.size_class].push_back(i);
+bool MarkSweepSpace::sweep_some(uint64_t cells, unsigned wanting_class) {
+  uint64_t visited = 0;
+  // The class whose list ran out first, until one of its blocks has a free
+  // cell: else its next cell would come from an empty block while its own
+  // blocks wait with free ones, and each cycle would spread the class over
+  // one more block (pinned there by whatever of it stays live).
+  if (wanting_class < kSizeClasses) {
+    std::vector<uint32_t>& own = lazy_blocks_[wanting_class];
+    while (!own.empty() && available_[wanting_class].empty() && (visited == 0 || visited < cells)) {
+      visited += sweep_lazily(own.back());
+      own.pop_back();
     }
   }
-  if (lazy_next_ < lazy_blocks_.size()) return false;
+  while (lazy_remaining_ > 0 && (visited == 0 || visited < cells)) {
+    while (lazy_blocks_[lazy_class_].empty()) lazy_class_++;
+    std::vector<uint32_t>& list = lazy_blocks_[lazy_class_];
+    visited += sweep_lazily(list.back());
+    list.pop_back();
+  }
+  if (lazy_remaining_ > 0) return false;
   events_.count(0, kBlocksSwept, lazy_tally_.blocks);
   events_.count(0, kCellsFreed, lazy_tally_.freed_cells);
   rebuild_class_lists();
   report_sweep(lazy_tally_);
-  lazy_blocks_.clear();
-  lazy_next_ = 0;
   return true;
+}
+
+// One block of the lazy sweep; the cells it visited.
+uint64_t MarkSweepSpace::sweep_lazily(uint32_t i) {
+  const Block& b = blocks_[i];
+  uint64_t cells = b.cells;
+  uint64_t bytes = cell_bytes(b.size_class);
+  uint64_t freed_before = lazy_tally_.freed_cells;
+  lazy_tally_.recording = observe::Recording::active();
+  sweep_block(i, lazy_tally_);
+  cell_bytes_in_use_ -= (lazy_tally_.freed_cells - freed_before) * bytes;
+  lazy_remaining_--;
+  // Committed, so taken first (empty_blocks_'s order).
+  if (b.empty()) {
+    empty_blocks_.push_back(i);
+  } else if (b.free_cells) {
+    available_[b.size_class].push_back(i);
+  }
+  return cells;
 }
 
 // The blocks with free cells, per class, lowest address taken first; the

@@ -125,6 +125,7 @@ class MarkSweepSpace {
   };
   std::vector<SweepTally> sweep_blocks(parallel::WorkerPool& pool);
   void sweep_block(size_t index, SweepTally& t);
+  uint64_t sweep_lazily(uint32_t index);
   void record_frees(const Block& b, const SweepTally& t) const;
   void sweep_large_objects();
   void account_sweep(const std::vector<SweepTally>& tallies);
@@ -133,7 +134,9 @@ class MarkSweepSpace {
   // (incremental): begin_lazy_sweep once the mark is complete (the
   // mutator's lists accounted and retired, the large objects swept at
   // once), then sweep_some, a few blocks at a time (whole blocks until
-  // `cells` cells have been visited, at least one), until it answers true,
+  // `cells` cells have been visited, at least one; first those of
+  // `wanting_class`, the class whose list ran out, until one of them has a
+  // free cell), until it answers true,
   // having accounted the sweep as account_sweep does. Meanwhile the
   // mutator takes cells only from blocks already swept and from empty
   // ones, never from a block still to sweep: a cell it takes is never
@@ -141,9 +144,15 @@ class MarkSweepSpace {
   // The bytes in use stay exact throughout (each step subtracts what it
   // freed).
   void begin_lazy_sweep();
-  bool sweep_some(uint64_t cells);
+  bool sweep_some(uint64_t cells, unsigned wanting_class = marksweep::kNoCellClass);
+  // Whether the class's next cell would come from an empty block while
+  // blocks of its own still await the lazy sweep.
+  bool awaits_sweep(unsigned size_class) const {
+    return size_class < marksweep::kSizeClasses && !heads_[size_class] && available_[size_class].empty() &&
+           !lazy_blocks_[size_class].empty();
+  }
   // Blocks begin_lazy_sweep found to sweep and not yet swept.
-  uint64_t blocks_to_sweep() const { return lazy_blocks_.size() - lazy_next_; }
+  uint64_t blocks_to_sweep() const { return lazy_remaining_; }
 
   // --- queries
   uint64_t max_heap_bytes() const { return max_heap_bytes_; }
@@ -225,10 +234,12 @@ class MarkSweepSpace {
   // Bytes of allocated cells at the last accounting (retired lists, sweep).
   uint64_t cell_bytes_in_use_ = 0;
   uint64_t trigger_bytes_;
-  // The lazy sweep's blocks, in address order, the next to sweep, and what
-  // the steps found so far.
-  std::vector<uint32_t> lazy_blocks_;
-  size_t lazy_next_ = 0;
+  // The lazy sweep's blocks still to sweep, per class, the lowest address
+  // last; how many there are; the class the steps sweep next; and what the
+  // steps found so far.
+  std::vector<uint32_t> lazy_blocks_[marksweep::kSizeClasses];
+  uint64_t lazy_remaining_ = 0;
+  unsigned lazy_class_ = 0;
   SweepTally lazy_tally_;
   // Per-class counters ("cells 24 B: live", ...), made once at construction,
   // and their names, reserved whole so that no counter's name moves.

@@ -418,3 +418,41 @@ TEST_CASE(
   CHECK(space.used_bytes() == (objs.size() + 2) / 3 * 3 * kWordSize);
   CHECK(stats.last_live_bytes == (objs.size() + 2) / 3 * 3 * kWordSize);
 }
+
+TEST_CASE(
+    "marksweep space: the lazy sweep sweeps the class whose list ran out before it takes an empty block") {
+  HeapOptions o = MarkSweepSpace::resolved_options(options());
+  GcStats stats;
+  observe::Recorder events;
+  MarkSweepSpace space(o, stats, events);
+  unsigned small = kSizeClassOfWords[3];
+  unsigned wide = kSizeClassOfWords[12];
+  REQUIRE(small < wide);
+  std::vector<Word*> objs;
+  for (unsigned cls : {small, wide}) {
+    for (int i = 0; i < 3000; ++i) {
+      Word* cell = space.take_cell(cls, space.max_heap_bytes());
+      REQUIRE(cell);
+      objs.push_back(format_object(cell, kNode, 0, cls == small ? 2 : 11));
+    }
+  }
+  for (size_t i = 0; i < objs.size(); i += 3) MarkSweepSpace::set_mark(objs[i]);
+  size_t blocks = space.blocks().size();
+  space.begin_lazy_sweep();
+  // The steps sweep in class order, so wide's blocks come last.
+  CHECK(space.awaits_sweep(wide));
+  CHECK(!space.awaits_sweep(marksweep::kNoCellClass));
+  CHECK(!space.sweep_some(0, wide));
+  CHECK(!space.awaits_sweep(wide));
+  CHECK(space.awaits_sweep(small));
+  Word* cell = space.take_cell(wide, space.max_heap_bytes());
+  REQUIRE(cell);
+  CHECK(space.blocks().size() == blocks);
+  const MarkSweepSpace::Block* b = space.block_containing(cell);
+  REQUIRE(b);
+  CHECK(b->size_class == wide);
+  while (!space.sweep_some(1)) {
+  }
+  CHECK(space.blocks_to_sweep() == 0);
+  CHECK(!space.awaits_sweep(small));
+}

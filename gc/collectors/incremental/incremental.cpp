@@ -142,6 +142,9 @@ Word* Incremental::allocate_pinned(uint32_t class_id, uint64_t nrefs, uint64_t r
 // marked then.
 Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, bool pinned) {
   uint64_t words = object_words(nrefs, raw_words);
+  bool large = pinned || words > marksweep::kMaxCellObjectWords;
+  unsigned size_class = large ? marksweep::kNoCellClass : marksweep::kSizeClassOfWords[words];
+  Phase began_in = phase_;
   if (stress_collection_due()) {
     if (options_.stress_full) {
       collect(GcCause::kStress);
@@ -155,24 +158,29 @@ Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_word
       if (inc_.assist) assist(GcCause::kStress, kStressStepUnits);
       handshake(GcCause::kStress);
     } else {
-      step(GcCause::kStress, 0);
+      step(GcCause::kStress, 0, size_class);
     }
   } else if (!options_.stress_interval) {
-    pay(words);
+    pay(words, size_class);
   }
-  bool large = pinned || words > marksweep::kMaxCellObjectWords;
-  Word* h = try_allocate(class_id, nrefs, raw_words, words, large);
+  // The pause that began the sweep swept nothing: a sweep step now, its
+  // class first, rather than an empty block while the class's own blocks
+  // wait with free cells (MarkSweepSpace::sweep_some). Later steps come
+  // from the pacing, which sweeps the class that ran out first.
+  if (began_in == Phase::kMark && phase_ == Phase::kSweep && space().awaits_sweep(size_class))
+    step(GcCause::kAllocationDebt, 0, size_class);
+  Word* h = try_allocate(class_id, nrefs, raw_words, words, size_class);
   if (!h) {
     GcCause cause = large ? GcCause::kLargeAllocation : GcCause::kAllocationFailure;
     if (phase_ != Phase::kIdle) {
       finish_cycle(cause);
-      h = try_allocate(class_id, nrefs, raw_words, words, large);
+      h = try_allocate(class_id, nrefs, raw_words, words, size_class);
     }
     if (!h) {
       uint64_t request = large ? LargeObjectSpace::pages_for(words) * kPageBytes
-                               : marksweep::kClassWords[marksweep::kSizeClassOfWords[words]] * kWordSize;
+                               : marksweep::kClassWords[size_class] * kWordSize;
       full_collection(cause, request, large);
-      h = try_allocate(class_id, nrefs, raw_words, words, large);
+      h = try_allocate(class_id, nrefs, raw_words, words, size_class);
     }
     if (!h) return out_of_memory();
   }
@@ -196,10 +204,11 @@ Word* Incremental::allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_word
 
 // Up to --heap: when a cycle starts is the pacing's business (pay).
 Word* Incremental::try_allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
-                                bool large) {
+                                unsigned size_class) {
   MarkSweepSpace& space = mutable_space();
-  if (large) return space.allocate_large(class_id, nrefs, raw_words, words, space.max_heap_bytes());
-  Word* cell = space.take_cell(marksweep::kSizeClassOfWords[words], space.max_heap_bytes());
+  if (size_class == marksweep::kNoCellClass)
+    return space.allocate_large(class_id, nrefs, raw_words, words, space.max_heap_bytes());
+  Word* cell = space.take_cell(size_class, space.max_heap_bytes());
   return cell ? format_object(cell, class_id, nrefs, raw_words) : nullptr;
 }
 
@@ -210,7 +219,7 @@ Word* Incremental::try_allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_
 // allocation looks whether the GC threads' round is over); sweeping, each
 // visit here (a size class's list ran out) pays for what was allocated
 // since the last.
-void Incremental::pay(uint64_t words) {
+void Incremental::pay(uint64_t words, unsigned size_class) {
   switch (phase_) {
     case Phase::kIdle:
       if (base_bytes_ + (stats_.bytes_allocated - allocated_at_base_) >= threshold_)
@@ -239,7 +248,7 @@ void Incremental::pay(uint64_t words) {
     case Phase::kSweep: {
       uint64_t due = (stats_.bytes_allocated - allocated_at_last_step_) / kWordSize + words;
       allocated_at_last_step_ = stats_.bytes_allocated;
-      step(GcCause::kAllocationDebt, due);
+      step(GcCause::kAllocationDebt, due, size_class);
       return;
     }
   }
@@ -252,7 +261,7 @@ int64_t Incremental::step_units(uint64_t words) const {
   return static_cast<int64_t>(std::min<uint64_t>(words * inc_.stepmul_percent / 100, kUnbounded));
 }
 
-void Incremental::step(GcCause cause, uint64_t words) {
+void Incremental::step(GcCause cause, uint64_t words, unsigned size_class) {
   int64_t budget = step_units(words);
   increment(cause, [&] {
     if (phase_ == Phase::kMark) {
@@ -267,7 +276,8 @@ void Incremental::step(GcCause cause, uint64_t words) {
     } else if (phase_ == Phase::kSweep) {
       sweep_steps_++;
       bool done = false;
-      events.phase(0, kPhaseSweep, [&] { done = mutable_space().sweep_some(static_cast<uint64_t>(budget)); });
+      events.phase(0, kPhaseSweep,
+                   [&] { done = mutable_space().sweep_some(static_cast<uint64_t>(budget), size_class); });
       events.count(0, kSweepSteps, 1);
       if (done) end_cycle();
     }

@@ -117,9 +117,11 @@ class Incremental final : public MarkSweepHeap {
   // heap mid-cycle is not).
   template <class Body>
   void increment(GcCause cause, Body&& body);
-  // The pacing: what the program allocated since the last step, words.
-  void pay(uint64_t words);
-  void step(GcCause cause, uint64_t words);
+  // The pacing: what the program allocated since the last step, words,
+  // for an object of `size_class` (marksweep::kNoCellClass: a large one),
+  // whose blocks a sweep step sweeps first.
+  void pay(uint64_t words, unsigned size_class);
+  void step(GcCause cause, uint64_t words, unsigned size_class = marksweep::kNoCellClass);
   // A step's units of work for `words` allocated (under stress, a fixed few).
   int64_t step_units(uint64_t words) const;
 
@@ -175,7 +177,8 @@ class Incremental final : public MarkSweepHeap {
 
   // --- allocation
   Word* allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, bool pinned);
-  Word* try_allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words, bool pinned);
+  Word* try_allocate(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words,
+                     unsigned size_class);
 
   // --- --gc-verify's tri-colour check, before anything is swept
   void check_tricolour();
