@@ -141,8 +141,10 @@ q = nil;
 for (let i = 0; i < 300; i += 1) { Box(); }
 print(black.v != nil);
 EOF
-full=$("$vm" --gc=incremental --gc-stress=1 --gc-log "$hide" 2>&1 | sed -n 's/.*GC(\([0-9]*\)) Pause Full.*/\1/p')
 for b in dijkstra yuasa backward none; do
+  # gc()'s number, each barrier's own: how many pauses come before it
+  # depends on the barrier (the colour of new objects, the cycles' length).
+  full=$("$vm" --gc=incremental --barrier="$b" --gc-stress=1 --gc-log "$hide" 2>&1 | sed -n 's/.*GC(\([0-9]*\)) Pause Full.*/\1/p')
   "$vm" --gc=incremental --barrier="$b" --gc-stress=1 --gc-animate="$tmp/inc-$b.html@$((full + 1))" "$hide" >/dev/null 2>&1
   data_of "$tmp/inc-$b.html" >"$tmp/inc-$b.json"
   want=1

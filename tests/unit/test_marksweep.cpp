@@ -382,19 +382,31 @@ TEST_CASE("marksweep: identity hashes do not change across collections") {
   CHECK(!h.check());
 }
 
-TEST_CASE(
-    "marksweep space: a plan's own block sweepers, through the sweep's steps, free what sweep() frees") {
-  HeapOptions o = MarkSweepSpace::resolved_options(options());
+// A mark-sweep space on its own, without a plan: the tests below drive its
+// sweeps directly.
+struct BareSpace {
+  HeapOptions heap_options = MarkSweepSpace::resolved_options(options());
   GcStats stats;
   observe::Recorder events;
-  MarkSweepSpace space(o, stats, events);
-  unsigned cls = kSizeClassOfWords[3];
-  std::vector<Word*> objs;
-  for (int i = 0; i < 5000; ++i) {
-    Word* cell = space.take_cell(cls, space.max_heap_bytes());
-    REQUIRE(cell);
-    objs.push_back(format_object(cell, kNode, 0, 2));
+  MarkSweepSpace space{heap_options, stats, events};
+
+  // n objects of `raw` raw words in cells of their class, appended to objs.
+  void fill(unsigned n, uint64_t raw, std::vector<Word*>& objs) {
+    for (unsigned i = 0; i < n; ++i) {
+      Word* cell = space.take_cell(kSizeClassOfWords[object_words(0, raw)], space.max_heap_bytes());
+      REQUIRE(cell);
+      objs.push_back(format_object(cell, kNode, 0, raw));
+    }
   }
+};
+
+TEST_CASE(
+    "marksweep space: a plan's own block sweepers, through the sweep's steps, free what sweep() frees") {
+  BareSpace bare;
+  MarkSweepSpace& space = bare.space;
+  GcStats& stats = bare.stats;
+  std::vector<Word*> objs;
+  bare.fill(5000, 2, objs);
   Word* large = space.allocate_large(kNode, 0, 3000, object_words(0, 3000), space.max_heap_bytes());
   REQUIRE(large);
   for (size_t i = 0; i < objs.size(); i += 3) MarkSweepSpace::set_mark(objs[i]);
@@ -421,21 +433,14 @@ TEST_CASE(
 
 TEST_CASE(
     "marksweep space: the lazy sweep sweeps the class whose list ran out before it takes an empty block") {
-  HeapOptions o = MarkSweepSpace::resolved_options(options());
-  GcStats stats;
-  observe::Recorder events;
-  MarkSweepSpace space(o, stats, events);
+  BareSpace bare;
+  MarkSweepSpace& space = bare.space;
   unsigned small = kSizeClassOfWords[3];
   unsigned wide = kSizeClassOfWords[12];
   REQUIRE(small < wide);
   std::vector<Word*> objs;
-  for (unsigned cls : {small, wide}) {
-    for (int i = 0; i < 3000; ++i) {
-      Word* cell = space.take_cell(cls, space.max_heap_bytes());
-      REQUIRE(cell);
-      objs.push_back(format_object(cell, kNode, 0, cls == small ? 2 : 11));
-    }
-  }
+  bare.fill(3000, 2, objs);
+  bare.fill(3000, 11, objs);
   for (size_t i = 0; i < objs.size(); i += 3) MarkSweepSpace::set_mark(objs[i]);
   size_t blocks = space.blocks().size();
   space.begin_lazy_sweep();
