@@ -1006,7 +1006,7 @@ TEST_CASE(
     CHECK(big != nullptr);
     if (big) h.roots.roots[511] = Value::ref(big);
     REQUIRE_FALSE(h.check().has_value());
-    retries += h.c->waste_free_retries();
+    retries += h.c->retries_leaving_no_gaps();
   }
   MESSAGE(retries << " serial retries after a parallel copy left filler in the way");
 }

@@ -435,16 +435,16 @@ void MarkCompactCollector::release_from_space() {
 
 void MarkCompactCollector::collect(GcCause cause) { full_collection(cause, 0); }
 
-void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large_bytes) {
+void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large_bytes, Leaving leaving) {
   mutator_.retire();
-  run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes] {
+  run_collection(observe::CollectionKind::kFull, cause, [this, pending_large_bytes, leaving] {
     // Promote every young survivor when the old generation can take them
     // all (it may grow to the heap bound for this); otherwise keep them
     // young, compact, and promote them once compaction has made the room.
     bool promote_all = promotion_guaranteed(old_bound_bytes(pending_large_bytes));
     scavenge_young(promote_all ? 0 : Header::kMaxAge + 1);
     uint64_t old_used = old_.used_bytes();
-    compact_old_generation(pending_large_bytes);
+    compact_old_generation(pending_large_bytes, leaving);
     uint64_t old_live = old_.used_bytes();
     if (!promote_all && young_->used_bytes() && promotion_guaranteed(old_bound_bytes(pending_large_bytes)))
       scavenge_young(0);
@@ -461,9 +461,9 @@ void MarkCompactCollector::full_collection(GcCause cause, uint64_t pending_large
 
 // pMarkcompact on the old generation, then its capacity for the next
 // young collections.
-void MarkCompactCollector::compact_old_generation(uint64_t pending_large_bytes) {
+void MarkCompactCollector::compact_old_generation(uint64_t pending_large_bytes, Leaving leaving) {
   events.phase(0, "old generation", [&] {
-    ParallelMarkCompact::Result result = mark_compact_old(old_.fill_free_areas());
+    ParallelMarkCompact::Result result = mark_compact_old(old_.fill_free_areas(), leaving);
     std::vector<OldSpace::Run> occupied;
     for (const WordRange& r : result.occupied) occupied.push_back({r.begin, r.end});
     resize_old_generation(result.old_live_bytes + result.prefix_dead_bytes + result.dense_end_dead_bytes,
@@ -481,7 +481,7 @@ void MarkCompactCollector::compact_old_generation(uint64_t pending_large_bytes) 
 // The old generation's mark-compact, the young semispace's objects live and
 // unmoved: pMarkcompact on the GC threads, or the serial mark-compact it
 // parallelises under --gc-threads=0 (the same input and result).
-ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top) {
+ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top, Leaving leaving) {
   WordRange young{young_->begin(), young_->top()};
   ParallelMarkCompact::Input in{
       .roots = roots_,
@@ -492,7 +492,7 @@ ParallelMarkCompact::Result MarkCompactCollector::mark_compact_old(Word* old_top
       .card_base = cards_.biased_base(),
       .on_occupied_run = [this](unsigned, Word* begin, Word* end) { offsets_.rebuild(begin, end); },
   };
-  return engine_ && !compact_serially_ ? engine_->collect(in) : serial_.collect(in);
+  return engine_ && leaving == Leaving::kAnyGaps ? engine_->collect(in) : serial_.collect(in);
 }
 
 // After a full collection the old generation's capacity is twice what
@@ -535,7 +535,7 @@ bool MarkCompactCollector::collect_for_buffer(uint64_t words) {
     young_collection(GcCause::kAllocationFailure, true);
   if (!mutator_.fits(words) && full_collections_ == full_before)
     full_collection(GcCause::kAllocationFailure, 0);
-  if (!mutator_.fits(words) && !full_collection_without_gaps(GcCause::kAllocationFailure, 0)) return false;
+  if (!mutator_.fits(words) && !full_collection_leaving_no_gaps(GcCause::kAllocationFailure, 0)) return false;
   return mutator_.fits(words);
 }
 
@@ -544,18 +544,16 @@ void MarkCompactCollector::collect_for_large(uint64_t pending_large_bytes) {
 }
 
 bool MarkCompactCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes) {
-  return full_collection_without_gaps(GcCause::kLargeAllocation, pending_large_bytes);
+  return full_collection_leaving_no_gaps(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
 // pMarkcompact's odd regions slide up, so the old generation cannot shrink
 // below its highest objects, which depends on the thread count; the serial
 // compactor slides everything down (BumpAllocator::Plan::
 // collect_leaving_no_gaps). False when the full collection was serial.
-bool MarkCompactCollector::full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes) {
+bool MarkCompactCollector::full_collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) {
   if (!engine_) return false;
-  compact_serially_ = true;
-  full_collection(cause, pending_large_bytes);
-  compact_serially_ = false;
+  full_collection(cause, pending_large_bytes, Leaving::kNoGaps);
   return true;
 }
 

@@ -110,12 +110,15 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   void release_from_space();
 
   // --- a full collection, in order
-  void full_collection(GcCause cause, uint64_t pending_large_bytes);
-  void compact_old_generation(uint64_t pending_large_bytes);  // pMarkcompact, then the old generation's size
-  ParallelMarkCompact::Result mark_compact_old(Word* old_top);
+  // kAnyGaps: pMarkcompact on the GC threads when there are any; kNoGaps:
+  // the serial compactor, which slides everything down.
+  enum class Leaving { kAnyGaps, kNoGaps };
+  void full_collection(GcCause cause, uint64_t pending_large_bytes, Leaving = Leaving::kAnyGaps);
+  void compact_old_generation(uint64_t pending_large_bytes, Leaving);  // then the old generation's size
+  ParallelMarkCompact::Result mark_compact_old(Word* old_top, Leaving);
   void resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes);
   void ready_promotion_area();
-  bool full_collection_without_gaps(GcCause cause, uint64_t pending_large_bytes);
+  bool full_collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes);
 
   // --- slow paths (BumpAllocator::Plan: the allocator asks for these)
   void collect_for_stress(uint64_t ordinal) override;
@@ -153,7 +156,6 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   uint64_t young_collections_ = 0;
   uint64_t full_collections_ = 0;
   uint64_t bytes_promoted_ = 0;
-  bool compact_serially_ = false;       // this full collection is full_collection_without_gaps's
   std::vector<uint8_t> scratch_cards_;  // set_write_barrier_for_testing
 
   // The GC threads' machinery, allocated once.

@@ -163,13 +163,13 @@ std::unique_ptr<Collector> create_semispace(RootSet& roots, const HeapOptions& o
 
 void SemispaceCollector::collect(GcCause cause) { collect_making_room(cause, 0); }
 
-void SemispaceCollector::collect_making_room(GcCause cause, uint64_t pending_large_bytes) {
+void SemispaceCollector::collect_making_room(GcCause cause, uint64_t pending_large_bytes, Leaving leaving) {
   mutator_.retire();
   pending_large_bytes_ = pending_large_bytes;
-  run_collection(observe::CollectionKind::kFull, cause, [this] { return collection(); });
+  run_collection(observe::CollectionKind::kFull, cause, [this, leaving] { return collection(leaving); });
 }
 
-bool SemispaceCollector::collection() {
+bool SemispaceCollector::collection(Leaving leaving) {
   // Survivors need at most from-space's bytes plus the hash words it owes;
   // the sizing policy makes the first half of the region hold that, so this
   // only guards it. The second half is the parallel copy's headroom.
@@ -181,7 +181,7 @@ bool SemispaceCollector::collection() {
 
   events.count(0, kFromSpaceBytes, current_->used_bytes());
   events.phase(0, "flip", [&] { flip(); });
-  if (options_.gc_threads == 0 || compact_serially_) {
+  if (options_.gc_threads == 0 || leaving == Leaving::kNoGaps) {
     scavenge_serially();
   } else {
     scavenge_in_parallel();
@@ -270,7 +270,7 @@ bool SemispaceCollector::collect_for_buffer(uint64_t words) {
   if (mutator_.fits(words) || try_grow_current_space(words)) return true;
   // The parallel copy's filler may be what is in the way: retry once with a
   // collection that leaves none.
-  if (!collect_without_waste(GcCause::kAllocationFailure, 0)) return false;
+  if (!collection_leaving_no_gaps(GcCause::kAllocationFailure, 0)) return false;
   return mutator_.fits(words) || try_grow_current_space(words);
 }
 
@@ -281,7 +281,7 @@ void SemispaceCollector::collect_for_large(uint64_t pending_large_bytes) {
 // Filler left by the parallel copy keeps the semispaces from shrinking to
 // make room for a large object.
 bool SemispaceCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes) {
-  return collect_without_waste(GcCause::kLargeAllocation, pending_large_bytes);
+  return collection_leaving_no_gaps(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
 // Right after a collection that left too little room: take more of the
@@ -303,12 +303,10 @@ bool SemispaceCollector::try_grow_current_space(uint64_t words) {
 // The parallel copy's filler (LAB tails, retracted copies) depends on
 // thread scheduling; the serial Cheney scavenger leaves none
 // (BumpAllocator::Plan::collect_leaving_no_gaps). False when there is none.
-bool SemispaceCollector::collect_without_waste(GcCause cause, uint64_t pending_large_bytes) {
+bool SemispaceCollector::collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) {
   if (waste_words_ == 0) return false;
-  compact_serially_ = true;
-  collect_making_room(cause, pending_large_bytes);
-  compact_serially_ = false;
-  waste_free_retries_++;
+  collect_making_room(cause, pending_large_bytes, Leaving::kNoGaps);
+  retries_leaving_no_gaps_++;
   return true;
 }
 

@@ -64,8 +64,8 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   // all collections.
   unsigned gc_threads() const { return options_.gc_threads; }
   const std::vector<parallel::WorkerStats>& worker_stats() const { return worker_totals_; }
-  // Serial collections made by collect_without_waste.
-  uint64_t waste_free_retries() const { return waste_free_retries_; }
+  // Serial collections made to leave no gaps.
+  uint64_t retries_leaving_no_gaps() const { return retries_leaving_no_gaps_; }
 
  private:
   friend class SerialScavenger;
@@ -74,8 +74,11 @@ class SemispaceCollector final : public BumpAllocatingCollector {
 
   // --- one collection, in order (collect() reads as this list)
   // In Collector::run_collection's frame.
-  void collect_making_room(GcCause cause, uint64_t pending_large_bytes);
-  bool collection();  // the frame's body, the steps below; false when to-space is too small
+  // kAnyGaps: pSemispaces when there are GC threads; kNoGaps: Cheney's
+  // serial scavenger, which leaves no filler between the copies.
+  enum class Leaving { kAnyGaps, kNoGaps };
+  void collect_making_room(GcCause cause, uint64_t pending_large_bytes, Leaving = Leaving::kAnyGaps);
+  bool collection(Leaving);  // the frame's body, the steps below; false when to-space is too small
   void flip();
   void scavenge_serially();     // --gc-threads=0: Cheney
   void scavenge_in_parallel();  // pSemispaces (psemispaces.cpp)
@@ -91,7 +94,7 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   void collect_for_large(uint64_t pending_large_bytes) override;
   bool collect_leaving_no_gaps(uint64_t pending_large_bytes) override;
   bool try_grow_current_space(uint64_t words);
-  bool collect_without_waste(GcCause cause, uint64_t pending_large_bytes);
+  bool collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes);
   uint64_t semispace_bound(uint64_t pending_large_bytes) const;
   void describe_events();
 
@@ -113,8 +116,7 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   // Filler the last parallel copy left in the current space (LAB tails,
   // retracted copies): not objects, so not counted as used or live.
   uint64_t waste_words_ = 0;
-  bool compact_serially_ = false;  // this collection is collect_without_waste's
-  uint64_t waste_free_retries_ = 0;
+  uint64_t retries_leaving_no_gaps_ = 0;
   ScavengeThreads<ParallelScavenger> threads_;
   std::vector<parallel::WorkerStats> worker_totals_;
 };
