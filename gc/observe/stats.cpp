@@ -461,6 +461,15 @@ std::string worst_window_line(const Summary::Utilisation& u) {
   return out + buf;
 }
 
+// A table's name column: as wide as its longest name, so that a long
+// counter's name does not push its row's figures out of their columns.
+template <class Row>
+int name_width(const std::vector<Row>& rows) {
+  size_t width = 24;
+  for (const Row& r : rows) width = std::max(width, r.name.size());
+  return static_cast<int>(width);
+}
+
 }  // namespace
 
 std::string stats_table(const Summary& s) {
@@ -560,30 +569,34 @@ std::string stats_table(const Summary& s) {
     line("  balance (max busy / mean busy): %.2f (1.00 is perfect)\n", s.balance);
   }
   if (!s.counters.empty()) {
-    line("\n  %-24s %-8s %-5s %16s %14s %14s\n", "counter", "unit", "kind", "total", "mean/GC", "max/GC");
+    int width = name_width(s.counters);
+    line("\n  %-*s %-8s %-5s %16s %14s %14s\n", width, "counter", "unit", "kind", "total", "mean/GC",
+         "max/GC");
     for (const CounterTotal& k : s.counters)
-      line("  %-24s %-8s %-5s %16llu %14.1f %14llu\n", k.name.c_str(), k.unit.c_str(),
+      line("  %-*s %-8s %-5s %16llu %14.1f %14llu\n", width, k.name.c_str(), k.unit.c_str(),
            counter_kind_name(k.kind), static_cast<unsigned long long>(k.total), k.mean_per_collection,
            static_cast<unsigned long long>(k.max_per_collection));
     line("  total: a sum's over the run, a peak's the largest collection's\n");
   }
   if (!s.ratios.empty()) {
-    line("\n  %-24s %11s %11s %11s  %s\n", "ratio", "run", "min/GC", "max/GC", "of");
+    int width = name_width(s.ratios);
+    line("\n  %-*s %11s %11s %11s  %s\n", width, "ratio", "run", "min/GC", "max/GC", "of");
     for (const RatioTotal& q : s.ratios) {
       if (q.collections == 0) {  // no collection had a denominator: no ratio to show
-        line("  %-24s %11s %11s %11s  %s / %s\n", q.name.c_str(), "-", "-", "-", q.numerator.c_str(),
+        line("  %-*s %11s %11s %11s  %s / %s\n", width, q.name.c_str(), "-", "-", "-", q.numerator.c_str(),
              q.denominator.c_str());
         continue;
       }
-      line("  %-24s %11.2f %11.2f %11.2f  %s / %s\n", q.name.c_str(), q.run, q.min_per_collection,
+      line("  %-*s %11.2f %11.2f %11.2f  %s / %s\n", width, q.name.c_str(), q.run, q.min_per_collection,
            q.max_per_collection, q.numerator.c_str(), q.denominator.c_str());
     }
   }
   if (!s.sequences.empty()) {
-    line("\n  %-24s %11s %11s %11s %11s %11s\n", "sequence", "collections", "mean len", "max len",
+    int width = name_width(s.sequences);
+    line("\n  %-*s %11s %11s %11s %11s %11s\n", width, "sequence", "collections", "mean len", "max len",
          "mean value", "max value");
     for (const SequenceTotal& q : s.sequences)
-      line("  %-24s %11llu %11.1f %11llu %11.1f %11llu\n", q.name.c_str(),
+      line("  %-*s %11llu %11.1f %11llu %11.1f %11llu\n", width, q.name.c_str(),
            static_cast<unsigned long long>(q.collections), q.mean_length,
            static_cast<unsigned long long>(q.max_length), q.mean_value,
            static_cast<unsigned long long>(q.max_value));
