@@ -42,7 +42,7 @@ Word* BumpAllocator::allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t 
   uint64_t pending = LargeObjectSpace::pages_for(words) * kPageBytes;
   plan_.collect_for_large(pending);
   if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
-  if (plan_.collect_leaving_no_gaps(pending))
+  if (plan_.collect_leaving_no_gaps(GcCause::kLargeAllocation, pending))
     if (Word* h = try_allocate_large(class_id, nrefs, raw_words, words)) return h;
   return heap_.out_of_memory();
 }

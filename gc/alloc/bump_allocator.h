@@ -38,7 +38,7 @@ class BumpAllocator {
     // space for the parallel collector's scheduling to decide, so that
     // whether a program fits depends only on its live data. False (nothing
     // done) when the last collection already left none.
-    virtual bool collect_leaving_no_gaps(uint64_t pending_large_bytes) = 0;
+    virtual bool collect_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) = 0;
     virtual ~Plan() = default;
   };
 

@@ -31,6 +31,10 @@ class BumpAllocatingCollector : public Collector, private BumpAllocator::Plan {
                           uint64_t (*reservation_bytes)(const HeapOptions&))
       : Collector(roots, options), reservation_(reservation_bytes(options_)), mutator_(*this, *this) {}
 
+  // The plan's usual collection, or the one collect_leaving_no_gaps asks
+  // for: serial, so that no filler or gap is left for scheduling to decide.
+  enum class Leaving { kAnyGaps, kNoGaps };
+
   Reservation reservation_;
   BumpAllocator mutator_;  // the mutator's buffer
 };

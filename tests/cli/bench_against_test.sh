@@ -35,6 +35,13 @@ chmod +x "$tmp/measures1" "$tmp/measures2"
 "$top/scripts/bench" --against "$tmp/measures1" --vm "$tmp/measures2" --only takl --gc marksweep -r 1 >"$tmp/out" 2>"$tmp/err"
 check "own measurement: compared" '! grep -q WARNING "$tmp/out" && grep -Eq "^takl +marksweep .* [0-9]+\.[0-9]{3}$" "$tmp/out"'
 
+# Which side runs first alternates from round to round: each wrapper
+# appends its name to one log as it starts.
+for side in new old; do printf '#!/bin/sh\necho %s >>"%s"\n"%s" "$@"\n' "$side" "$tmp/order" "$vm" >"$tmp/$side"; done
+chmod +x "$tmp/new" "$tmp/old"
+"$top/scripts/bench" --against "$tmp/old" --vm "$tmp/new" --only takl --gc marksweep -r 4 >"$tmp/out" 2>"$tmp/err"
+check "order: alternates, new first in the first round" '[ "$(tr "\n" " " <"$tmp/order")" = "new old old new new old old new " ]'
+
 "$top/scripts/bench" --against "$tmp/missing" --vm "$vm" --only takl -r 1 >"$tmp/out" 2>"$tmp/err"
 check "missing binary: refused" '[ $? -ne 0 ] && grep -q "no gclab binary at" "$tmp/err"'
 

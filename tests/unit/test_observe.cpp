@@ -671,3 +671,29 @@ TEST_CASE("stats table: a worker's row holds every counter, however many, and en
   CHECK(table.find("\n  1 ") != std::string::npos);
   CHECK(table.find("\n  balance (max busy / mean busy)") != std::string::npos);
 }
+
+TEST_CASE("observe: a counter's name longer than the column keeps every row's figures in their columns") {
+  NoRoots roots;
+  gc::HeapOptions o;
+  FakeCollector c(roots, o);
+  gc::observe::Summary s = gc::observe::summarize(c);
+  s.detailed = true;
+  s.counters.push_back({"objects marked", "objects", gc::observe::CounterKind::kSum, 7, 7.0, 7});
+  s.counters.push_back(
+      {"unbarriered stores into marked objects", "events", gc::observe::CounterKind::kSum, 12345, 1.5, 9});
+  std::string table = gc::observe::stats_table(s);
+  auto line_of = [&](const std::string& start) {
+    size_t at = table.find("\n  " + start);
+    REQUIRE(at != std::string::npos);
+    return table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+  };
+  std::string header = line_of("counter ");
+  std::string short_row = line_of("objects marked ");
+  std::string long_row = line_of("unbarriered stores ");
+  // The unit column starts where the header's does, and each row's total
+  // ends where the header's "total" ends.
+  CHECK(short_row.find("objects ", 20) == header.find("unit"));
+  CHECK(long_row.find("events") == header.find("unit"));
+  CHECK(short_row.find(" 7 ") + 2 == header.find("total") + 5);
+  CHECK(long_row.find("12345") + 5 == header.find("total") + 5);
+}

@@ -535,7 +535,7 @@ bool MarkCompactCollector::collect_for_buffer(uint64_t words) {
     young_collection(GcCause::kAllocationFailure, true);
   if (!mutator_.fits(words) && full_collections_ == full_before)
     full_collection(GcCause::kAllocationFailure, 0);
-  if (!mutator_.fits(words) && !full_collection_leaving_no_gaps(GcCause::kAllocationFailure, 0)) return false;
+  if (!mutator_.fits(words) && !collect_leaving_no_gaps(GcCause::kAllocationFailure, 0)) return false;
   return mutator_.fits(words);
 }
 
@@ -543,15 +543,11 @@ void MarkCompactCollector::collect_for_large(uint64_t pending_large_bytes) {
   full_collection(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
-bool MarkCompactCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes) {
-  return full_collection_leaving_no_gaps(GcCause::kLargeAllocation, pending_large_bytes);
-}
-
 // pMarkcompact's odd regions slide up, so the old generation cannot shrink
 // below its highest objects, which depends on the thread count; the serial
 // compactor slides everything down (BumpAllocator::Plan::
 // collect_leaving_no_gaps). False when the full collection was serial.
-bool MarkCompactCollector::full_collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) {
+bool MarkCompactCollector::collect_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) {
   if (!engine_) return false;
   full_collection(cause, pending_large_bytes, Leaving::kNoGaps);
   return true;

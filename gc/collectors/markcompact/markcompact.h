@@ -110,22 +110,19 @@ class MarkCompactCollector final : public BumpAllocatingCollector {
   void release_from_space();
 
   // --- a full collection, in order
-  // kAnyGaps: pMarkcompact on the GC threads when there are any; kNoGaps:
-  // the serial compactor, which slides everything down.
-  enum class Leaving { kAnyGaps, kNoGaps };
+  // Leaving::kNoGaps: the serial compactor even with GC threads.
   void full_collection(GcCause cause, uint64_t pending_large_bytes, Leaving = Leaving::kAnyGaps);
   void compact_old_generation(uint64_t pending_large_bytes, Leaving);  // then the old generation's size
   ParallelMarkCompact::Result mark_compact_old(Word* old_top, Leaving);
   void resize_old_generation(uint64_t occupied_bytes, uint64_t pending_large_bytes);
   void ready_promotion_area();
-  bool full_collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes);
 
   // --- slow paths (BumpAllocator::Plan: the allocator asks for these)
   void collect_for_stress(uint64_t ordinal) override;
   bool collect_for_buffer(uint64_t words) override;
   Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) override;
   void collect_for_large(uint64_t pending_large_bytes) override;
-  bool collect_leaving_no_gaps(uint64_t pending_large_bytes) override;
+  bool collect_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) override;
   uint64_t promotion_words(uint64_t young_words, uint64_t lab_words) const;
   uint64_t young_worst_case_words() const;
   uint64_t old_bound_bytes(uint64_t pending_large_bytes) const;

@@ -130,7 +130,7 @@ class NoneCollector final : public BumpAllocatingCollector {
   }
 
   // Nothing to compact: the large object is out of memory.
-  bool collect_leaving_no_gaps(uint64_t) override { return false; }
+  bool collect_leaving_no_gaps(GcCause, uint64_t) override { return false; }
 
   CardTable cards_;
   CopySpace space_;

@@ -270,18 +270,12 @@ bool SemispaceCollector::collect_for_buffer(uint64_t words) {
   if (mutator_.fits(words) || try_grow_current_space(words)) return true;
   // The parallel copy's filler may be what is in the way: retry once with a
   // collection that leaves none.
-  if (!collection_leaving_no_gaps(GcCause::kAllocationFailure, 0)) return false;
+  if (!collect_leaving_no_gaps(GcCause::kAllocationFailure, 0)) return false;
   return mutator_.fits(words) || try_grow_current_space(words);
 }
 
 void SemispaceCollector::collect_for_large(uint64_t pending_large_bytes) {
   collect_making_room(GcCause::kLargeAllocation, pending_large_bytes);
-}
-
-// Filler left by the parallel copy keeps the semispaces from shrinking to
-// make room for a large object.
-bool SemispaceCollector::collect_leaving_no_gaps(uint64_t pending_large_bytes) {
-  return collection_leaving_no_gaps(GcCause::kLargeAllocation, pending_large_bytes);
 }
 
 // Right after a collection that left too little room: take more of the
@@ -301,9 +295,10 @@ bool SemispaceCollector::try_grow_current_space(uint64_t words) {
 }
 
 // The parallel copy's filler (LAB tails, retracted copies) depends on
-// thread scheduling; the serial Cheney scavenger leaves none
-// (BumpAllocator::Plan::collect_leaving_no_gaps). False when there is none.
-bool SemispaceCollector::collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) {
+// thread scheduling, and keeps the semispaces from shrinking to make room
+// for a large object; the serial Cheney scavenger leaves none. False when
+// there is none.
+bool SemispaceCollector::collect_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) {
   if (waste_words_ == 0) return false;
   collect_making_room(cause, pending_large_bytes, Leaving::kNoGaps);
   retries_leaving_no_gaps_++;

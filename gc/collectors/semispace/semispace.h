@@ -74,9 +74,7 @@ class SemispaceCollector final : public BumpAllocatingCollector {
 
   // --- one collection, in order (collect() reads as this list)
   // In Collector::run_collection's frame.
-  // kAnyGaps: pSemispaces when there are GC threads; kNoGaps: Cheney's
-  // serial scavenger, which leaves no filler between the copies.
-  enum class Leaving { kAnyGaps, kNoGaps };
+  // Leaving::kNoGaps: Cheney's scavenger even with GC threads.
   void collect_making_room(GcCause cause, uint64_t pending_large_bytes, Leaving = Leaving::kAnyGaps);
   bool collection(Leaving);  // the frame's body, the steps below; false when to-space is too small
   void flip();
@@ -92,9 +90,8 @@ class SemispaceCollector final : public BumpAllocatingCollector {
   bool collect_for_buffer(uint64_t words) override;
   Word* try_allocate_large(uint32_t class_id, uint64_t nrefs, uint64_t raw_words, uint64_t words) override;
   void collect_for_large(uint64_t pending_large_bytes) override;
-  bool collect_leaving_no_gaps(uint64_t pending_large_bytes) override;
+  bool collect_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes) override;
   bool try_grow_current_space(uint64_t words);
-  bool collection_leaving_no_gaps(GcCause cause, uint64_t pending_large_bytes);
   uint64_t semispace_bound(uint64_t pending_large_bytes) const;
   void describe_events();
 
